@@ -1,0 +1,46 @@
+# photoedit: `make demo` and `make test` work from a fresh clone on Debian 12 with Swift at /opt/swift.
+export PATH := /opt/swift/usr/bin:$(PATH)
+
+PREFIX ?= /usr/local
+SWIFT ?= swift
+# Debian packages the build, the tests and the demo need.
+APT_PACKAGES := pkg-config libturbojpeg0-dev libpng-dev libssl-dev zlib1g-dev opencv-data
+RELEASE_FLAGS := -c release --static-swift-stdlib
+BIN := .build/release/photoedit
+
+.PHONY: all deps build test demo install bench clean
+
+all: build
+
+# Installs whatever Debian package is missing (needs root or sudo).
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build $(RELEASE_FLAGS) --product photoedit
+
+# The whole suite, in release mode (face detection on full-size photos is slow in debug).
+test: deps
+	$(SWIFT) build -c release -Xswiftc -enable-testing --build-tests
+	$(SWIFT) test -c release -Xswiftc -enable-testing --skip-build
+
+demo: build
+	@mkdir -p demo-output
+	@cp Fixtures/faces/astronaut.png demo-output/astronaut.png
+	@rm -f demo-output/astronaut.png.photoedit.json demo-output/astronaut.png.original
+	$(BIN) render demo-output/astronaut.png -o demo-output/astronaut-render.jpg --force
+	@echo "demo: wrote demo-output/astronaut-render.jpg"
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/photoedit
+
+clean:
+	rm -rf .build demo-output

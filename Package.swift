@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "photoedit",
+  products: [
+    .executable(name: "photoedit", targets: ["photoedit"])
+  ],
+  targets: [
+    // Pure Swift pixels: the Image buffer, filters, face detection. No Foundation, no C.
+    .target(name: "PhotoCore"),
+
+    // C libraries from Debian. Their C names appear only in Codecs and Recipe's one file each.
+    .systemLibrary(
+      name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+    .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    // Our own small C target around libpng's classic API: setjmp/longjmp stay inside C.
+    .target(
+      name: "CPNGShim",
+      linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
+
+    .target(name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim"]),
+    .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CCrypto"]),
+    .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
+    .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
+
+    .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore"]),
+    .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore"]),
+    .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore"]),
+    .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit"]),
+  ]
+)

@@ -1,0 +1,7 @@
+import PhotoEditCLI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+exit(PhotoEditCLI.run(arguments: Array(CommandLine.arguments.dropFirst())))
