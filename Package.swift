@@ -26,6 +26,8 @@ let package = Package(
 
     .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore"]),
     .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore"]),
+    // Detection against OpenCV's reference boxes needs real decoded photos.
+    .testTarget(name: "FaceDetectionTests", dependencies: ["PhotoCore", "Codecs"]),
     .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore"]),
     .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit"]),
   ]

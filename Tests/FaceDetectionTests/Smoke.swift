@@ -1,6 +1,6 @@
 import Testing
 @testable import PhotoCore
 
-@Suite struct PhotoCoreSmoke {
+@Suite struct FaceDetectionSmoke {
   @Test func moduleLoads() { #expect(Bool(true)) }
 }

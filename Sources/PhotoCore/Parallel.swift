@@ -1,0 +1,51 @@
+import Dispatch
+
+/// Row-parallel work over all cores.
+public enum Parallel {
+  /// The number of workers kernels split their rows over.
+  public static let workerCount = max(1, System.activeProcessorCount)
+
+  /// Calls `body` with disjoint, ordered row ranges that together cover `0..<rows`, on all cores.
+  ///
+  /// Small jobs (fewer than `minimumRows` rows per worker) run on the calling thread.
+  public static func forEachRowRange(
+    _ rows: Int, minimumRows: Int = 16, _ body: (Range<Int>) -> Void
+  ) {
+    guard rows > 0 else { return }
+    let chunks = min(workerCount * 4, max(1, rows / minimumRows))
+    if chunks <= 1 {
+      body(0..<rows)
+      return
+    }
+    // The caller's closure writes disjoint rows, so sharing it across workers is safe.
+    withoutActuallyEscaping(body) { body in
+      let shared = UncheckedSendable(body)
+      DispatchQueue.concurrentPerform(iterations: chunks) { i in
+        let start = rows * i / chunks, end = rows * (i + 1) / chunks
+        if start < end { shared.value(start..<end) }
+      }
+    }
+  }
+}
+
+/// Carries a value across a concurrency boundary the compiler cannot check.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
+}
+
+/// The processor count, read without Foundation.
+enum System {
+  static var activeProcessorCount: Int {
+    #if canImport(Glibc)
+      return Int(sysconfCPUs())
+    #else
+      return 1
+    #endif
+  }
+}
+
+#if canImport(Glibc)
+  import Glibc
+  private func sysconfCPUs() -> Int { Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+#endif
