@@ -1,0 +1,843 @@
+#!/usr/bin/env python3
+"""`make bench`: photoedit against the codec floor, ImageMagick, libvips and OpenCV.
+
+Run from anywhere with the Python 3 standard library; `make bench` first runs setup.sh
+(Debian packages, a venv with OpenCV) and builds photoedit in release mode.
+
+Every case runs photoedit and its baselines interleaved (A B C A B C ...) after a warm-up
+round, reports the median wall time of each command, the median of the per-round ratios
+photoedit / baseline, and the peak RSS that GNU time (`/usr/bin/time -v`) reports. A command
+that fails (non-zero exit, missing output, no stage time where one is parsed) is reported as
+`failed: <first line of its standard error>` and the bench goes on.
+
+Writes the tables, the machine, the tool versions and the exact commands to BENCHMARKS.md at
+the top of the repository, and prints the tables.
+
+Usage: bench.py [--quick] [--output FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+ROOT = Path(__file__).resolve().parents[2]
+WORK = ROOT / ".build" / "bench"  # every command runs with this as its working folder
+BIN_DIR = ROOT / ".build" / "release"
+SCRIPTS = "../../Tests/Benchmarks"  # the scripts, relative to WORK
+PY = "venv/bin/python"  # the venv's Python, relative to WORK
+CASCADE = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+
+
+def find_imagemagick() -> str:
+    """Debian's ImageMagick by absolute path (IM 7's `magick` when present).
+
+    An absolute path, so that no wrapper earlier in PATH stands between the bench and the tool.
+    """
+    for candidate in ("/usr/bin/magick", "/usr/bin/convert-im6.q16", "/usr/bin/convert"):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return "convert"
+
+
+IM = find_imagemagick()
+IM_JPEG = "-quality 90 -sampling-factor 2x2"  # the same output settings as cjpeg -quality 90
+VIPS_JPEG = "[Q=90,subsample-mode=on]"  # vips turns 4:2:0 off at Q >= 90 unless told
+
+# The classic sepia matrix (issue 3), and the matrix at intensity 0.8: 0.2 I + 0.8 S.
+SEPIA = [[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]]
+
+
+def sepia_matrix(t: float) -> list[list[float]]:
+    return [[(1 - t) * (i == j) + t * SEPIA[i][j] for j in range(3)] for i in range(3)]
+
+
+def matrix_text(m: list[list[float]]) -> str:
+    return " ".join(f"{v:.4f}" for row in m for v in row)
+
+
+# ---------------------------------------------------------------------------------------------
+# Running commands
+
+
+@dataclass
+class Cmd:
+    """One command of a case, run through `sh -c` in WORK."""
+
+    label: str
+    shell: str
+    outputs: list[str] = field(default_factory=list)  # files that must exist after a run
+    output_dir: Optional[tuple[str, int]] = None  # a folder that must hold N .jpg files
+    clean: list[str] = field(default_factory=list)  # removed before every run (untimed)
+    mkdirs: list[str] = field(default_factory=list)  # created before every run (untimed)
+    metric: Optional[Callable[[str, str], Optional[float]]] = None  # seconds parsed from output
+    metric_name: str = ""
+    photoedit: bool = False
+    once: bool = False  # run once, outside the interleaving (ImageMagick -vignette)
+    timeout: float = 600
+    # results
+    walls: dict[int, float] = field(default_factory=dict)
+    metrics: dict[int, float] = field(default_factory=dict)
+    rss_kib: list[int] = field(default_factory=list)
+    error: Optional[str] = None
+    note: str = ""
+
+    def value(self, i: int) -> Optional[float]:
+        return (self.metrics if self.metric else self.walls).get(i)
+
+    def values(self) -> list[float]:
+        return list((self.metrics if self.metric else self.walls).values())
+
+
+def first_line(text: str) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()[:160]
+    return ""
+
+
+def run_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN_DIR}:{env.get('PATH', '/usr/bin:/bin')}"
+    env.pop("PHOTOEDIT_CASCADE", None)
+    return env
+
+
+def run_once(cmd: Cmd, index: int, record: bool) -> None:
+    """Runs `cmd` once under GNU time; records its wall time, metric and peak RSS."""
+    for path in cmd.clean:
+        target = WORK / path
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+    for path in cmd.mkdirs:
+        (WORK / path).mkdir(parents=True, exist_ok=True)
+    timefile = WORK / "time.txt"
+    argv = ["/usr/bin/time", "-v", "-o", str(timefile), "/bin/sh", "-c", cmd.shell]
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            argv, cwd=WORK, env=run_env(), capture_output=True, text=True, errors="replace",
+            timeout=cmd.timeout)
+    except subprocess.TimeoutExpired:
+        cmd.error = f"timed out after {cmd.timeout:.0f} s"
+        return
+    except OSError as error:
+        cmd.error = f"cannot start: {error}"
+        return
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        reason = first_line(proc.stderr) or first_line(proc.stdout)
+        cmd.error = reason or f"exit status {proc.returncode}"
+        return
+    for path in cmd.outputs:
+        if not (WORK / path).is_file() or (WORK / path).stat().st_size == 0:
+            hint = first_line(proc.stderr)
+            cmd.error = f"no output file {path}" + (f" ({hint})" if hint else "")
+            return
+    if cmd.output_dir:
+        folder, count = cmd.output_dir
+        found = len(list((WORK / folder).glob("*.jpg"))) if (WORK / folder).is_dir() else 0
+        if found != count:
+            hint = first_line(proc.stderr)
+            cmd.error = f"{found} of {count} outputs in {folder}" + (f" ({hint})" if hint else "")
+            return
+    metric = None
+    if cmd.metric:
+        metric = cmd.metric(proc.stdout, proc.stderr)
+        if metric is None:
+            hint = first_line(proc.stderr) or first_line(proc.stdout)
+            cmd.error = f"no {cmd.metric_name} in its output" + (f" ({hint})" if hint else "")
+            return
+    note = first_line(proc.stdout)
+    if note and len(note) < 60:
+        cmd.note = note
+    if not record:
+        return
+    cmd.walls[index] = wall
+    if metric is not None:
+        cmd.metrics[index] = metric
+    try:
+        text = timefile.read_text()
+        found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", text)
+        if found:
+            cmd.rss_kib.append(int(found.group(1)))
+    except OSError:
+        pass
+
+
+def parse_photoedit_detect(stdout: str, stderr: str) -> Optional[float]:
+    """The detection stage time that `photoedit detect --timings` prints on standard error."""
+    found = re.search(r"timing:\s*detect\S*\s+([0-9]*\.?[0-9]+(?:e-?\d+)?)\s*(ms|s)?\b", stderr)
+    if not found:
+        return None
+    value = float(found.group(1))
+    return value / 1000 if found.group(2) == "ms" else value
+
+
+def parse_cv_detect(stdout: str, stderr: str) -> Optional[float]:
+    found = re.search(r"detect ([0-9.]+) faces (\d+)", stdout)
+    return float(found.group(1)) if found else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+
+@dataclass
+class Target:
+    text: str  # e.g. "render <= 1.15x codec floor"
+    baseline: str  # label of the baseline command in the same case
+    limit: float
+
+
+@dataclass
+class Case:
+    key: str
+    title: str
+    photo: str
+    cmds: list[Cmd]
+    targets: list[Target] = field(default_factory=list)
+    seconds_label: str = "median wall"
+
+    def primary(self) -> Optional[Cmd]:
+        return next((c for c in self.cmds if c.photoedit), None)
+
+    def cmd(self, label: str) -> Optional[Cmd]:
+        return next((c for c in self.cmds if c.label == label), None)
+
+
+def run_case(case: Case, warmups: int, runs: int) -> None:
+    print(f"bench: {case.title} ({case.photo})", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    for i in range(warmups + runs):
+        for cmd in case.cmds:
+            if cmd.error:
+                continue
+            if cmd.once:
+                if i == warmups:
+                    run_once(cmd, i, record=True)
+                continue
+            run_once(cmd, i, record=i >= warmups)
+    for cmd in case.cmds:
+        state = f"failed: {cmd.error}" if cmd.error else fmt_s(median(cmd.values()))
+        print(f"  {cmd.label:34} {state}", file=sys.stderr, flush=True)
+    print(f"  ({time.perf_counter() - started:.1f} s)", file=sys.stderr, flush=True)
+
+
+def median(values: list[float]) -> Optional[float]:
+    return statistics.median(values) if values else None
+
+
+def pair_ratio(a: Cmd, b: Cmd) -> tuple[Optional[float], int]:
+    """Median of a/b over the rounds where both ran; a single-run baseline pairs with a's median."""
+    if b.once:
+        va, vb = median(a.values()), median(b.values())
+        return (va / vb if va and vb else None), 1
+    ratios = [a.value(i) / b.value(i) for i in a.walls if b.value(i) and a.value(i) is not None]
+    return median(ratios), len(ratios)
+
+
+def fmt_s(seconds: Optional[float]) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 0.1:
+        return f"{seconds * 1000:.1f} ms"
+    return f"{seconds:.3f} s"
+
+
+def fmt_mib(kib: Optional[int]) -> str:
+    return "-" if kib is None else f"{kib / 1024:.1f} MiB"
+
+
+def fmt_x(ratio: Optional[float]) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}x"
+
+
+# ---------------------------------------------------------------------------------------------
+# Photos
+
+
+def sh(command: str, cwd: Path = WORK) -> str:
+    proc = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: preparing photos failed: {command}\n{proc.stderr}")
+    return proc.stdout
+
+
+def jpeg_size(path: Path) -> tuple[int, int]:
+    out = sh(f"vipsheader -f width {path} && vipsheader -f height {path}")
+    width, height = (int(v) for v in out.split())
+    return width, height
+
+
+@dataclass
+class Photos:
+    p16: str = "photos/p16-progressive.jpg"
+    p24: str = "photos/p24.jpg"
+    p2_7: str = "photos/p2_7.jpg"
+    faces: str = "photos/faces12.jpg"
+    batch: str = ""
+    batch_count: int = 0
+    sizes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    faces_found: str = ""
+
+
+# (side in pixels, x, y) of each copy of astronaut.png pasted into the face photo.
+FACE_PASTES = [(1400, 200, 300), (1000, 1850, 250), (700, 3100, 300), (550, 2200, 1700)]
+
+
+def prepare_photos(batch_count: int) -> Photos:
+    """Makes the bench's photos under .build/bench/photos (kept between runs)."""
+    photos = Photos()
+    folder = WORK / "photos"
+    folder.mkdir(parents=True, exist_ok=True)
+    seeding = ROOT / "Fixtures" / "photos" / "seeding_by_Clements_Engelhardt.jpg"
+    astronaut = ROOT / "Fixtures" / "faces" / "astronaut.png"
+    if not (WORK / photos.p16).exists():
+        shutil.copyfile(seeding, WORK / photos.p16)
+    if not (WORK / photos.p24).exists():
+        # 5312x2988 x 1.2297 = 6532x3674 (24.0 MP), baseline 4:2:0 Q90.
+        sh(f"vips resize {photos.p16} 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' 1.2297 && "
+           f"mv photos/tmp.jpg {photos.p24}")
+    if not (WORK / photos.p2_7).exists():
+        # 5312x2988 x 0.4124 = 2191x1232 (2.7 MP).
+        sh(f"vips resize {photos.p16} 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' 0.4124 && "
+           f"mv photos/tmp.jpg {photos.p2_7}")
+    if not (WORK / photos.faces).exists():
+        # The 15.9 MP photo resized to 12 MP (4619x2598), with astronaut.png (one face) pasted
+        # in at four sizes: faces of about 260, 185, 130 and 100 pixels on a real background.
+        sh(f"vips resize {photos.p16} photos/tmp0.v 0.8696")
+        for n, (side, x, y) in enumerate(FACE_PASTES):
+            sh(f"vips resize {astronaut} photos/astronaut.v {side / 512} && "
+               f"vips insert photos/tmp{n}.v photos/astronaut.v photos/tmp{n + 1}.v {x} {y} && "
+               f"rm photos/tmp{n}.v photos/astronaut.v")
+        last = len(FACE_PASTES)
+        sh(f"vips copy photos/tmp{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
+           f"rm photos/tmp{last}.v && mv photos/tmp.jpg {photos.faces}")
+    photos.batch = f"photos/batch{batch_count}"
+    photos.batch_count = batch_count
+    batch_dir = WORK / photos.batch
+    if len(list(batch_dir.glob("*.jpg"))) != batch_count:
+        batch_dir.mkdir(parents=True, exist_ok=True)
+        for n in range(1, batch_count + 1):
+            shutil.copyfile(WORK / photos.p2_7, batch_dir / f"{n:03}.jpg")
+    (folder / "sepia80.mat").write_text(
+        "3 3\n" + "\n".join(" ".join(f"{v:.4f}" for v in row) for row in sepia_matrix(0.8)) + "\n")
+    (folder / "sepia100.mat").write_text(
+        "3 3\n" + "\n".join(" ".join(f"{v:.4f}" for v in row) for row in SEPIA) + "\n")
+    for name in (photos.p16, photos.p24, photos.p2_7, photos.faces):
+        photos.sizes[name] = jpeg_size(WORK / name)
+    # The face photo must have faces that OpenCV finds (counted once, kept beside the photo).
+    count_file = WORK / (photos.faces + ".faces")
+    if count_file.exists() and count_file.stat().st_mtime >= (WORK / photos.faces).stat().st_mtime:
+        photos.faces_found = count_file.read_text().strip()
+    else:
+        proc = subprocess.run([PY, f"{SCRIPTS}/cv_detect.py", photos.faces, "2"], cwd=WORK,
+                              capture_output=True, text=True)
+        found = re.search(r"faces (\d+)", proc.stdout)
+        photos.faces_found = found.group(1) if found else "unknown"
+        if found:
+            count_file.write_text(found.group(1) + "\n")
+    if photos.faces_found in ("0", "unknown"):
+        print(f"bench: warning: OpenCV finds no face in {photos.faces}", file=sys.stderr)
+    return photos
+
+
+def megapixels(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}, {size[0] * size[1] / 1e6:.1f} MP"
+
+
+# ---------------------------------------------------------------------------------------------
+# The cases
+
+
+def build_cases(photos: Photos, quick: bool) -> list[Case]:
+    p24, faces = photos.p24, photos.faces
+    w24, h24 = photos.sizes[p24]
+
+    def floor(name: str) -> Cmd:
+        return Cmd("codec floor: djpeg | cjpeg", f"djpeg {p24} | cjpeg -quality 90 > out/{name}",
+                   outputs=[f"out/{name}"], clean=[f"out/{name}"])
+
+    def pe(label: str, args: str, out: str) -> Cmd:
+        # A previous run's output and sidecar are removed first, so apply never appends.
+        return Cmd(label, f"photoedit {args}", outputs=[out] if out else [],
+                   clean=[out, f"{out}.photoedit.json"] if out else [], photoedit=True)
+
+    def other(label: str, command: str, out: str) -> Cmd:
+        return Cmd(label, command, outputs=[out], clean=[out])
+
+    cases: list[Case] = []
+
+    cases.append(Case(
+        "render", "render (decode, encode Q90)", f"{p24}, {megapixels(photos.sizes[p24])}",
+        [pe("photoedit render", f"render {p24} -o out/render.jpg --force", "out/render.jpg"),
+         floor("render-floor.jpg")],
+        [Target("render <= 1.15x codec floor", "codec floor: djpeg | cjpeg", 1.15)]))
+
+    m80 = matrix_text(sepia_matrix(0.8))
+    sepia_cmds = [
+        pe("photoedit sepia 0.8",
+           f"apply --filter sepia:intensity=0.8 -o out/sepia.jpg {p24} --force", "out/sepia.jpg"),
+        floor("sepia-floor.jpg"),
+        other("vips recomb", f"vips recomb {p24} 'out/sepia-vips.jpg{VIPS_JPEG}' photos/sepia80.mat",
+              "out/sepia-vips.jpg"),
+        other("ImageMagick -sepia-tone 80%",
+              f"{IM} {p24} -sepia-tone 80% {IM_JPEG} out/sepia-im.jpg", "out/sepia-im.jpg"),
+    ]
+    if not quick:
+        sepia_cmds.append(other(
+            "ImageMagick -color-matrix",
+            f"{IM} {p24} -color-matrix '{m80}' {IM_JPEG} out/sepia-im-matrix.jpg",
+            "out/sepia-im-matrix.jpg"))
+    cases.append(Case(
+        "sepia", "sepia, intensity 0.8", f"{p24}, {megapixels(photos.sizes[p24])}", sepia_cmds,
+        [Target("sepia <= 1.25x codec floor", "codec floor: djpeg | cjpeg", 1.25)]))
+
+    vignette_cmds = [
+        pe("photoedit vignette", f"apply --filter vignette -o out/vignette.jpg {p24} --force",
+           "out/vignette.jpg"),
+        floor("vignette-floor.jpg"),
+        other("pyvips vignette", f"{PY} {SCRIPTS}/vips_vignette.py {p24} out/vignette-vips.jpg",
+              "out/vignette-vips.jpg"),
+    ]
+    if not quick:
+        im = other("ImageMagick -vignette 0x50 (1 run)",
+                   f"{IM} {p24} -background black -vignette 0x50 {IM_JPEG} out/vignette-im.jpg",
+                   "out/vignette-im.jpg")
+        im.once, im.timeout = True, 1800
+        vignette_cmds.append(im)
+    cases.append(Case(
+        "vignette", "vignette, default intensity and radius",
+        f"{p24}, {megapixels(photos.sizes[p24])}", vignette_cmds,
+        [Target("vignette <= 1.25x codec floor", "codec floor: djpeg | cjpeg", 1.25)]))
+
+    # A circle of radius 800 px at the centre, 32 px blocks.
+    cx, cy, r, block = w24 // 2, h24 // 2, 800, 32
+    d = 2 * r
+    im_pixelate = (
+        f"{IM} {p24} \\( +clone -crop {d}x{d}+{cx - r}+{cy - r} +repage "
+        f"-scale {d // block}x{d // block}! -sample {d}x{d}! "
+        f"\\( +clone -fill black -colorize 100 -fill white -draw 'circle {r},{r} {r},0' \\) "
+        f"-alpha off -compose CopyOpacity -composite \\) "
+        f"-geometry +{cx - r}+{cy - r} -compose Over -composite {IM_JPEG} out/pixelate-im.jpg")
+    cases.append(Case(
+        "pixelate", f"pixelate a circle (radius {r} px, {block} px blocks)",
+        f"{p24}, {megapixels(photos.sizes[p24])}",
+        [pe("photoedit pixelate",
+            f"apply --filter pixelate:circle={cx}:{cy}/{r},block={block} -o out/pixelate.jpg "
+            f"{p24} --force", "out/pixelate.jpg"),
+         floor("pixelate-floor.jpg"),
+         other("ImageMagick crop, scale, mask", im_pixelate, "out/pixelate-im.jpg")],
+        [Target("pixelate <= 1.25x codec floor", "codec floor: djpeg | cjpeg", 1.25)]))
+
+    cw, ch, cxo, cyo = 4000, 2500, 1000, 500
+    cases.append(Case(
+        "crop", f"crop {cw}x{ch} at {cxo},{cyo}", f"{p24}, {megapixels(photos.sizes[p24])}",
+        [pe("photoedit crop",
+            f"apply --filter crop:x={cxo},y={cyo},width={cw},height={ch} -o out/crop.jpg "
+            f"{p24} --force", "out/crop.jpg"),
+         other("ImageMagick -crop", f"{IM} {p24} -crop {cw}x{ch}+{cxo}+{cyo} +repage {IM_JPEG} "
+               "out/crop-im.jpg", "out/crop-im.jpg")]))
+
+    points = [(500, 500), (2000, 1500), (3500, 800), (5000, 2500), (6000, 3000)]
+    cases.append(Case(
+        "brush", "brush: a black 10 px polyline of 5 points",
+        f"{p24}, {megapixels(photos.sizes[p24])}",
+        [pe("photoedit brush",
+            "apply --filter brush:pen=black,points=" + "/".join(f"{x}:{y}" for x, y in points)
+            + f" -o out/brush.jpg {p24} --force", "out/brush.jpg"),
+         other("ImageMagick -draw polyline",
+               f"{IM} {p24} -fill none -stroke black -strokewidth 10 -draw 'stroke-linecap round "
+               "stroke-linejoin round polyline " + " ".join(f"{x},{y}" for x, y in points)
+               + f"' {IM_JPEG} out/brush-im.jpg", "out/brush-im.jpg")]))
+
+    detect_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --timings {faces}",
+                    metric=parse_photoedit_detect, metric_name="'timing: detect' line",
+                    photoedit=True)
+    detect_cmds = [
+        detect_pe,
+        Cmd("OpenCV detectMultiScale, 1 thread", f"{PY} {SCRIPTS}/cv_detect.py {faces} 1",
+            metric=parse_cv_detect, metric_name="detect time"),
+    ]
+    if not quick:
+        detect_cmds.append(
+            Cmd("OpenCV detectMultiScale, 2 threads", f"{PY} {SCRIPTS}/cv_detect.py {faces} 2",
+                metric=parse_cv_detect, metric_name="detect time"))
+    cases.append(Case(
+        "detect", "face detection alone (stage time, not the process)",
+        f"{faces}, {megapixels(photos.sizes[faces])}, {photos.faces_found} faces by OpenCV",
+        detect_cmds, [Target("detect <= 1.0x OpenCV 1 thread", detect_cmds[1].label, 1.0)],
+        seconds_label="median detect time"))
+
+    cases.append(Case(
+        "faceblur", "faceblur end to end", f"{faces}, {megapixels(photos.sizes[faces])}",
+        [pe("photoedit faceblur", f"apply --filter faceblur -o out/faceblur.jpg {faces} --force",
+            "out/faceblur.jpg"),
+         other("OpenCV script (load, detect, pixelate, save)",
+               f"{PY} {SCRIPTS}/cv_faceblur.py {faces} out/faceblur-cv.jpg", "out/faceblur-cv.jpg")],
+        [Target("faceblur <= 0.5x OpenCV script", "OpenCV script (load, detect, pixelate, save)",
+                0.5)]))
+
+    n, batch = photos.batch_count, photos.batch
+    each = f"printf '%s\\n' {batch}/*.jpg | xargs -P2 -n1 sh -c"
+    cases.append(Case(
+        "batch", f"batch of {n} photos, 2 at a time",
+        f"{n} x {photos.p2_7}, {megapixels(photos.sizes[photos.p2_7])}",
+        [Cmd("photoedit apply sepia -j 2",
+             f"photoedit apply --filter sepia -j 2 --output-dir out/batch-pe {batch}/*.jpg",
+             output_dir=("out/batch-pe", n), clean=["out/batch-pe"], mkdirs=["out/batch-pe"],
+             photoedit=True),
+         Cmd("floor: djpeg | cjpeg, xargs -P2",
+             f"{each} 'djpeg \"$1\" | cjpeg -quality 90 > \"out/batch-floor/${{1##*/}}\"' sh",
+             output_dir=("out/batch-floor", n), clean=["out/batch-floor"],
+             mkdirs=["out/batch-floor"]),
+         Cmd("vips recomb sepia, xargs -P2",
+             f"{each} 'vips recomb \"$1\" \"out/batch-vips/${{1##*/}}{VIPS_JPEG}\" "
+             "photos/sepia100.mat' sh",
+             output_dir=("out/batch-vips", n), clean=["out/batch-vips"], mkdirs=["out/batch-vips"])],
+        [Target("batch <= 1.3x floor batch", "floor: djpeg | cjpeg, xargs -P2", 1.3)]))
+    return cases
+
+
+# ---------------------------------------------------------------------------------------------
+# Start-up and memory
+
+
+@dataclass
+class Startup:
+    median: Optional[float] = None
+    spawn_floor: Optional[float] = None
+    runs: int = 0
+    rss_kib: Optional[int] = None
+    error: Optional[str] = None
+    version: str = ""
+
+
+def measure_startup(runs: int) -> Startup:
+    """`photoedit --version` started directly (no shell), beside `/bin/true` for the spawn cost."""
+    print("bench: start-up (photoedit --version)", file=sys.stderr, flush=True)
+    result = Startup(runs=runs)
+    binary = BIN_DIR / "photoedit"
+    if not binary.exists():
+        result.error = f"no binary at {binary.relative_to(ROOT)} (build failed?)"
+        return result
+    pe_times, true_times = [], []
+    for i in range(5 + runs):
+        for argv, times in (([str(binary), "--version"], pe_times), (["/bin/true"], true_times)):
+            start = time.perf_counter()
+            proc = subprocess.run(argv, capture_output=True, text=True)
+            elapsed = time.perf_counter() - start
+            if proc.returncode != 0:
+                result.error = first_line(proc.stderr) or f"exit status {proc.returncode}"
+                return result
+            if argv[0] == str(binary) and not proc.stdout.strip():
+                result.error = "printed no version"
+                return result
+            if argv[0] == str(binary):
+                result.version = first_line(proc.stdout)
+            if i >= 5:
+                times.append(elapsed)
+    result.median, result.spawn_floor = median(pe_times), median(true_times)
+    proc = subprocess.run(["/usr/bin/time", "-v", str(binary), "--version"], capture_output=True,
+                          text=True)
+    found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr)
+    result.rss_kib = int(found.group(1)) if found else None
+    return result
+
+
+def measure_progressive_memory(photos: Photos) -> Cmd:
+    """One sepia render of the progressive 15.9 MP original: its peak RSS, for information."""
+    cmd = Cmd("photoedit sepia 0.8, progressive 15.9 MP",
+              f"photoedit apply --filter sepia:intensity=0.8 -o out/sepia16.jpg {photos.p16} "
+              "--force", outputs=["out/sepia16.jpg"],
+              clean=["out/sepia16.jpg", "out/sepia16.jpg.photoedit.json"], photoedit=True)
+    run_once(cmd, 0, record=True)
+    return cmd
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def tool_versions() -> list[tuple[str, str]]:
+    def out(command: str) -> str:
+        try:
+            proc = subprocess.run(command, shell=True, cwd=WORK, env=run_env(),
+                                  capture_output=True, text=True, timeout=60)
+            return first_line(proc.stdout) or first_line(proc.stderr) or "not found"
+        except (OSError, subprocess.TimeoutExpired):
+            return "not found"
+
+    return [
+        ("photoedit", out("photoedit --version")),
+        ("swift", out("/opt/swift/usr/bin/swift --version 2>&1 | grep -m1 'Swift version'")),
+        ("libjpeg-turbo (djpeg, cjpeg)", out("djpeg -version 2>&1")),
+        ("ImageMagick", out(f"{IM} -version")),
+        ("libvips", out("vips --version")),
+        ("Python (venv)", out(f"{PY} --version")),
+        ("OpenCV, numpy, pyvips", out(
+            f"{PY} -c 'import cv2, numpy, pyvips; "
+            "print(\"opencv-python-headless\", cv2.__version__, \"numpy\", numpy.__version__, "
+            "\"pyvips\", pyvips.__version__)'")),
+        ("GNU time", out("/usr/bin/time --version 2>&1")),
+    ]
+
+
+def machine() -> list[tuple[str, str]]:
+    cpu = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    flags = ""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        flags = "AVX-512" if "avx512f" in text else ("AVX2" if "avx2" in text else "no AVX2")
+    except OSError:
+        pass
+    memory = "unknown"
+    try:
+        kib = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1))
+        memory = f"{kib / 1024 / 1024:.1f} GiB"
+    except (OSError, AttributeError):
+        pass
+    os_name = "unknown"
+    try:
+        os_name = re.search(r'PRETTY_NAME="([^"]+)"', Path("/etc/os-release").read_text()).group(1)
+    except (OSError, AttributeError):
+        pass
+    return [("CPU", f"{cpu} ({flags})"), ("cores", str(os.cpu_count())), ("memory", memory),
+            ("system", f"{os_name}, Linux {os.uname().release}")]
+
+
+def loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def cmd_state(cmd: Cmd) -> str:
+    return f"failed: {cmd.error}" if cmd.error else ""
+
+
+def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[list[str]]:
+    rows = []
+    for case in cases:
+        pe = case.primary()
+        for target in case.targets:
+            base = case.cmd(target.baseline)
+            if pe is None or base is None:
+                continue
+            ratio, pairs = pair_ratio(pe, base)
+            if pe.error:
+                verdict = f"failed: {pe.error}"
+            elif base.error:
+                verdict = f"baseline failed: {base.error}"
+            elif ratio is None:
+                verdict = "no measurement"
+            else:
+                verdict = "met" if ratio <= target.limit else "missed"
+            rows.append([target.text, fmt_s(median(pe.values())), fmt_s(median(base.values())),
+                         fmt_x(ratio) if not (pe.error or base.error) else "-",
+                         f"<= {target.limit:g}x", verdict])
+    # Peak memory of the 24 MP sepia render.
+    sepia = next((c for c in cases if c.key == "sepia"), None)
+    if sepia and sepia.primary():
+        pe = sepia.primary()
+        w, h = photos.sizes[photos.p24]
+        limit_kib = int(1.5 * w * h * 4 / 1024)
+        rss = max(pe.rss_kib) if pe.rss_kib else None
+        vips = sepia.cmd("vips recomb")
+        vips_rss = max(vips.rss_kib) if vips and vips.rss_kib else None
+        if pe.error:
+            verdict = f"failed: {pe.error}"
+        elif rss is None:
+            verdict = "no measurement"
+        else:
+            verdict = "met" if rss <= limit_kib else "missed"
+            if vips_rss and rss <= vips_rss:
+                verdict += " (below libvips: stretch goal met)"
+        rows.append(["peak memory, 24 MP sepia render (baseline JPEG)", fmt_mib(rss),
+                     f"vips {fmt_mib(vips_rss)}", "-",
+                     f"<= 1.5 RGBA frames = {fmt_mib(limit_kib)}", verdict])
+    if startup.error:
+        verdict = f"failed: {startup.error}"
+    elif startup.median is None:
+        verdict = "no measurement"
+    else:
+        verdict = "met" if startup.median < 0.010 else "missed"
+    rows.append(["start-up: photoedit --version", fmt_s(startup.median),
+                 f"/bin/true {fmt_s(startup.spawn_floor)}", "-", "< 10 ms", verdict])
+    return rows
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> str:
+    def clean(cell: str) -> str:
+        return cell.replace("|", "\\|")
+
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(clean(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def detail_rows(cases: list[Case]) -> list[list[str]]:
+    rows = []
+    for case in cases:
+        pe = case.primary()
+        for cmd in case.cmds:
+            value = median(cmd.values())
+            if cmd is pe or pe is None:
+                ratio = "-"
+            else:
+                r, _ = pair_ratio(pe, cmd)
+                ratio = fmt_x(r) if not (pe.error or cmd.error) else "-"
+            seconds = cmd_state(cmd) or fmt_s(value)
+            wall = "" if cmd.error or not cmd.metric else f" (process {fmt_s(median(list(cmd.walls.values())))})"
+            note = f"; prints `{cmd.note}`" if cmd.note and not cmd.error else ""
+            rows.append([case.key, cmd.label, seconds + wall + note,
+                         str(len(cmd.values())),
+                         fmt_mib(max(cmd.rss_kib) if cmd.rss_kib else None), ratio])
+    return rows
+
+
+def write_report(path: Path, cases: list[Case], startup: Startup, progressive: Cmd,
+                 photos: Photos, quick: bool, warmups: int, runs: int, started: datetime.datetime,
+                 load_start: str, load_end: str, elapsed: float) -> str:
+    targets = markdown_table(
+        ["target", "photoedit", "baseline", "ratio (median of pairs)", "goal", "verdict"],
+        target_rows(cases, startup, photos))
+    details = markdown_table(
+        ["case", "command", "median seconds", "runs", "peak RSS", "photoedit / this"],
+        detail_rows(cases))
+    commands = []
+    for case in cases:
+        commands.append(f"### {case.key}: {case.title}\n\nPhoto: {case.photo}. "
+                        f"Measured: {case.seconds_label}.\n\n```sh")
+        for cmd in case.cmds:
+            commands.append(f"# {cmd.label}\n{cmd.shell}")
+        commands.append("```\n")
+    mode = ("QUICK=1: 1 warm-up round (none for detect and faceblur) and 2 counted rounds, "
+            "20-photo batch, no ImageMagick vignette, no ImageMagick -color-matrix, no OpenCV "
+            "2-thread detect"
+            if quick else f"{warmups} warm-up round and {runs} counted rounds per case")
+    progressive_line = (
+        f"failed: {progressive.error}" if progressive.error else
+        fmt_mib(max(progressive.rss_kib) if progressive.rss_kib else None))
+    text = f"""# Benchmarks
+
+Generated by `make bench{' QUICK=1' if quick else ''}` (Tests/Benchmarks/bench.py) on
+{started.strftime('%Y-%m-%d %H:%M UTC')}; it took {elapsed / 60:.1f} minutes. Do not edit by hand:
+run `make bench` to re-create it. Docs/bench.md explains what is measured and how.
+
+Mode: {mode}. Each case runs photoedit and its baselines interleaved (A B C, A B C, ...);
+times are medians of the counted rounds; a ratio is the median over rounds of photoedit's
+time divided by the baseline's time in the same round. Peak RSS is the largest
+"Maximum resident set size" that `/usr/bin/time -v` reported over the counted rounds.
+The machine is shared: load average {load_start} at the start, {load_end} at the end.
+
+## Targets
+
+{targets}
+
+## Every measurement
+
+{details}
+
+Detect times are the detection call alone: photoedit's `timing: detect` stage on standard
+error against the time around OpenCV's `detectMultiScale`; the process time is beside it.
+Peak RSS of one sepia render of the progressive 15.9 MP original ({photos.p16}):
+{progressive_line} (libjpeg-turbo keeps the whole coefficient buffer of a progressive JPEG).
+Start-up: median of {startup.runs} runs of `photoedit --version` started directly, beside
+`/bin/true` started the same way (the cost of starting any process from the harness);
+peak RSS {fmt_mib(startup.rss_kib)}.
+
+## Machine
+
+{markdown_table(["", ""], [list(r) for r in machine()])}
+
+## Tools
+
+{markdown_table(["tool", "version"], [list(r) for r in tool_versions()])}
+
+## Photos
+
+Made by the bench under .build/bench/photos from the repository's Fixtures:
+
+- `{photos.p16}`: Fixtures/photos/seeding_by_Clements_Engelhardt.jpg as it is,
+  {megapixels(photos.sizes[photos.p16])}, progressive 4:2:0 (CC0).
+- `{photos.p24}`: the same photo resized by libvips (x1.2297, Lanczos 3),
+  {megapixels(photos.sizes[photos.p24])}, baseline 4:2:0 JPEG Q90.
+- `{photos.p2_7}`: resized x0.4124, {megapixels(photos.sizes[photos.p2_7])}, baseline 4:2:0 Q90;
+  the batch is {photos.batch_count} copies of it in `{photos.batch}`.
+- `{photos.faces}`: the 15.9 MP photo resized x0.8696, with Fixtures/faces/astronaut.png
+  (public domain) pasted in at {", ".join(str(p[0]) for p in FACE_PASTES)} pixels square,
+  {megapixels(photos.sizes[photos.faces])}, baseline 4:2:0 Q90; OpenCV's detectMultiScale
+  (1.1, 3) finds {photos.faces_found} boxes in it.
+
+## Commands
+
+Run with `.build/bench` as the working folder and `.build/release` first in PATH, each
+through `/usr/bin/time -v /bin/sh -c '...'`. `venv/bin/python` is the venv that setup.sh
+makes; `{SCRIPTS}` is Tests/Benchmarks. Before each run the command's outputs (and
+photoedit's sidecars) are removed, and after it they are checked to exist.
+
+{chr(10).join(commands)}"""
+    path.write_text(text)
+    return f"## Targets\n\n{targets}\n\n## Every measurement\n\n{details}\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="fewer runs, a smaller batch, no ImageMagick vignette")
+    parser.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"))
+    parser.add_argument("--only", default="",
+                        help="comma-separated case keys to run (for trying the harness)")
+    args = parser.parse_args()
+
+    started = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.perf_counter()
+    load_start = loadavg()
+    warmups, runs = (1, 2) if args.quick else (1, 5)
+    WORK.mkdir(parents=True, exist_ok=True)
+    (WORK / "out").mkdir(exist_ok=True)
+    if not (BIN_DIR / "photoedit").exists():
+        print("bench: warning: no .build/release/photoedit; its cases will fail", file=sys.stderr)
+    photos = prepare_photos(20 if args.quick else 100)
+    cases = build_cases(photos, args.quick)
+    if args.only:
+        keys = set(args.only.split(","))
+        cases = [c for c in cases if c.key in keys]
+    for case in cases:
+        # Quick mode skips the warm-up of the slow face cases: the photo was read just before.
+        slow = args.quick and case.key in ("detect", "faceblur")
+        run_case(case, 0 if slow else warmups, runs)
+    startup = measure_startup(10 if args.quick else 30)
+    progressive = measure_progressive_memory(photos)
+    summary = write_report(Path(args.output), cases, startup, progressive, photos, args.quick,
+                           warmups, runs, started, load_start, loadavg(), time.perf_counter() - t0)
+    print()
+    print(summary)
+    print(f"bench: wrote {args.output} in {(time.perf_counter() - t0):.0f} s", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
