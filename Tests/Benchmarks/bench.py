@@ -532,7 +532,7 @@ def measure_startup(runs: int) -> Startup:
     result = Startup(runs=runs)
     binary = BIN_DIR / "photoedit"
     if not binary.exists():
-        result.error = f"no binary at {binary.relative_to(ROOT)} (build failed?)"
+        result.error = f"no binary at {binary} (build failed?)"
         return result
     pe_times, true_times = [], []
     for i in range(5 + runs):
@@ -592,7 +592,7 @@ def tool_versions() -> list[tuple[str, str]]:
             f"{PY} -c 'import cv2, numpy, pyvips; "
             "print(\"opencv-python-headless\", cv2.__version__, \"numpy\", numpy.__version__, "
             "\"pyvips\", pyvips.__version__)'")),
-        ("GNU time", out("/usr/bin/time --version 2>&1")),
+        ("GNU time", out("dpkg-query -W -f='Debian package time ${Version}' time")),
     ]
 
 
@@ -666,6 +666,8 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
         rss = max(pe.rss_kib) if pe.rss_kib else None
         vips = sepia.cmd("vips recomb")
         vips_rss = max(vips.rss_kib) if vips and vips.rss_kib else None
+        im = sepia.cmd("ImageMagick -sepia-tone 80%")
+        im_rss = max(im.rss_kib) if im and im.rss_kib else None
         if pe.error:
             verdict = f"failed: {pe.error}"
         elif rss is None:
@@ -675,7 +677,7 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
             if vips_rss and rss <= vips_rss:
                 verdict += " (below libvips: stretch goal met)"
         rows.append(["peak memory, 24 MP sepia render (baseline JPEG)", fmt_mib(rss),
-                     f"vips {fmt_mib(vips_rss)}", "-",
+                     f"vips {fmt_mib(vips_rss)}, ImageMagick {fmt_mib(im_rss)}", "-",
                      f"<= 1.5 RGBA frames = {fmt_mib(limit_kib)}", verdict])
     if startup.error:
         verdict = f"failed: {startup.error}"
@@ -733,7 +735,7 @@ def write_report(path: Path, cases: list[Case], startup: Startup, progressive: C
         for cmd in case.cmds:
             commands.append(f"# {cmd.label}\n{cmd.shell}")
         commands.append("```\n")
-    mode = ("QUICK=1: 1 warm-up round (none for detect and faceblur) and 2 counted rounds, "
+    mode = ("QUICK=1: 1 warm-up round and 2 counted rounds (detect and faceblur: 1 round), "
             "20-photo batch, no ImageMagick vignette, no ImageMagick -color-matrix, no OpenCV "
             "2-thread detect"
             if quick else f"{warmups} warm-up round and {runs} counted rounds per case")
@@ -804,13 +806,17 @@ photoedit's sidecars) are removed, and after it they are checked to exist.
 
 
 def main() -> int:
+    global BIN_DIR
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="fewer runs, a smaller batch, no ImageMagick vignette")
     parser.add_argument("--output", default=str(ROOT / "BENCHMARKS.md"))
+    parser.add_argument("--bin-dir", default=str(BIN_DIR),
+                        help="the folder that holds the photoedit to measure")
     parser.add_argument("--only", default="",
                         help="comma-separated case keys to run (for trying the harness)")
     args = parser.parse_args()
+    BIN_DIR = Path(args.bin_dir).resolve()
 
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.perf_counter()
@@ -826,9 +832,9 @@ def main() -> int:
         keys = set(args.only.split(","))
         cases = [c for c in cases if c.key in keys]
     for case in cases:
-        # Quick mode skips the warm-up of the slow face cases: the photo was read just before.
+        # Quick mode runs the slow face cases once, without a warm-up (the photo was just read).
         slow = args.quick and case.key in ("detect", "faceblur")
-        run_case(case, 0 if slow else warmups, runs)
+        run_case(case, 0 if slow else warmups, 1 if slow else runs)
     startup = measure_startup(10 if args.quick else 30)
     progressive = measure_progressive_memory(photos)
     summary = write_report(Path(args.output), cases, startup, progressive, photos, args.quick,
