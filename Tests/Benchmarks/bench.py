@@ -437,7 +437,8 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
         "pixelate", f"pixelate a circle (radius {r} px, {block} px blocks)",
         f"{p24}, {megapixels(photos.sizes[p24])}",
         [pe("photoedit pixelate",
-            f"apply --filter pixelate:circle={cx}:{cy}/{r},block={block} -o out/pixelate.jpg "
+            f"apply --filter pixelate:shape=circle,center={cx}:{cy},radius={r},block={block} "
+            "-o out/pixelate.jpg "
             f"{p24} --force", "out/pixelate.jpg"),
          floor("pixelate-floor.jpg"),
          other("ImageMagick crop, scale, mask", im_pixelate, "out/pixelate-im.jpg")],
