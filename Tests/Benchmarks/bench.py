@@ -582,8 +582,13 @@ def tool_versions() -> list[tuple[str, str]]:
         except (OSError, subprocess.TimeoutExpired):
             return "not found"
 
+    repo = BIN_DIR.parent.parent  # .build/release -> the checkout it was built from
+    source = out(f"git -C {repo} log -1 --format='%h %s' 2>/dev/null")
+    if out(f"git -C {repo} status --porcelain --untracked-files=no -- Sources Package.swift") \
+            not in ("not found", ""):
+        source += " (with uncommitted changes)"
     return [
-        ("photoedit", out("photoedit --version")),
+        ("photoedit", out("photoedit --version") + f", built from {repo}: {source}"),
         ("swift", out("/opt/swift/usr/bin/swift --version 2>&1 | grep -m1 'Swift version'")),
         ("libjpeg-turbo (djpeg, cjpeg)", out("djpeg -version 2>&1")),
         ("ImageMagick", out(f"{IM} -version")),
