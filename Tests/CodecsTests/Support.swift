@@ -56,7 +56,7 @@ func expectSimilar(
     try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for (image, suffix) in [(actual, "actual"), (expected, "expected")] {
       if let png = try? ImageCodec.encode(image, as: .png) {
-        FileManager.default.createFile(
+        _ = FileManager.default.createFile(
           atPath: folder.appendingPathComponent("\(name).\(suffix).png").path, contents: Data(png))
       }
     }
@@ -82,6 +82,7 @@ func decodePPM(_ bytes: [UInt8]) -> Image? {
     }
     i += 1
   }
+  i += 1  // the single whitespace byte after maxval
   let (w, h) = (fields[0], fields[1])
   guard fields[2] == 255, bytes.count >= i + w * h * 3 else { return nil }
   var rgba = [UInt8](repeating: 255, count: w * h * 4)
