@@ -19,7 +19,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 
 /// JPEG chroma subsampling for encoding.
 public enum ChromaSubsampling: String, Sendable, CaseIterable, Codable {
-  case s444 = "444", s422 = "422", s420 = "420"
+  case s444 = "444"
+  case s422 = "422"
+  case s420 = "420"
 }
 
 /// Metadata carried from an input to its renders. Thumbnails are never carried.

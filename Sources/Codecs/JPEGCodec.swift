@@ -37,7 +37,10 @@ enum JPEGCodec {
     defer { tjDestroy(handle) }
 
     // Colour space: TurboJPEG's when it reads the header, else from the component count.
-    var tjWidth: Int32 = 0, tjHeight: Int32 = 0, tjSubsampling: Int32 = 0, tjColorspace: Int32 = -1
+    var tjWidth: Int32 = 0
+    var tjHeight: Int32 = 0
+    var tjSubsampling: Int32 = 0
+    var tjColorspace: Int32 = -1
     let headerStatus = bytes.withUnsafeBufferPointer { p in
       tjDecompressHeader3(
         handle, p.baseAddress, UInt(p.count), &tjWidth, &tjHeight, &tjSubsampling, &tjColorspace)
@@ -121,13 +124,17 @@ enum JPEGCodec {
   ///
   /// - Complexity: O(width × height).
   private static func convertCMYKToRGBA(_ image: inout Image, inverted: Bool) {
-    let rows = image.height, rowBytes = image.width * 4
+    let rows = image.height
+    let rowBytes = image.width * 4
     image.bytes.withUnsafeMutableBufferPointer { p in
       let base = UncheckedPointer(p.baseAddress!)
       Parallel.forEachRowRange(rows) { range in
         let q = base.pointer
         for i in stride(from: range.lowerBound * rowBytes, to: range.upperBound * rowBytes, by: 4) {
-          var c = UInt32(q[i]), m = UInt32(q[i + 1]), y = UInt32(q[i + 2]), k = UInt32(q[i + 3])
+          var c = UInt32(q[i])
+          var m = UInt32(q[i + 1])
+          var y = UInt32(q[i + 2])
+          var k = UInt32(q[i + 3])
           if !inverted { (c, m, y, k) = (255 - c, 255 - m, 255 - y, 255 - k) }
           // With inverted values, ink-free = c, so R = c × k / 255.
           q[i] = UInt8((c * k + 127) / 255)

@@ -78,7 +78,8 @@ enum JPEGMarkers {
       guard i + 2 <= bytes.count else { throw .truncated(.jpeg) }
       let length = bytes.uint16BE(at: i)
       guard length >= 2 else { throw .corruptData(.jpeg, "bad segment length") }
-      let start = i + 2, end = i + length
+      let start = i + 2
+      let end = i + length
       guard end <= bytes.count else { throw .truncated(.jpeg) }
       switch marker {
       case 0xDA:

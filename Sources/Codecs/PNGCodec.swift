@@ -47,7 +47,8 @@ enum PNGCodec {
         throw .corruptData(.png, "bad chunk type")
       }
       let type = String(decoding: typeBytes, as: UTF8.self)
-      let dataStart = i + 8, dataEnd = dataStart + length
+      let dataStart = i + 8
+      let dataEnd = dataStart + length
       guard dataEnd + 4 <= bytes.count else { throw .truncated(.png) }
       let crc = bytes.withUnsafeBufferPointer { p in
         cpng_crc32(0, p.baseAddress! + i + 4, length + 4)
@@ -56,7 +57,9 @@ enum PNGCodec {
         throw .corruptData(.png, "bad CRC in the \(type) chunk")
       }
       if first {
-        guard type == "IHDR", length == 13 else { throw .corruptData(.png, "the file does not start with IHDR") }
+        guard type == "IHDR", length == 13 else {
+          throw .corruptData(.png, "the file does not start with IHDR")
+        }
         s.width = bytes.uint32BE(at: dataStart)
         s.height = bytes.uint32BE(at: dataStart + 4)
         s.bitDepth = Int(bytes[dataStart + 8])
@@ -117,7 +120,8 @@ enum PNGCodec {
       initialized = count
     }
     guard status == 0 else {
-      let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(
+        decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
       if text.contains("ends early") || text.contains("Not enough image data") {
         throw .truncated(.png)
       }
@@ -141,7 +145,8 @@ enum PNGCodec {
     }
     defer { cpng_free(data) }
     guard status == 0, let data, size > 33 else {
-      let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(
+        decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw .encodingFailed(.png, text)
     }
     var chunks = options.metadata.pngChunks.filter { colourChunkTypes.contains($0.type) }

@@ -112,8 +112,10 @@ private struct ResampleWeights: Sendable {
       start.append(all.count)
       if scale >= 1 {
         // Area: output o covers input [o × scale, (o + 1) × scale).
-        let lo = Double(o) * scale, hi = Double(o + 1) * scale
-        let i0 = Int(lo.rounded(.down)), i1 = min(inCount, Int(hi.rounded(.up)))
+        let lo = Double(o) * scale
+        let hi = Double(o + 1) * scale
+        let i0 = Int(lo.rounded(.down))
+        let i1 = min(inCount, Int(hi.rounded(.up)))
         first.append(i0)
         var weights: [Double] = []
         for i in i0..<i1 {

@@ -120,7 +120,8 @@ import Testing
 
   @Test func messagesAreOneLineWithoutAFileName() {
     let errors: [CodecError] = [
-      .empty, .notAnImage, .truncated(.jpeg), .truncated(.png), .corruptData(.png, "bad CRC in the IDAT chunk"),
+      .empty, .notAnImage, .truncated(.jpeg), .truncated(.png),
+      .corruptData(.png, "bad CRC in the IDAT chunk"),
       .unsupported("lossless JPEG"), .tooLarge(width: 2, height: 3, limit: 1), .encodingFailed(.jpeg, "x"),
     ]
     for error in errors {

@@ -25,7 +25,8 @@ import Testing
     let jpeg = try ImageCodec.encode(plain, as: .jpeg, options: options)
     // The encoder always writes orientation 1, so patch the value back to 6 in the bytes.
     let patched = patchOrientation(jpeg, to: 6)
-    #expect(try ImageCodec.readInfo(patched) == ImageInfo(format: .jpeg, width: 149, height: 227, orientation: 6))
+    #expect(
+      try ImageCodec.readInfo(patched) == ImageInfo(format: .jpeg, width: 149, height: 227, orientation: 6))
     let decoded = try ImageCodec.decode(patched)
     #expect(decoded.image.width == 149 && decoded.image.height == 227)
     #expect(decoded.fullWidth == 149 && decoded.fullHeight == 227)
