@@ -26,7 +26,7 @@ public struct BrushFilter: Filter {
       help: "highlight (#FFFF0080, 20, 0.5), whiteout (#FFFFFF, 5, 0.6), black (10, 0.7), blue (50, 0.8), red (1, 0.9); custom needs color"),
     FilterParameter("color", .color, help: "the pen's colour (overrides the preset)"),
     FilterParameter(
-      "size", .length(.shortSide, fractions: 0...1, positive: true),
+      "size", .length(.shortSide, fractions: 0...10, positive: true),
       help: "the stroke's diameter in pixels (overrides the preset); % is of the shorter side"),
     FilterParameter("hardness", .number(0...1), help: "1 is a hard edge, lower feathers it (overrides the preset)"),
     FilterParameter("points", .points, help: "one stroke, X:Y/X:Y/..."),

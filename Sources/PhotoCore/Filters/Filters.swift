@@ -50,8 +50,8 @@ public enum Filters {
     FlipFilter.self,
   ]
 
-  static func type(named name: String) throws(FilterError) -> any Filter.Type {
-    guard let t = all.first(where: { $0.name == name }) else { throw .unknownFilter(name) }
+  static func type(named name: String, in registry: [any Filter.Type] = all) throws(FilterError) -> any Filter.Type {
+    guard let t = registry.first(where: { $0.name == name }) else { throw .unknownFilter(name) }
     return t
   }
 
@@ -120,7 +120,12 @@ public enum Filters {
   /// - Throws: `.unknownFilter`, `.newerVersion(filter:found:supported:)`, `.unknownParameter`,
   ///   `.badValue`, `.outOfRange`, `.badDerivedState`.
   public static func validate(_ operation: Operation) throws(FilterError) -> Operation {
-    let type = try type(named: operation.filter)
+    try validate(operation, in: all)
+  }
+
+  /// `validate(_:)` against another list of filters (tests register older and newer versions).
+  static func validate(_ operation: Operation, in registry: [any Filter.Type]) throws(FilterError) -> Operation {
+    let type = try type(named: operation.filter, in: registry)
     let name = operation.filter
     guard operation.version <= type.version else {
       throw .newerVersion(filter: name, found: operation.version, supported: type.version)
