@@ -50,7 +50,8 @@ public struct FaceblurFilter: Filter {
     do { cascade = try context.cascade() } catch { throw .cascadeUnavailable("\(error)") }
     var source = image
     if image.width * image.height > reducedDetectionThreshold, let reduced = context.reducedSource,
-      reduced.width < image.width, sameShape(reduced, image)
+      reduced.width < image.width,
+      sameShape(reducedWidth: reduced.width, reducedHeight: reduced.height, width: image.width, height: image.height)
     {
       source = reduced
     }
@@ -70,10 +71,10 @@ public struct FaceblurFilter: Filter {
     return ["faces": .array(faces.map(\.json))]
   }
 
-  /// True when two images have the same aspect ratio within one pixel of rounding.
-  static func sameShape(_ a: Image, _ b: Image) -> Bool {
-    abs(Double(a.width) / Double(b.width) - Double(a.height) / Double(b.height))
-      <= 1.0 / Double(min(a.width, a.height))
+  /// True when a reduced decode's height is the full height scaled like its width, within one
+  /// pixel of rounding (the codec rounds each dimension up).
+  static func sameShape(reducedWidth rw: Int, reducedHeight rh: Int, width: Int, height: Int) -> Bool {
+    abs(Double(rh) - Double(height) * Double(rw) / Double(width)) <= 1
   }
 
   /// A face box as fractions of the image it was found in.
