@@ -46,6 +46,10 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
   case notEdited
   /// The output's extension names no format photoedit writes.
   case unsupportedOutput(path: String)
+  /// `render --max-size` without `-o`: a preview never replaces the render.
+  case maxSizeNeedsOutput
+  /// `check` found a problem it did not (or may not) repair.
+  case checkFailed(String)
   /// The output would be the input itself or one of its store files.
   case outputIsInput(path: String)
 
@@ -100,6 +104,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case .notEdited: "not edited, so there is no render to refresh; give -o FILE to export it"
     case .unsupportedOutput(let path):
       "'\(path)' does not end in .jpg, .jpeg or .png, so its format is unknown"
+    case .maxSizeNeedsOutput: "--max-size makes a preview and needs -o FILE"
+    case .checkFailed(let reason): reason
     case .outputIsInput(let path): "the output '\(path)' is the input or one of its store files"
     case .renderModified:
       "the render was modified by another program since photoedit wrote it; use --force to overwrite it"
