@@ -33,6 +33,17 @@ public enum Filters {
     fatalError("not implemented")
   }
 
+  /// Every filter with its parameters (type, range, default, help), for `photoedit filters`
+  /// and `photoedit help apply`.
+  public static func catalogText() -> String {
+    fatalError("not implemented")
+  }
+
+  /// The same catalogue as JSON: an array with one object per filter.
+  public static func catalogJSON() -> JSONValue {
+    fatalError("not implemented")
+  }
+
   /// Applies a stored operation. Deterministic: the same image and operation give the same bytes.
   public static func render(
     _ operation: Operation, on image: inout Image, context: FilterContext
