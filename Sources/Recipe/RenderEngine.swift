@@ -38,7 +38,7 @@ extension StoreError {
   init(_ error: FilterError) {
     switch error {
     case .unknownFilter(let name): self = .unknownFilter(name: name)
-    case .message(let message): self = .filter(message)
+    default: self = .filter(error.description)
     }
   }
 }
