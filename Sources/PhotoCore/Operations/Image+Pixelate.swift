@@ -78,8 +78,8 @@ extension Image {
     let firstRow = (ys - b.y0) / blockSize, lastRow = (ye - b.y0) / blockSize
     let firstColumn = (xs - b.x0) / blockSize, lastColumn = (xe - b.x0) / blockSize
     let columns = lastColumn - firstColumn + 1
-    bytes.withUnsafeMutableBufferPointer { buffer in
-      let base = buffer.baseAddress!
+    bytes.withUnsafeMutableBytes { raw in
+      let pixels = raw.bindMemory(to: UInt32.self).baseAddress!
       Parallel.forEachRowRange(lastRow - firstRow + 1, minimumRows: 1) { blockRows in
         // Five sums per block column: R, G, B, A and the pixel count; reused for every block row.
         var sums = [Int](repeating: 0, count: columns * 5)
@@ -89,27 +89,45 @@ extension Image {
             let rows = max(top, ys)...min(top + blockSize - 1, ye)
             for k in 0..<sums.count { sums[k] = 0 }
             for y in rows {
-              for x in region.span(row: y, width: w) {
-                let i = (y * w + x) * 4, k = ((x - b.x0) / blockSize - firstColumn) * 5
-                sums[k] += Int(base[i])
-                sums[k + 1] += Int(base[i + 1])
-                sums[k + 2] += Int(base[i + 2])
-                sums[k + 3] += Int(base[i + 3])
-                sums[k + 4] += 1
+              let span = region.span(row: y, width: w)
+              var x = span.lowerBound
+              // Walk the span one block column at a time: no division per pixel.
+              while x < span.upperBound {
+                let c = (x - b.x0) / blockSize
+                let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
+                var (r, g, bl, a) = (0, 0, 0, 0)
+                for i in (y * w + x)..<(y * w + end) {
+                  let p = UInt32(littleEndian: pixels[i])
+                  r &+= Int(p & 255)
+                  g &+= Int((p >> 8) & 255)
+                  bl &+= Int((p >> 16) & 255)
+                  a &+= Int(p >> 24)
+                }
+                let k = (c - firstColumn) * 5
+                sums[k] += r
+                sums[k + 1] += g
+                sums[k + 2] += bl
+                sums[k + 3] += a
+                sums[k + 4] += end - x
+                x = end
               }
             }
-            // Turn sums into means in place.
+            // Turn each column's sums into its mean pixel, stored in the R slot.
             for c in 0..<columns where sums[c * 5 + 4] > 0 {
               let n = sums[c * 5 + 4]
-              for j in 0..<4 { sums[c * 5 + j] = (sums[c * 5 + j] + n / 2) / n }
+              var mean = 0
+              for j in 0..<4 { mean |= ((sums[c * 5 + j] + n / 2) / n) << (8 * j) }
+              sums[c * 5] = mean
             }
             for y in rows {
-              for x in region.span(row: y, width: w) {
-                let i = (y * w + x) * 4, k = ((x - b.x0) / blockSize - firstColumn) * 5
-                base[i] = UInt8(truncatingIfNeeded: sums[k])
-                base[i + 1] = UInt8(truncatingIfNeeded: sums[k + 1])
-                base[i + 2] = UInt8(truncatingIfNeeded: sums[k + 2])
-                base[i + 3] = UInt8(truncatingIfNeeded: sums[k + 3])
+              let span = region.span(row: y, width: w)
+              var x = span.lowerBound
+              while x < span.upperBound {
+                let c = (x - b.x0) / blockSize
+                let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
+                let value = UInt32(truncatingIfNeeded: sums[(c - firstColumn) * 5]).littleEndian
+                for i in (y * w + x)..<(y * w + end) { pixels[i] = value }
+                x = end
               }
             }
           }
