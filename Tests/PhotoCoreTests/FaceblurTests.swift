@@ -34,8 +34,10 @@ import Testing
       return out
     }
     var expected = image
-    expected.pixelate(.circle(centerX: 144.5, centerY: 54.5, radius: 1.5 * 1250.0.squareRoot()), blockSize: 10)
-    #expect(try render(["exclude": .array([.number(0)]), "scale": .number(1.5), "blocks": .number(5)]) == expected)
+    expected.pixelate(
+      .circle(centerX: 144.5, centerY: 54.5, radius: 1.5 * 1250.0.squareRoot()), blockSize: 10)
+    #expect(
+      try render(["exclude": .array([.number(0)]), "scale": .number(1.5), "blocks": .number(5)]) == expected)
     // Excluding every face (and indices that do not exist) leaves identical bytes.
     #expect(try render(["exclude": .array([.number(0), .number(1), .number(7)])]).bytes == image.bytes)
     var solid = image
@@ -58,7 +60,9 @@ import Testing
 
   @Test func malformedFacesAreRefused() {
     var image = noiseImage(width: 8, height: 8)
-    let bad = Operation(filter: "faceblur", version: 1, parameters: [:], derived: ["faces": .array([.object(["x": .number(0.1)])])])
+    let bad = Operation(
+      filter: "faceblur", version: 1, parameters: [:],
+      derived: ["faces": .array([.object(["x": .number(0.1)])])])
     #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "faces")) {
       try Filters.render(bad, on: &image, context: noCascade)
     }
@@ -74,24 +78,30 @@ import Testing
 
   /// Boxes found on a reduced decode map back to the full image, as fractions, left to right.
   @Test func boxesFromAReducedImageMapBack() {
-    let boxes = [FaceBox(x: 300, y: 40, width: 50, height: 50), FaceBox(x: 100, y: 200, width: 30, height: 30)]
+    let boxes = [
+      FaceBox(x: 300, y: 40, width: 50, height: 50), FaceBox(x: 100, y: 200, width: 30, height: 30),
+    ]
     // Found on a 1000×750 decode of a 4000×3000 image.
     let faces = FaceblurFilter.normalizedFaces(boxes, scaleX: 4, scaleY: 4, width: 4000, height: 3000)
-    #expect(faces == [
-      FaceblurFilter.Face(x: 0.1, y: 800.0 / 3000, width: 0.03, height: 0.04),
-      FaceblurFilter.Face(x: 0.3, y: 160.0 / 3000, width: 0.05, height: 200.0 / 3000),
-    ])
+    #expect(
+      faces == [
+        FaceblurFilter.Face(x: 0.1, y: 800.0 / 3000, width: 0.03, height: 0.04),
+        FaceblurFilter.Face(x: 0.3, y: 160.0 / 3000, width: 0.05, height: 200.0 / 3000),
+      ])
     #expect(FaceblurFilter.sameShape(reducedWidth: 10, reducedHeight: 8, width: 40, height: 30))
     #expect(FaceblurFilter.sameShape(reducedWidth: 667, reducedHeight: 375, width: 5336, height: 3000))
     #expect(!FaceblurFilter.sameShape(reducedWidth: 10, reducedHeight: 10, width: 40, height: 30))
   }
 
   @Test func detectorOptionsParse() throws {
-    let p = try Filters.parse("faceblur:scaleFactor=1.2,minNeighbors=5,minFace=40,maxFace=400,style=blur", readFile: noFiles)
+    let p = try Filters.parse(
+      "faceblur:scaleFactor=1.2,minNeighbors=5,minFace=40,maxFace=400,style=blur", readFile: noFiles)
     #expect(p.values["scaleFactor"] == .number(1.2))
     #expect(p.values["minNeighbors"] == .integer(5))
     #expect(p.values["minFace"] == .integer(40) && p.values["maxFace"] == .integer(400))
-    #expect(throws: FilterError.outOfRange(filter: "faceblur", key: "scaleFactor", value: "1", range: "1.01...4")) {
+    #expect(
+      throws: FilterError.outOfRange(filter: "faceblur", key: "scaleFactor", value: "1", range: "1.01...4")
+    ) {
       try Filters.parse("faceblur:scaleFactor=1", readFile: noFiles)
     }
   }
@@ -147,7 +157,8 @@ import Testing
 
   @Test func noFaceMeansIdenticalBytes() throws {
     let image = Self.halves(width: 6, height: 6, split: 3, top: 50, bottom: 10)
-    let op = try Filters.parse("faceblur:minNeighbors=0", readFile: noFiles).resolve(for: image, context: Self.context())
+    let op = try Filters.parse("faceblur:minNeighbors=0", readFile: noFiles).resolve(
+      for: image, context: Self.context())
     #expect(op.derived == ["faces": .array([])])
     var out = image
     try Filters.render(op, on: &out, context: noCascade)

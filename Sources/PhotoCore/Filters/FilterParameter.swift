@@ -264,7 +264,8 @@ extension FilterParameter {
       return ss.allSatisfy { $0.allSatisfy(pointInRange) } ? nil : "a stroke point"
     case (.ratio, .ratio(let w, let h)): return w > 0 && h > 0 ? nil : commandLineText(value)
     case (.color, .color): return nil
-    case (.integers(let r), .integers(let vs)): return vs.allSatisfy(r.contains) ? nil : commandLineText(value)
+    case (.integers(let r), .integers(let vs)):
+      return vs.allSatisfy(r.contains) ? nil : commandLineText(value)
     default: preconditionFailure("value \(value) does not match the kind of '\(name)'")
     }
   }

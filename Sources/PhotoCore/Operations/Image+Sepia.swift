@@ -58,7 +58,9 @@ struct SepiaTable {
 
 /// One RGBA pixel (R in the low byte) toned with the tables; alpha kept.
 @inline(__always) func sepiaPixel(_ p: UInt32, table t: UnsafePointer<Int32>, cap: Int32) -> UInt32 {
-  let r = Int(p & 255), g = Int((p >> 8) & 255), b = Int((p >> 16) & 255)
+  let r = Int(p & 255)
+  let g = Int((p >> 8) & 255)
+  let b = Int((p >> 16) & 255)
   let sr = min(t[r] &+ t[256 &+ g] &+ t[512 &+ b], cap)
   let sg = min(t[768 &+ r] &+ t[1024 &+ g] &+ t[1280 &+ b], cap)
   let sb = min(t[1536 &+ r] &+ t[1792 &+ g] &+ t[2048 &+ b], cap)

@@ -39,7 +39,8 @@ extension Image {
       columns.withUnsafeBufferPointer { columns in
         bytes.withUnsafeMutableBytes { raw in
           let pixels = raw.bindMemory(to: UInt32.self).baseAddress!
-          let f = factors.baseAddress!, cols = columns.baseAddress!
+          let f = factors.baseAddress!
+          let cols = columns.baseAddress!
           Parallel.forEachRowRange(h) { rows in
             for y in rows {
               let dy2 = (2 * y - (h - 1)) * (2 * y - (h - 1))
