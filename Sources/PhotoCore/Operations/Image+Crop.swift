@@ -42,13 +42,28 @@ extension Image {
       Parallel.forEachRowRange(h) { rows in
         for y in rows {
           let dy = Double(y) + 0.5 - cy
-          for x in 0..<w {
+          // Pixels whose centre lies within r - 0.5 keep coverage 1: skip that run (less one
+          // pixel at each end, so rounding cannot skip a pixel that needed the formula).
+          let inner = r - 0.5
+          var skip = 0..<0
+          if inner * inner > dy * dy {
+            let s = (inner * inner - dy * dy).squareRoot()
+            let lo = Int((cx - s - 0.5).rounded(.up)) + 1, hi = Int((cx + s - 0.5).rounded(.down)) - 1
+            if lo <= hi { skip = max(lo, 0)..<min(hi + 1, w) }
+          }
+          var x = 0
+          while x < w {
+            if x == skip.lowerBound && !skip.isEmpty {
+              x = skip.upperBound
+              continue
+            }
             let dx = Double(x) + 0.5 - cx
             let coverage = circleCoverage(distance: (dx * dx + dy * dy).squareRoot(), radius: r)
             if coverage < 1 {
               let i = (y * w + x) * 4 + 3
               base[i] = UInt8(Double(base[i]) * coverage + 0.5)
             }
+            x += 1
           }
         }
       }
