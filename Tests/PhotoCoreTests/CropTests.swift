@@ -86,6 +86,14 @@ import Testing
     #expect(scaled == Self.referenceMask(image.cropped(x: 80, y: 0, width: 40, height: 40)))
   }
 
+  @Test(arguments: [(1, 1), (2, 2), (3, 3), (33, 33), (64, 64), (41, 20), (17, 50)])
+  func circleMaskMatchesReference(width: Int, height: Int) {
+    let image = noiseImage(width: width, height: height, seed: 23, opaque: false)
+    var fast = image
+    fast.maskToInscribedCircle()
+    #expect(fast == Self.referenceMask(image))
+  }
+
   @Test func flattenedOverBackground() {
     var image = Image(width: 3, height: 1, fill: RGBA(200, 100, 0, 255))
     image[1, 0] = RGBA(200, 100, 0, 0)
