@@ -131,7 +131,7 @@ public enum ImageCodec {
       var metadata = ImageMetadata()
       metadata.exif = header.exif.flatMap(EXIF.sanitized)
       metadata.icc = header.icc
-      metadata.xmp = header.xmp
+      metadata.xmp = header.xmp.map(XMP.withOrientationOne)
       metadata.photoshop = header.photoshop.map(PhotoshopResources.removingThumbnails)
       if metadata.photoshop?.isEmpty == true { metadata.photoshop = nil }
       metadata.comments = header.comments
@@ -185,6 +185,7 @@ public enum ImageCodec {
     var options = options
     // Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata.
     options.metadata.exif = options.metadata.exif.flatMap(EXIF.sanitized)
+    options.metadata.xmp = options.metadata.xmp.map(XMP.withOrientationOne)
     options.metadata.photoshop = options.metadata.photoshop.map(PhotoshopResources.removingThumbnails)
     switch format {
     case .jpeg: return try JPEGCodec.encode(image, options: options)
