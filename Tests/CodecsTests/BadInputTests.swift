@@ -92,6 +92,21 @@ import Testing
     #expect(throws: CodecError.truncated(.png)) { try ImageCodec.decode(noEnd) }
   }
 
+  @Test func libpngWarningsAreNotErrors() throws {
+    // A bad sRGB rendering intent and an iCCP holding no real profile: libpng only warns (and
+    // ignores them); the pixels decode as without them, and the chunks are still carried.
+    let original = try fixture("png/basn2c08.png")
+    var chunks: [UInt8] = []
+    PNGCodec.appendChunk("sRGB", [9], to: &chunks)
+    let junkProfile = try #require(PNGCodec.iccpData(for: Array("not an ICC profile".utf8)))
+    PNGCodec.appendChunk("iCCP", junkProfile, to: &chunks)
+    var bytes = original
+    bytes.insert(contentsOf: chunks, at: 33)  // after the signature and IHDR
+    let decoded = try ImageCodec.decode(bytes)
+    #expect(decoded.image == (try ImageCodec.decode(original)).image)
+    #expect(decoded.metadata.pngChunks.map(\.type) == ["sRGB", "iCCP", "gAMA"])  // file order
+  }
+
   @Test func everyPrefixOfASmallFileFailsCleanly() throws {
     for path in ["jpeg/testorig.jpg", "png/basn3p08-trns.png"] {
       let bytes = try fixture(path)
