@@ -60,7 +60,7 @@ public struct DecodedImage: Sendable {
   public var metadata: ImageMetadata
   /// Harmless decoder warnings, one line each, for standard error.
   public var warnings: [String]
-  /// The stored size before DCT scaling and orientation (pixels, upright).
+  /// The full size in pixels before any DCT scaling, upright (orientation applied).
   public var fullWidth: Int, fullHeight: Int
 }
 
@@ -87,7 +87,7 @@ public struct ImageInfo: Sendable, Equatable {
   public var format: ImageFormat
   /// Upright size in pixels (EXIF orientation applied to the stored size).
   public var width: Int, height: Int
-  /// The EXIF orientation the file has (1...8; 1 for PNG).
+  /// The EXIF orientation the file has (1...8; a PNG's comes from its eXIf chunk, else 1).
   public var orientation: Int
 }
 
@@ -147,14 +147,17 @@ public enum ImageCodec {
       var metadata = ImageMetadata()
       metadata.pngChunks = structure.colourChunks
       metadata.icc = structure.icc
+      metadata.exif = structure.exif.flatMap(EXIF.sanitized)
+      let upright = image.uprighted(exifOrientation: structure.orientation)
       return DecodedImage(
-        image: image, format: .png, orientation: 1, subsampling: nil, metadata: metadata,
-        warnings: [], fullWidth: image.width, fullHeight: image.height)
+        image: upright, format: .png, orientation: structure.orientation, subsampling: nil,
+        metadata: metadata, warnings: [], fullWidth: upright.width, fullHeight: upright.height)
     }
   }
 
-  /// Reads the format, upright size and orientation from the headers only (no pixels, no CRC
-  /// checks past IHDR): cheap enough to call on every file of a folder.
+  /// Reads the format, upright size and orientation from the headers only: a JPEG's segments up
+  /// to its first scan, a PNG's chunks up to its first IDAT. No pixels are decoded, so this is
+  /// cheap enough to call on every file of a folder.
   ///
   /// - Throws: `CodecError` when the header itself is missing or damaged.
   public static func readInfo(_ bytes: [UInt8]) throws(CodecError) -> ImageInfo {
@@ -167,7 +170,10 @@ public enum ImageCodec {
         height: turned ? header.width : header.height, orientation: header.orientation)
     case .png:
       let s = try PNGCodec.walk(bytes, full: false)
-      return ImageInfo(format: .png, width: s.width, height: s.height, orientation: 1)
+      let turned = s.orientation >= 5
+      return ImageInfo(
+        format: .png, width: turned ? s.height : s.width, height: turned ? s.width : s.height,
+        orientation: s.orientation)
     }
   }
 
