@@ -70,10 +70,11 @@ enum JPEGCodec {
     if status != 0 {
       let message = String(cString: tjGetErrorStr2(handle))
       let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+      // TurboJPEG keeps the last message, so damage after a harmless warning is still seen.
       if isWarning && harmlessWarnings.contains(where: { message.contains($0) }) {
         warnings.append(message)
       } else {
-        throw error(fromLibjpeg: message)
+        throw error(fromLibjpeg: message, isWarning: isWarning)
       }
     }
     var image = Image(width: scaledWidth, height: scaledHeight, bytes: pixels)
@@ -105,9 +106,15 @@ enum JPEGCodec {
     )
   }
 
-  /// Maps a libjpeg message to the error a user reads.
-  private static func error(fromLibjpeg message: String) -> CodecError {
+  /// Maps a libjpeg message to the error a user reads. Every warning that is not harmless means
+  /// damaged data (libjpeg would have returned padded or garbled pixels).
+  private static func error(fromLibjpeg message: String, isWarning: Bool) -> CodecError {
     if message.contains("Premature end of JPEG file") { return .truncated(.jpeg) }
+    if isWarning {
+      var detail = message
+      if detail.hasPrefix("Corrupt JPEG data: ") { detail.removeFirst("Corrupt JPEG data: ".count) }
+      return .corruptData(.jpeg, detail)
+    }
     if message.contains("Unsupported JPEG data precision") {
       return .unsupported("JPEG with sample precision other than 8 bits")
     }

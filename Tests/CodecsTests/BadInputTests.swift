@@ -81,6 +81,15 @@ import Testing
     let middle = bytes.count / 2
     for i in middle..<(middle + 64) { bytes[i] = i % 2 == 0 ? 0xFF : 0xD3 }
     #expect(throws: CodecError.self) { try ImageCodec.decode(bytes) }
+    // libjpeg only warns here (TJERR_WARNING); the message names what it saw.
+    #expect(throws: CodecError.corruptData(.jpeg, "Unsupported JPEG process: SOF type 0xc8")) {
+      try ImageCodec.decode(bytes)
+    }
+    // A harmless warning first (stray bytes before DQT) does not hide the damage after it.
+    bytes.insert(contentsOf: [0x12, 0x34, 0x56], at: 20)
+    #expect(throws: CodecError.corruptData(.jpeg, "Unsupported JPEG process: SOF type 0xc8")) {
+      try ImageCodec.decode(bytes)
+    }
   }
 
   @Test func pngCutInHalf() throws {
