@@ -62,6 +62,16 @@ public struct DecodedImage: Sendable {
   public var warnings: [String]
   /// The full size in pixels before any DCT scaling, upright (orientation applied).
   public var fullWidth: Int, fullHeight: Int
+
+  public init(
+    image: Image, format: ImageFormat, orientation: Int = 1, subsampling: ChromaSubsampling? = nil,
+    metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int? = nil,
+    fullHeight: Int? = nil
+  ) {
+    (self.image, self.format, self.orientation, self.subsampling) = (image, format, orientation, subsampling)
+    (self.metadata, self.warnings) = (metadata, warnings)
+    (self.fullWidth, self.fullHeight) = (fullWidth ?? image.width, fullHeight ?? image.height)
+  }
 }
 
 /// Options for decoding.
@@ -89,6 +99,10 @@ public struct ImageInfo: Sendable, Equatable {
   public var width: Int, height: Int
   /// The EXIF orientation the file has (1...8; a PNG's comes from its eXIf chunk, else 1).
   public var orientation: Int
+
+  public init(format: ImageFormat, width: Int, height: Int, orientation: Int) {
+    (self.format, self.width, self.height, self.orientation) = (format, width, height, orientation)
+  }
 }
 
 /// Decodes and encodes JPEG and PNG.
