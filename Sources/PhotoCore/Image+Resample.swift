@@ -24,7 +24,7 @@ extension Image {
     bytes.withUnsafeBytes { srcRaw in
       middle.withUnsafeMutableBufferPointer { mid in
         columns.withUnsafeTables { cFirst, cStart, cWeights in
-          let shared = UncheckedSendableBox(
+          let shared = UncheckedSendable(
             (srcRaw.bindMemory(to: UInt32.self), mid, cFirst, cStart, cWeights))
           Parallel.forEachRowRange(inHeight) { range in
             let (src, mid, first, start, weights) = shared.value
@@ -50,7 +50,7 @@ extension Image {
     middle.withUnsafeBufferPointer { mid in
       out.withUnsafeMutableBufferPointer { dst in
         rows.withUnsafeTables { rFirst, rStart, rWeights in
-          let shared = UncheckedSendableBox((mid, dst, rFirst, rStart, rWeights))
+          let shared = UncheckedSendable((mid, dst, rFirst, rStart, rWeights))
           Parallel.forEachRowRange(newHeight) { range in
             let (mid, dst, first, start, weights) = shared.value
             for y in range {
@@ -156,10 +156,4 @@ private struct ResampleWeights: Sendable {
       start.withUnsafeBufferPointer { s in all.withUnsafeBufferPointer { w in body(f, s, w) } }
     }
   }
-}
-
-/// Buffer pointers shared by row-parallel workers that touch disjoint rows.
-private struct UncheckedSendableBox<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
 }
