@@ -254,6 +254,16 @@ import Testing
     #expect(Set(names).count == names.count)
   }
 
+  @Test func numericChoicesInHandWrittenRecipes() throws {
+    let op = try Filters.validate(
+      Operation(filter: "rotate", version: 1, parameters: ["angle": .number(270)]))
+    #expect(op.parameters["angle"] == .string("270"))
+    #expect(throws: FilterError.outOfRange(filter: "rotate", key: "angle", value: "45", range: "90|180|270"))
+    {
+      try Filters.validate(Operation(filter: "rotate", version: 1, parameters: ["angle": .number(45)]))
+    }
+  }
+
   @Test func rotateAndFlipUseTheOrientationKernels() throws {
     let image = noiseImage(width: 5, height: 3, seed: 40)
     #expect(try apply("rotate", to: image) == image.rotated(quarterTurns: 1))

@@ -410,7 +410,10 @@ extension FilterParameter {
     case .integer:
       guard let v = json.number, v == v.rounded(), abs(v) < 1e15 else { return nil }
       return .integer(Int(v))
-    case .choice: return json.string.map(ParameterValue.choice)
+    case .choice:
+      // A hand-written recipe may give a numeric choice as a number (`"angle": 90`).
+      if let n = json.number, n.isFinite { return .choice(format(n)) }
+      return json.string.map(ParameterValue.choice)
     case .length:
       guard let v = json.number, v.isFinite else { return nil }
       return .length(.fraction(v))

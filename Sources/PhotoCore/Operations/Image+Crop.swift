@@ -48,7 +48,8 @@ extension Image {
           var skip = 0..<0
           if inner * inner > dy * dy {
             let s = (inner * inner - dy * dy).squareRoot()
-            let lo = Int((cx - s - 0.5).rounded(.up)) + 1, hi = Int((cx + s - 0.5).rounded(.down)) - 1
+            let lo = Int((cx - s - 0.5).rounded(.up)) + 1
+            let hi = Int((cx + s - 0.5).rounded(.down)) - 1
             if lo <= hi { skip = max(lo, 0)..<min(hi + 1, w) }
           }
           var x = 0
