@@ -14,7 +14,7 @@ extension Store {
     if let output { return try apply(steps, input: photo, output: output, format: format) }
 
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       var base: AdjustmentData? = nil
       let originalBytes: [UInt8]
@@ -132,7 +132,7 @@ extension Store {
   func step(_ photo: String, undo: Bool) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       guard let read = try loadSidecar(paths) else { throw undo ? .nothingToUndo : .nothingToRedo }
@@ -186,7 +186,7 @@ extension Store {
   func revert(_ photo: String) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       guard let read = try loadSidecar(paths) else {
         if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
@@ -235,7 +235,7 @@ extension Store {
     let paths = PhotoPaths(photo)
     if let output { return try export(photo, output: output, maxSize: maxSize) }
     if maxSize != nil { throw .maxSizeNeedsOutput }
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       guard let read = try loadSidecar(paths) else {

@@ -86,8 +86,8 @@ extension Store {
   func show(_ photo: String) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
     if FileSystem.exists(paths.journal) { throw .interrupted }
+    if !paths.anythingExists { throw .missing(path: photo) }
     guard let read = try loadSidecar(paths) else {
       if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
       return PhotoReport(
@@ -163,13 +163,17 @@ extension Store {
   func check(_ photo: String, repair: Bool) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) && !FileSystem.exists(paths.journal) {
-      throw .missing(path: photo)
-    }
     var lines: [String] = []
     if repair && !settings.dryRun {
+      // Recovery first: a crash may have left only a journal or temporary files.
       let outcome = try locked(paths) { outcome throws(StoreError) in outcome }
       lines += outcome.lines
+    }
+    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) {
+      if !lines.isEmpty { return PhotoReport(fields: ["state": .string("absent")], lines: lines) }
+      throw .missing(path: photo)
+    }
+    if repair && !settings.dryRun {
       let inspection = inspect(photo)
       if inspection.state == .stale {
         var store = self
