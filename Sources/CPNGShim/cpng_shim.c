@@ -1,3 +1,247 @@
 #include "cpng_shim.h"
+
 #include <png.h>
-int cpng_shim_version(void) { return PNG_LIBPNG_VER; }
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+int cpng_version(void) { return PNG_LIBPNG_VER; }
+
+void cpng_free(void *pointer) { free(pointer); }
+
+unsigned long cpng_crc32(unsigned long crc, const unsigned char *data, size_t size) {
+  while (size > 0) {
+    uInt n = size > 0x40000000u ? 0x40000000u : (uInt)size;
+    crc = crc32(crc, data, n);
+    data += n;
+    size -= n;
+  }
+  return crc;
+}
+
+/* Error state shared by the callbacks; the jmp_buf itself is libpng's (png_jmpbuf). */
+typedef struct {
+  char *message;
+  size_t messageSize;
+  int warnings;
+  /* Reading. */
+  const unsigned char *data;
+  size_t size, offset;
+  /* Writing. */
+  unsigned char *out;
+  size_t outSize, outCapacity;
+  int outOfMemory;
+} cpng_state;
+
+static void set_message(char *message, size_t messageSize, const char *text) {
+  if (message == NULL || messageSize == 0) return;
+  strncpy(message, text, messageSize - 1);
+  message[messageSize - 1] = '\0';
+}
+
+static void on_error(png_structp png, png_const_charp text) {
+  cpng_state *state = (cpng_state *)png_get_error_ptr(png);
+  set_message(state->message, state->messageSize, text);
+  png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp text) {
+  (void)text;
+  cpng_state *state = (cpng_state *)png_get_error_ptr(png);
+  state->warnings += 1;
+}
+
+static void on_read(png_structp png, png_bytep into, size_t length) {
+  cpng_state *state = (cpng_state *)png_get_io_ptr(png);
+  if (length > state->size - state->offset) png_error(png, "the file ends early");
+  memcpy(into, state->data + state->offset, length);
+  state->offset += length;
+}
+
+int cpng_decode_rgba(const unsigned char *data, size_t size, unsigned int width, unsigned int height,
+                     unsigned char *out, int *warnings, char *message, size_t messageSize) {
+  cpng_state state;
+  memset(&state, 0, sizeof state);
+  state.message = message;
+  state.messageSize = messageSize;
+  state.data = data;
+  state.size = size;
+  set_message(message, messageSize, "unknown libpng error");
+
+  png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &state, on_error, on_warning);
+  if (png == NULL) {
+    set_message(message, messageSize, "out of memory");
+    return -1;
+  }
+  png_infop info = png_create_info_struct(png);
+  png_bytep *rows = (png_bytep *)malloc(sizeof(png_bytep) * (height ? height : 1));
+  if (info == NULL || rows == NULL) {
+    free(rows);
+    png_destroy_read_struct(&png, info ? &info : NULL, NULL);
+    set_message(message, messageSize, "out of memory");
+    return -1;
+  }
+  for (unsigned int y = 0; y < height; y++) rows[y] = out + (size_t)y * width * 4;
+
+  if (setjmp(png_jmpbuf(png))) {
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    if (warnings) *warnings = state.warnings;
+    return -1;
+  }
+  png_set_read_fn(png, &state, on_read);
+  png_set_benign_errors(png, 1);
+  /* The caller already checked the size against its pixel limit. */
+  png_set_user_limits(png, width, height);
+  png_read_info(png, info);
+
+  png_uint_32 w = 0, h = 0;
+  int bitDepth = 0, colorType = 0, interlace = 0;
+  png_get_IHDR(png, info, &w, &h, &bitDepth, &colorType, &interlace, NULL, NULL);
+  if (w != width || h != height) png_error(png, "IHDR size differs from the one read");
+
+  /* Values as stored: expand, scale 16 to 8 bits with rounding, grey to RGB, opaque alpha. */
+  png_set_expand(png);
+  if (bitDepth == 16) png_set_scale_16(png);
+  if (colorType == PNG_COLOR_TYPE_GRAY || colorType == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+  png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
+  png_set_interlace_handling(png);
+  png_read_update_info(png, info);
+  if (png_get_rowbytes(png, info) != (size_t)width * 4) png_error(png, "unexpected row layout");
+
+  png_read_image(png, rows);
+  png_read_end(png, NULL);
+
+  free(rows);
+  png_destroy_read_struct(&png, &info, NULL);
+  if (warnings) *warnings = state.warnings;
+  return 0;
+}
+
+static void on_write(png_structp png, png_bytep bytes, size_t length) {
+  cpng_state *state = (cpng_state *)png_get_io_ptr(png);
+  if (length > state->outCapacity - state->outSize) {
+    size_t capacity = state->outCapacity ? state->outCapacity : 65536;
+    while (length > capacity - state->outSize) capacity *= 2;
+    unsigned char *grown = (unsigned char *)realloc(state->out, capacity);
+    if (grown == NULL) {
+      state->outOfMemory = 1;
+      png_error(png, "out of memory");
+    }
+    state->out = grown;
+    state->outCapacity = capacity;
+  }
+  memcpy(state->out + state->outSize, bytes, length);
+  state->outSize += length;
+}
+
+static void on_flush(png_structp png) { (void)png; }
+
+int cpng_encode_rgba(const unsigned char *rgba, unsigned int width, unsigned int height, int withAlpha,
+                     int compressionLevel, unsigned char **outData, size_t *outSize, char *message,
+                     size_t messageSize) {
+  cpng_state state;
+  memset(&state, 0, sizeof state);
+  state.message = message;
+  state.messageSize = messageSize;
+  *outData = NULL;
+  *outSize = 0;
+  set_message(message, messageSize, "unknown libpng error");
+
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &state, on_error, on_warning);
+  if (png == NULL) {
+    set_message(message, messageSize, "out of memory");
+    return -1;
+  }
+  png_infop info = png_create_info_struct(png);
+  png_bytep *rows = (png_bytep *)malloc(sizeof(png_bytep) * (height ? height : 1));
+  if (info == NULL || rows == NULL) {
+    free(rows);
+    png_destroy_write_struct(&png, info ? &info : NULL);
+    set_message(message, messageSize, "out of memory");
+    return -1;
+  }
+  for (unsigned int y = 0; y < height; y++) rows[y] = (png_bytep)(rgba + (size_t)y * width * 4);
+
+  if (setjmp(png_jmpbuf(png))) {
+    free(rows);
+    free(state.out);
+    png_destroy_write_struct(&png, &info);
+    return -1;
+  }
+  png_set_write_fn(png, &state, on_write, on_flush);
+  png_set_compression_level(png, compressionLevel);
+  png_set_IHDR(png, info, width, height, 8, withAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  /* For RGB output the input still has 4 bytes a pixel: libpng drops the filler byte. */
+  if (!withAlpha) png_set_filler(png, 0, PNG_FILLER_AFTER);
+  png_write_image(png, rows);
+  png_write_end(png, NULL);
+
+  free(rows);
+  png_destroy_write_struct(&png, &info);
+  *outData = state.out;
+  *outSize = state.outSize;
+  return 0;
+}
+
+int cpng_inflate(const unsigned char *data, size_t size, size_t maxSize, unsigned char **outData,
+                 size_t *outSize) {
+  *outData = NULL;
+  *outSize = 0;
+  z_stream stream;
+  memset(&stream, 0, sizeof stream);
+  if (inflateInit(&stream) != Z_OK) return -1;
+  size_t capacity = size * 4 + 1024;
+  if (capacity > maxSize) capacity = maxSize;
+  unsigned char *out = (unsigned char *)malloc(capacity ? capacity : 1);
+  if (out == NULL) {
+    inflateEnd(&stream);
+    return -1;
+  }
+  stream.next_in = (Bytef *)data;
+  stream.avail_in = (uInt)size;
+  size_t produced = 0;
+  int status = Z_OK;
+  while (status != Z_STREAM_END) {
+    if (produced == capacity) {
+      if (capacity >= maxSize) break;
+      size_t grown = capacity * 2 > maxSize ? maxSize : capacity * 2;
+      unsigned char *bigger = (unsigned char *)realloc(out, grown);
+      if (bigger == NULL) break;
+      out = bigger;
+      capacity = grown;
+    }
+    stream.next_out = out + produced;
+    stream.avail_out = (uInt)(capacity - produced);
+    status = inflate(&stream, Z_NO_FLUSH);
+    produced = capacity - stream.avail_out;
+    if (status != Z_OK && status != Z_STREAM_END) break;
+    if (status == Z_OK && stream.avail_in == 0 && produced < capacity) break;
+  }
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END) {
+    free(out);
+    return -1;
+  }
+  *outData = out;
+  *outSize = produced;
+  return 0;
+}
+
+int cpng_deflate(const unsigned char *data, size_t size, unsigned char **outData, size_t *outSize) {
+  *outData = NULL;
+  *outSize = 0;
+  uLongf capacity = compressBound((uLong)size);
+  unsigned char *out = (unsigned char *)malloc(capacity ? capacity : 1);
+  if (out == NULL) return -1;
+  if (compress2(out, &capacity, data, (uLong)size, Z_BEST_COMPRESSION) != Z_OK) {
+    free(out);
+    return -1;
+  }
+  *outData = out;
+  *outSize = capacity;
+  return 0;
+}

@@ -1,7 +1,5 @@
 import PhotoCore
 
-// CONTRACT (owned by the codecs work; the signatures below are what Recipe and the CLI call).
-
 /// The file formats photoedit reads and writes.
 public enum ImageFormat: String, Sendable, CaseIterable, Codable {
   case jpeg, png
@@ -21,7 +19,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 
 /// JPEG chroma subsampling for encoding.
 public enum ChromaSubsampling: String, Sendable, CaseIterable, Codable {
-  case s444 = "444", s422 = "422", s420 = "420"
+  case s444 = "444"
+  case s422 = "422"
+  case s420 = "420"
 }
 
 /// Metadata carried from an input to its renders. Thumbnails are never carried.
@@ -82,29 +82,113 @@ public struct EncodeOptions: Sendable {
   public init() {}
 }
 
+/// What a file's header says about it, read without decoding pixels.
+public struct ImageInfo: Sendable, Equatable {
+  public var format: ImageFormat
+  /// Upright size in pixels (EXIF orientation applied to the stored size).
+  public var width: Int, height: Int
+  /// The EXIF orientation the file has (1...8; 1 for PNG).
+  public var orientation: Int
+}
+
 /// Decodes and encodes JPEG and PNG.
+///
+///     let decoded = try ImageCodec.decode(bytes)          // upright RGBA + metadata
+///     var options = EncodeOptions()
+///     options.metadata = decoded.metadata                 // EXIF, ICC, XMP, IPTC, comments
+///     let jpeg = try ImageCodec.encode(decoded.image, as: .jpeg, options: options)
 public enum ImageCodec {
-  /// Decodes a whole file's bytes.
+  /// The format a file's first bytes name.
+  ///
+  /// - Throws: `.empty`, `.notAnImage`, or `.truncated` when the file is shorter than a signature.
+  public static func format(of bytes: [UInt8]) throws(CodecError) -> ImageFormat {
+    if bytes.isEmpty { throw .empty }
+    if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 { return .jpeg }
+    if bytes.hasBytes(PNGCodec.signature, at: 0) { return .png }
+    if bytes.count < PNGCodec.signature.count, PNGCodec.signature.starts(with: bytes) {
+      throw .truncated(.png)
+    }
+    if bytes == [0xFF] { throw .truncated(.jpeg) }
+    throw .notAnImage
+  }
+
+  /// Decodes a whole file's bytes to upright RGBA, with the metadata to carry into renders.
+  ///
+  /// The EXIF orientation is applied to the pixels (`Image.uprighted(exifOrientation:)`); the
+  /// returned metadata has orientation 1 and no thumbnails. The pixel limit is checked from the
+  /// header before any pixel memory is allocated. A JPEG with `options.minimumLongestSide` is
+  /// decoded with DCT-domain scaling (1/8 ... 1/1).
+  ///
+  /// - Throws: `CodecError`; every case means the file is bad data (or too large).
+  /// - Complexity: O(width × height).
   public static func decode(_ bytes: [UInt8], options: DecodeOptions = DecodeOptions())
     throws(CodecError) -> DecodedImage
   {
-    fatalError("not implemented")
+    switch try format(of: bytes) {
+    case .jpeg:
+      let decoded = try JPEGCodec.decode(bytes, options: options)
+      let header = decoded.header
+      var metadata = ImageMetadata()
+      metadata.exif = header.exif.flatMap(EXIF.sanitized)
+      metadata.icc = header.icc
+      metadata.xmp = header.xmp
+      metadata.photoshop = header.photoshop.map(PhotoshopResources.removingThumbnails)
+      if metadata.photoshop?.isEmpty == true { metadata.photoshop = nil }
+      metadata.comments = header.comments
+      let turned = header.orientation >= 5
+      return DecodedImage(
+        image: decoded.image.uprighted(exifOrientation: header.orientation), format: .jpeg,
+        orientation: header.orientation, subsampling: header.subsampling, metadata: metadata,
+        warnings: decoded.warnings,
+        fullWidth: turned ? header.height : header.width,
+        fullHeight: turned ? header.width : header.height)
+    case .png:
+      let (image, structure) = try PNGCodec.decode(bytes, options: options)
+      var metadata = ImageMetadata()
+      metadata.pngChunks = structure.colourChunks
+      metadata.icc = structure.icc
+      return DecodedImage(
+        image: image, format: .png, orientation: 1, subsampling: nil, metadata: metadata,
+        warnings: [], fullWidth: image.width, fullHeight: image.height)
+    }
+  }
+
+  /// Reads the format, upright size and orientation from the headers only (no pixels, no CRC
+  /// checks past IHDR): cheap enough to call on every file of a folder.
+  ///
+  /// - Throws: `CodecError` when the header itself is missing or damaged.
+  public static func readInfo(_ bytes: [UInt8]) throws(CodecError) -> ImageInfo {
+    switch try format(of: bytes) {
+    case .jpeg:
+      let header = try JPEGMarkers.parseHeader(bytes, metadata: false)
+      let turned = header.orientation >= 5
+      return ImageInfo(
+        format: .jpeg, width: turned ? header.height : header.width,
+        height: turned ? header.width : header.height, orientation: header.orientation)
+    case .png:
+      let s = try PNGCodec.walk(bytes, full: false)
+      return ImageInfo(format: .png, width: s.width, height: s.height, orientation: 1)
+    }
   }
 
   /// Encodes an image; an image with any non-opaque pixel gets an alpha channel in PNG.
+  ///
+  /// JPEG: `tjCompress2` at `options.quality` and `options.subsampling`, followed by the
+  /// metadata segments (EXIF with orientation 1 and no thumbnail, XMP, ICC over as many APP2
+  /// segments as needed, Photoshop/IPTC without thumbnails, comments). PNG: 8-bit RGB or RGBA
+  /// with the PNG colour chunks (gAMA, cHRM, sRGB, iCCP) or an iCCP made from the ICC profile.
+  ///
+  /// - Complexity: O(width × height).
   public static func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions())
     throws(CodecError) -> [UInt8]
   {
-    fatalError("not implemented")
-  }
-}
-
-/// Why a file could not be decoded or encoded. `description` is one line, without the file name.
-public enum CodecError: Error, Equatable, CustomStringConvertible {
-  case message(String)
-  public var description: String {
-    switch self {
-    case .message(let m): m
+    var options = options
+    // Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata.
+    options.metadata.exif = options.metadata.exif.flatMap(EXIF.sanitized)
+    options.metadata.photoshop = options.metadata.photoshop.map(PhotoshopResources.removingThumbnails)
+    switch format {
+    case .jpeg: return try JPEGCodec.encode(image, options: options)
+    case .png: return try PNGCodec.encode(image, options: options)
     }
   }
 }

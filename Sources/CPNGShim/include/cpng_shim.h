@@ -1,6 +1,41 @@
-// Placeholder: the codecs work replaces this with a small wrapper around libpng's classic API
-// (setjmp/longjmp stay inside C).
 #ifndef CPNG_SHIM_H
 #define CPNG_SHIM_H
-int cpng_shim_version(void);
+
+#include <stddef.h>
+
+// A small C wrapper around libpng's classic API and zlib. libpng reports errors by longjmp; every
+// setjmp and longjmp stays inside this C file, so no C frame ever jumps over a Swift frame. Each
+// function returns 0 on success, or -1 with a one-line reason copied into `message`.
+
+/// The libpng version the shim was built against, e.g. 10639.
+int cpng_version(void);
+
+/// Decodes a whole PNG file to 8-bit straight RGBA into `out`, which holds exactly
+/// `width * height * 4` bytes for the size the caller read from IHDR. Palette, grey, low bit
+/// depths and tRNS are expanded; 16-bit samples are rounded to 8 bits (png_set_scale_16);
+/// interlaced files are de-interlaced; no gamma or colour transform is applied.
+/// Warnings are ignored (counted into *warnings when it is not NULL).
+int cpng_decode_rgba(const unsigned char *data, size_t size, unsigned int width, unsigned int height,
+                     unsigned char *out, int *warnings, char *message, size_t messageSize);
+
+/// Encodes 8-bit straight RGBA (`width * height * 4` bytes, no row padding) as an 8-bit PNG:
+/// RGBA when `withAlpha` is non-zero, else RGB (the alpha bytes are skipped). On success
+/// `*outData` holds `*outSize` bytes allocated with malloc; release them with cpng_free.
+int cpng_encode_rgba(const unsigned char *rgba, unsigned int width, unsigned int height, int withAlpha,
+                     int compressionLevel, unsigned char **outData, size_t *outSize, char *message,
+                     size_t messageSize);
+
+/// Inflates a zlib stream (RFC 1950) into a malloc'd buffer of at most `maxSize` bytes.
+int cpng_inflate(const unsigned char *data, size_t size, size_t maxSize, unsigned char **outData,
+                 size_t *outSize);
+
+/// Deflates bytes into a zlib stream (RFC 1950) in a malloc'd buffer.
+int cpng_deflate(const unsigned char *data, size_t size, unsigned char **outData, size_t *outSize);
+
+/// The CRC-32 of PNG chunks (zlib's crc32), continuing from `crc` (start with 0).
+unsigned long cpng_crc32(unsigned long crc, const unsigned char *data, size_t size);
+
+/// Frees a buffer returned by this shim.
+void cpng_free(void *pointer);
+
 #endif

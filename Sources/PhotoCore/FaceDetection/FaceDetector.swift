@@ -1,45 +1,122 @@
-// CONTRACT (owned by the face-detection work; the signatures below are what faceblur and the CLI call).
-
-/// A boosted cascade of Haar-like features, read from OpenCV's XML format.
-public final class HaarCascade: Sendable {
-  /// Parses the text of an OpenCV cascade XML file.
-  public init(xml: [UInt8]) throws(CascadeError) {
-    fatalError("not implemented")
-  }
-}
-
-/// Why a cascade file could not be used.
-public struct CascadeError: Error, Equatable, CustomStringConvertible {
-  public var description: String
-  public init(_ description: String) { self.description = description }
-}
-
-/// A face box in pixels of the image searched.
-public struct FaceBox: Sendable, Hashable {
-  public var x: Int, y: Int, width: Int, height: Int
-  public init(x: Int, y: Int, width: Int, height: Int) {
-    (self.x, self.y, self.width, self.height) = (x, y, width, height)
-  }
-}
-
-/// The settings of OpenCV's `detectMultiScale`.
-public struct DetectionOptions: Sendable, Equatable {
-  public var scaleFactor: Double = 1.1
-  public var minNeighbors: Int = 3
-  /// Smallest and largest face side in pixels (OpenCV's minSize / maxSize); nil means no limit.
-  public var minSize: Int? = nil
-  public var maxSize: Int? = nil
-  public init() {}
-}
-
 /// Finds faces the way OpenCV's `CascadeClassifier::detectMultiScale` does.
+///
+/// For the same grey image, cascade and options it returns the boxes OpenCV 4.x returns:
+/// 1. Scales: `factor` runs 1, f, f², … (in `Double`, f = `scaleFactor`); a scale is kept, as a
+///    `Float`, while the window `round(w·factor) × round(h·factor)` fits both the image and
+///    `maxSize`, and when it is at least `minSize`.
+/// 2. At each scale the grey image is shrunk to `round(W / scale) × round(H / scale)` with
+///    OpenCV's bit-exact bilinear resize, and the cascade's own-size window slides over it in steps
+///    of 2 pixels (1 from scale 2 up), skipping one more step after a window fails stage 0.
+/// 3. A window that passes every stage is a raw box `(round(x·scale), round(y·scale))` of the
+///    scaled window size, in pixels of the original image.
+/// 4. The raw boxes are grouped as `groupRectangles(boxes, minNeighbors, 0.2)` does.
 public enum FaceDetector {
   /// Detects faces in `image` (converted to grey with OpenCV's BGR2GRAY weights), using all cores.
   ///
+  /// - Parameters:
+  ///   - image: the photo, upright; alpha is ignored.
+  ///   - cascade: a frontal face cascade, for example OpenCV's haarcascade_frontalface_default.
+  ///   - options: OpenCV's detectMultiScale settings.
+  /// - Returns: face boxes in pixels of `image`, in OpenCV's order.
   /// - Complexity: O(width × height × scales).
   public static func detect(
     in image: Image, cascade: HaarCascade, options: DetectionOptions
   ) -> [FaceBox] {
-    fatalError("not implemented")
+    detect(in: GreyImage(image), cascade: cascade, options: options)
+  }
+
+  /// Detects faces in a grey image; boxes are in pixels of `grey`.
+  ///
+  /// - Complexity: O(width × height × scales).
+  public static func detect(
+    in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions
+  ) -> [FaceBox] {
+    let raw = rawDetections(in: grey, cascade: cascade, options: options)
+    return RectangleGrouping.group(raw, minNeighbors: options.minNeighbors, eps: 0.2)
+  }
+
+  /// The scales OpenCV searches for an image of `width` × `height` pixels.
+  static func scales(
+    width: Int, height: Int, cascade: HaarCascade, options: DetectionOptions
+  ) -> [Float] {
+    precondition(options.scaleFactor > 1, "scaleFactor must be greater than 1")
+    let maxW = options.maxSize ?? width
+    let maxH = options.maxSize ?? height
+    let minSide = options.minSize ?? 0
+    var result: [Float] = []
+    var factor = 1.0
+    while true {
+      let w = Int((Double(cascade.windowWidth) * factor).rounded(.toNearestOrEven))
+      let h = Int((Double(cascade.windowHeight) * factor).rounded(.toNearestOrEven))
+      if w > maxW || h > maxH || w > width || h > height { break }
+      if w >= minSide && h >= minSide { result.append(Float(factor)) }
+      factor *= options.scaleFactor
+    }
+    return result
+  }
+
+  /// Every window that passes all stages, at every scale, before grouping; in pixels of `grey`,
+  /// ordered by scale, then row, then column.
+  ///
+  /// - Complexity: O(width × height × scales).
+  static func rawDetections(
+    in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions
+  ) -> [FaceBox] {
+    precondition(options.minNeighbors >= 0, "minNeighbors must not be negative")
+    var boxes: [FaceBox] = []
+    for scale in scales(width: grey.width, height: grey.height, cascade: cascade, options: options) {
+      boxes += detections(in: grey, cascade: cascade, scale: scale)
+    }
+    return boxes
+  }
+
+  /// The windows that pass at one scale, in pixels of `grey`.
+  static func detections(in grey: GreyImage, cascade: HaarCascade, scale: Float) -> [FaceBox] {
+    let scaledWidth = Int((Float(grey.width) / scale).rounded(.toNearestOrEven))
+    let scaledHeight = Int((Float(grey.height) / scale).rounded(.toNearestOrEven))
+    let (ww, wh) = (cascade.windowWidth, cascade.windowHeight)
+    // Window origins x in 0..<(scaledWidth + 1 - ww), likewise y.
+    let columns = scaledWidth + 1 - ww
+    let rows = scaledHeight + 1 - wh
+    guard columns > 0, rows > 0, scaledWidth > 0, scaledHeight > 0 else { return [] }
+    let step = scale >= 2 ? 1 : 2
+    let boxWidth = Int((Float(ww) * scale).rounded(.toNearestOrEven))
+    let boxHeight = Int((Float(wh) * scale).rounded(.toNearestOrEven))
+
+    let scaled = grey.resized(width: scaledWidth, height: scaledHeight)
+    let integral = IntegralImage(scaled, tilted: cascade.hasTiltedFeatures)
+    let evaluator = CascadeEvaluator(
+      cascade, stride: integral.stride, tiltedOffset: integral.tiltedOffset)
+    let stride = integral.stride
+    let tables = UncheckedSendable((UnsafePointer(integral.values), UnsafePointer(integral.squares)))
+
+    let lines = (rows + step - 1) / step
+    var found = [[FaceBox]](repeating: [], count: lines)
+    found.withUnsafeMutableBufferPointer { out in
+      let results = UncheckedSendable(out)
+      Parallel.forEachRowRange(lines, minimumRows: 4) { range in
+        let (values, squares) = tables.value
+        for line in range {
+          let y = line * step
+          var hits: [FaceBox] = []
+          var x = 0
+          while x < columns {
+            let offset = y * stride + x
+            let result = evaluator.evaluate(values + offset, squares + offset)
+            if result > 0 {
+              hits.append(
+                FaceBox(
+                  x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
+                  y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
+                  width: boxWidth, height: boxHeight))
+            }
+            x += result == 0 ? 2 * step : step
+          }
+          results.value[line] = hits
+        }
+      }
+    }
+    withExtendedLifetime(integral) {}
+    return found.flatMap { $0 }
   }
 }

@@ -1,0 +1,43 @@
+/// Why a file could not be decoded or encoded.
+///
+/// Each case names the fact; `description` is one line without the file name (the CLI prefixes
+/// `photoedit: FILE: `). Every decoding failure means the input is bad data.
+public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
+  /// Zero bytes.
+  case empty
+  /// The bytes start with neither a JPEG nor a PNG signature.
+  case notAnImage
+  /// The file ends before the image data is complete.
+  case truncated(ImageFormat)
+  /// The structure or the compressed data is damaged; the string says where or how.
+  case corruptData(ImageFormat, String)
+  /// A valid file that this program cannot decode (12-bit JPEG, lossless JPEG, ...).
+  case unsupported(String)
+  /// The header claims more pixels than the limit allows; nothing was allocated.
+  case tooLarge(width: Int, height: Int, limit: Int)
+  /// The encoder failed (libjpeg-turbo or libpng said why).
+  case encodingFailed(ImageFormat, String)
+
+  public var description: String {
+    switch self {
+    case .empty: "empty file"
+    case .notAnImage: "not a JPEG or PNG image"
+    case .truncated(let format): "truncated \(format.displayName) (the file ends early)"
+    case .corruptData(let format, let detail): "corrupt \(format.displayName): \(detail)"
+    case .unsupported(let detail): "unsupported image: \(detail)"
+    case .tooLarge(let width, let height, let limit):
+      "image too large: \(width)x\(height) is \(width * height) pixels, more than the limit of \(limit)"
+    case .encodingFailed(let format, let detail): "cannot encode \(format.displayName): \(detail)"
+    }
+  }
+}
+
+extension ImageFormat {
+  /// "JPEG" or "PNG", for messages.
+  public var displayName: String {
+    switch self {
+    case .jpeg: "JPEG"
+    case .png: "PNG"
+    }
+  }
+}

@@ -1,0 +1,199 @@
+import CTurboJPEG
+import PhotoCore
+
+/// JPEG through libjpeg-turbo's TurboJPEG API. TurboJPEG reports errors as return codes (its own
+/// setjmp stays inside the library), so no C frame ever jumps over Swift. The C names of
+/// libjpeg-turbo appear in this file only.
+enum JPEGCodec {
+  /// A decoded JPEG before orientation is applied.
+  struct Decoded {
+    var image: Image
+    var header: JPEGHeader
+    var warnings: [String]
+  }
+
+  /// libjpeg warnings that leave the pixels intact: they go to `warnings`, and decoding goes on.
+  private static let harmlessWarnings = [
+    "extraneous bytes before marker", "bad ICC marker", "unknown JFIF revision",
+    "Unknown Adobe color transform",
+  ]
+
+  /// Decodes a JPEG to RGBA at the scale `minimumLongestSide` asks for, as stored (no orientation).
+  ///
+  /// Wraps `tjDecompressHeader3`, `tjGetScalingFactors` and `tjDecompress2` (`TJPF_RGBA`, or
+  /// `TJPF_CMYK` converted here). The size comes from our own SOF parse, which also works for
+  /// 4:1:0 files that `tjDecompressHeader3` refuses.
+  ///
+  /// - Complexity: O(width × height) after scaling, plus one `memchr` pass over the file.
+  static func decode(_ bytes: [UInt8], options: DecodeOptions) throws(CodecError) -> Decoded {
+    var header = try JPEGMarkers.parseHeader(bytes, metadata: true)
+    let (width, height) = (header.width, header.height)
+    if width * height > options.maxPixels {
+      throw .tooLarge(width: width, height: height, limit: options.maxPixels)
+    }
+    try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
+
+    guard let handle = tjInitDecompress() else { throw .corruptData(.jpeg, "cannot start libjpeg-turbo") }
+    defer { tjDestroy(handle) }
+
+    // Colour space: TurboJPEG's when it reads the header, else from the component count.
+    var tjWidth: Int32 = 0
+    var tjHeight: Int32 = 0
+    var tjSubsampling: Int32 = 0
+    var tjColorspace: Int32 = -1
+    let headerStatus = bytes.withUnsafeBufferPointer { p in
+      tjDecompressHeader3(
+        handle, p.baseAddress, UInt(p.count), &tjWidth, &tjHeight, &tjSubsampling, &tjColorspace)
+    }
+    let isCMYK: Bool
+    if headerStatus == 0 {
+      isCMYK = tjColorspace == Int32(TJCS_CMYK.rawValue) || tjColorspace == Int32(TJCS_YCCK.rawValue)
+    } else {
+      isCMYK = header.components.count == 4
+    }
+
+    let (scaledWidth, scaledHeight) = scaledSize(
+      width: width, height: height, minimumLongestSide: options.minimumLongestSide)
+    let pixelFormat = isCMYK ? Int32(TJPF_CMYK.rawValue) : Int32(TJPF_RGBA.rawValue)
+    let count = scaledWidth * scaledHeight * 4
+    var status: Int32 = 0
+    let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      status = bytes.withUnsafeBufferPointer { p in
+        tjDecompress2(
+          handle, p.baseAddress, UInt(p.count), buffer.baseAddress, Int32(scaledWidth), 0,
+          Int32(scaledHeight), pixelFormat, TJFLAG_LIMITSCANS)
+      }
+      // On failure the buffer may be partly written; it is discarded below either way.
+      initialized = count
+    }
+    var warnings: [String] = []
+    if status != 0 {
+      let message = String(cString: tjGetErrorStr2(handle))
+      let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+      if isWarning && harmlessWarnings.contains(where: { message.contains($0) }) {
+        warnings.append(message)
+      } else {
+        throw error(fromLibjpeg: message)
+      }
+    }
+    var image = Image(width: scaledWidth, height: scaledHeight, bytes: pixels)
+    if isCMYK {
+      convertCMYKToRGBA(&image, inverted: header.adobeTransform != nil)
+    }
+    header.orientation = (1...8).contains(header.orientation) ? header.orientation : 1
+    return Decoded(image: image, header: header, warnings: warnings)
+  }
+
+  /// The size TurboJPEG decodes to: the smallest scaling factor (at most 1/1) whose longest side
+  /// is still at least `minimumLongestSide` pixels; the full size when nil.
+  static func scaledSize(width: Int, height: Int, minimumLongestSide: Int?) -> (Int, Int) {
+    guard let minimum = minimumLongestSide else { return (width, height) }
+    var count: Int32 = 0
+    guard let factors = tjGetScalingFactors(&count) else { return (width, height) }
+    let longest = max(width, height)
+    var best = (num: 1, denom: 1)
+    for k in 0..<Int(count) {
+      let (num, denom) = (Int(factors[k].num), Int(factors[k].denom))
+      guard num <= denom else { continue }  // never enlarge
+      let side = (longest * num + denom - 1) / denom
+      if side >= minimum && num * best.denom < best.num * denom { best = (num, denom) }
+    }
+    // TJSCALED(dimension, factor): ceil(dimension * num / denom).
+    return (
+      (width * best.num + best.denom - 1) / best.denom,
+      (height * best.num + best.denom - 1) / best.denom
+    )
+  }
+
+  /// Maps a libjpeg message to the error a user reads.
+  private static func error(fromLibjpeg message: String) -> CodecError {
+    if message.contains("Premature end of JPEG file") { return .truncated(.jpeg) }
+    if message.contains("Unsupported JPEG data precision") {
+      return .unsupported("JPEG with sample precision other than 8 bits")
+    }
+    if message.contains("Unsupported color conversion") || message.contains("Unsupported JPEG process") {
+      return .unsupported(message)
+    }
+    var detail = message
+    if detail.hasPrefix("Corrupt JPEG data: ") { detail.removeFirst("Corrupt JPEG data: ".count) }
+    return .corruptData(.jpeg, detail)
+  }
+
+  /// Converts TurboJPEG's CMYK (4 bytes a pixel, in place) to opaque RGB. Adobe files (those
+  /// with an APP14 segment, as Photoshop writes) store inverted values.
+  ///
+  /// - Complexity: O(width × height).
+  private static func convertCMYKToRGBA(_ image: inout Image, inverted: Bool) {
+    let rows = image.height
+    let rowBytes = image.width * 4
+    image.bytes.withUnsafeMutableBufferPointer { p in
+      let base = UncheckedPointer(p.baseAddress!)
+      Parallel.forEachRowRange(rows) { range in
+        let q = base.pointer
+        for i in stride(from: range.lowerBound * rowBytes, to: range.upperBound * rowBytes, by: 4) {
+          var c = UInt32(q[i])
+          var m = UInt32(q[i + 1])
+          var y = UInt32(q[i + 2])
+          var k = UInt32(q[i + 3])
+          if !inverted { (c, m, y, k) = (255 - c, 255 - m, 255 - y, 255 - k) }
+          // With inverted values, ink-free = c, so R = c × k / 255.
+          q[i] = UInt8((c * k + 127) / 255)
+          q[i + 1] = UInt8((m * k + 127) / 255)
+          q[i + 2] = UInt8((y * k + 127) / 255)
+          q[i + 3] = 255
+        }
+      }
+    }
+  }
+
+  /// Encodes RGBA to JPEG with `tjCompress2`, then inserts the metadata segments after the JFIF
+  /// APP0 segment that TurboJPEG writes.
+  ///
+  /// - Complexity: O(width × height).
+  static func encode(_ image: Image, options: EncodeOptions) throws(CodecError) -> [UInt8] {
+    guard (1...100).contains(options.quality) else {
+      throw .encodingFailed(.jpeg, "quality \(options.quality) is not in 1...100")
+    }
+    guard image.width <= 65535, image.height <= 65535 else {
+      throw .encodingFailed(.jpeg, "\(image.width)x\(image.height) is larger than JPEG allows (65535)")
+    }
+    guard let handle = tjInitCompress() else { throw .encodingFailed(.jpeg, "cannot start libjpeg-turbo") }
+    defer { tjDestroy(handle) }
+    let subsampling: TJSAMP =
+      switch options.subsampling {
+      case .s444: TJSAMP_444
+      case .s422: TJSAMP_422
+      case .s420: TJSAMP_420
+      }
+    var jpeg: UnsafeMutablePointer<UInt8>? = nil
+    var size: UInt = 0
+    let status = image.bytes.withUnsafeBufferPointer { p in
+      tjCompress2(
+        handle, p.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGBA.rawValue),
+        &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), 0)
+    }
+    defer { if let jpeg { tjFree(jpeg) } }
+    guard status == 0, let jpeg, size >= 4 else {
+      throw .encodingFailed(.jpeg, String(cString: tjGetErrorStr2(handle)))
+    }
+    let encoded = UnsafeBufferPointer(start: jpeg, count: Int(size))
+    // After SOI, skip TurboJPEG's APP0 (JFIF) segment so ours follow it.
+    var insertAt = 2
+    if encoded[2] == 0xFF, encoded[3] == 0xE0, size >= 6 {
+      insertAt = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
+    }
+    let segments = JPEGMarkers.segments(for: options.metadata)
+    var out: [UInt8] = []
+    out.reserveCapacity(Int(size) + segments.count)
+    out += encoded[0..<insertAt]
+    out += segments
+    out += encoded[insertAt...]
+    return out
+  }
+}
+
+/// A raw pointer handed to row-parallel workers that write disjoint rows.
+struct UncheckedPointer: @unchecked Sendable {
+  let pointer: UnsafeMutablePointer<UInt8>
+  init(_ pointer: UnsafeMutablePointer<UInt8>) { self.pointer = pointer }
+}

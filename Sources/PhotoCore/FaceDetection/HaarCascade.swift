@@ -1,0 +1,261 @@
+/// A boosted cascade of Haar-like features, read from OpenCV's XML format.
+///
+/// The cascade is the one `cv::CascadeClassifier` reads from the format that `opencv_traincascade`
+/// writes (`<cascade>` with `<stageType>BOOST</stageType>` and `<featureType>HAAR</featureType>`):
+/// weak classifiers may be stumps or trees, and features may be upright or tilted by 45°.
+/// Numbers are kept at the precision OpenCV keeps them: feature weights, node thresholds, leaf
+/// values and stage thresholds as `Float`.
+///
+///     let xml = try readFile("/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml")
+///     let cascade = try HaarCascade(xml: xml)
+///     let faces = FaceDetector.detect(in: image, cascade: cascade, options: DetectionOptions())
+public final class HaarCascade: Sendable {
+  /// One weighted rectangle of a feature, in pixels of the training window.
+  struct Rect: Sendable, Equatable {
+    var x: Int, y: Int, width: Int, height: Int
+    var weight: Float
+  }
+
+  /// A Haar-like feature: two or three weighted rectangles, upright or tilted by 45°.
+  struct Feature: Sendable, Equatable {
+    var rects: [Rect]
+    var tilted: Bool
+  }
+
+  /// A node of a weak classifier's tree. A child index above 0 is a node of the same tree; 0 or
+  /// below is a leaf, `leaves[leafStart - child]`.
+  struct Node: Sendable, Equatable {
+    var left: Int, right: Int
+    var featureIndex: Int
+    var threshold: Float
+  }
+
+  /// A weak classifier: `nodeCount` nodes from `nodeStart`, `nodeCount + 1` leaves from `leafStart`.
+  struct Tree: Sendable, Equatable {
+    var nodeStart: Int, nodeCount: Int, leafStart: Int
+  }
+
+  /// A stage: `count` weak classifiers from `start`; it passes when their sum is at least
+  /// `threshold` (the file's threshold less OpenCV's 1e-5).
+  struct Stage: Sendable, Equatable {
+    var start: Int, count: Int
+    var threshold: Float
+  }
+
+  /// The training window's width and height in pixels (24 × 24 for the frontal face cascades).
+  public let windowWidth: Int, windowHeight: Int
+  let features: [Feature]
+  let stages: [Stage]
+  let trees: [Tree]
+  let nodes: [Node]
+  let leaves: [Float]
+
+  /// The number of stages a window must pass.
+  public var stageCount: Int { stages.count }
+
+  /// True when every weak classifier is a single node (a stump), as in the frontal face cascades.
+  public var isStumpBased: Bool { trees.allSatisfy { $0.nodeCount == 1 } }
+
+  /// True when some feature is tilted by 45° and needs the rotated integral image.
+  public var hasTiltedFeatures: Bool { features.contains { $0.tilted } }
+
+  /// OpenCV subtracts this from every stage threshold as it reads the cascade.
+  static let stageThresholdEpsilon: Float = 1e-5
+
+  /// Parses the text of an OpenCV cascade XML file.
+  ///
+  /// - Parameter xml: the file's bytes, UTF-8.
+  /// - Throws: ``CascadeError`` saying what is wrong: not XML, not a boosted Haar cascade, a
+  ///   missing or malformed field, or a feature or node that points outside the cascade.
+  public init(xml: [UInt8]) throws(CascadeError) {
+    let root = try XMLReader.parse(xml)
+    guard let cascade = root.children.first else {
+      throw CascadeError("the XML file holds no cascade (the <\(root.name)> element is empty)")
+    }
+    if cascade.attributes["type_id"] == "opencv-haar-classifier" {
+      throw CascadeError(
+        "old-style cascade (opencv-haar-classifier) is not supported; convert it with OpenCV's"
+          + " CascadeClassifier.convert or use a cascade written by opencv_traincascade")
+    }
+    let parsed = try Self.parse(cascade)
+    (windowWidth, windowHeight) = (parsed.width, parsed.height)
+    (features, stages, trees, nodes, leaves) =
+      (parsed.features, parsed.stages, parsed.trees, parsed.nodes, parsed.leaves)
+  }
+
+  /// Builds a cascade from its parts, already validated by the caller (tests).
+  init(
+    windowWidth: Int, windowHeight: Int, features: [Feature], stages: [Stage], trees: [Tree],
+    nodes: [Node], leaves: [Float]
+  ) {
+    (self.windowWidth, self.windowHeight) = (windowWidth, windowHeight)
+    (self.features, self.stages, self.trees, self.nodes, self.leaves) =
+      (features, stages, trees, nodes, leaves)
+  }
+
+  private struct Parsed {
+    var width = 0, height = 0
+    var features: [Feature] = []
+    var stages: [Stage] = []
+    var trees: [Tree] = []
+    var nodes: [Node] = []
+    var leaves: [Float] = []
+  }
+
+  private static func parse(_ cascade: XMLReader.Element) throws(CascadeError) -> Parsed {
+    func field(_ name: String, in element: XMLReader.Element) throws(CascadeError)
+      -> XMLReader.Element
+    {
+      guard let child = element.child(name) else {
+        throw CascadeError("cascade has no <\(name)> in <\(element.name)> at line \(element.line)")
+      }
+      return child
+    }
+    func word(_ name: String, in element: XMLReader.Element) throws(CascadeError) -> String {
+      let tokens = try field(name, in: element).tokens
+      guard tokens.count == 1 else {
+        throw CascadeError("cascade's <\(name)> at line \(element.line) should hold one value")
+      }
+      return String(tokens[0])
+    }
+    func integer(_ name: String, in element: XMLReader.Element) throws(CascadeError) -> Int {
+      let text = try word(name, in: element)
+      guard let value = Int(text) else {
+        throw CascadeError("cascade's <\(name)> is \"\(text)\", not an integer")
+      }
+      return value
+    }
+
+    var parsed = Parsed()
+    let stageType = try word("stageType", in: cascade)
+    guard stageType == "BOOST" else {
+      throw CascadeError("unsupported cascade stageType \(stageType) (only BOOST is supported)")
+    }
+    let featureType = try word("featureType", in: cascade)
+    guard featureType == "HAAR" else {
+      throw CascadeError(
+        "unsupported cascade featureType \(featureType) (only HAAR is supported)")
+    }
+    parsed.width = try integer("width", in: cascade)
+    parsed.height = try integer("height", in: cascade)
+    guard (1...1000).contains(parsed.width), (1...1000).contains(parsed.height) else {
+      throw CascadeError("cascade window \(parsed.width)x\(parsed.height) is not a usable size")
+    }
+    if let params = cascade.child("featureParams"), params.child("maxCatCount") != nil {
+      let categories = try integer("maxCatCount", in: params)
+      guard categories == 0 else {
+        throw CascadeError("categorical cascade features (maxCatCount \(categories)) are not HAAR")
+      }
+    }
+
+    // Features.
+    let featureList = try field("features", in: cascade).children
+    for element in featureList {
+      let rectList = try field("rects", in: element).children
+      guard (1...3).contains(rectList.count) else {
+        throw CascadeError(
+          "feature at line \(element.line) has \(rectList.count) rectangles (1 to 3 expected)")
+      }
+      var tilted = false
+      if element.child("tilted") != nil {
+        tilted = try integer("tilted", in: element) != 0
+      }
+      var rects: [Rect] = []
+      for r in rectList {
+        let t = r.tokens
+        guard t.count == 5, let x = Int(t[0]), let y = Int(t[1]), let w = Int(t[2]),
+          let h = Int(t[3]), let weight = Double(t[4])
+        else {
+          throw CascadeError(
+            "feature rectangle at line \(r.line) should be \"x y width height weight\"")
+        }
+        let inside =
+          tilted
+          ? x - h >= 0 && x + w <= parsed.width && y >= 0 && y + w + h <= parsed.height
+          : x >= 0 && y >= 0 && x + w <= parsed.width && y + h <= parsed.height
+        guard w >= 0, h >= 0, inside else {
+          throw CascadeError(
+            "feature rectangle at line \(r.line) lies outside the "
+              + "\(parsed.width)x\(parsed.height) window")
+        }
+        rects.append(Rect(x: x, y: y, width: w, height: h, weight: Float(weight)))
+      }
+      parsed.features.append(Feature(rects: rects, tilted: tilted))
+    }
+    if parsed.features.isEmpty { throw CascadeError("cascade has no features") }
+
+    // Stages.
+    let stageList = try field("stages", in: cascade).children
+    if stageList.isEmpty { throw CascadeError("cascade has no stages") }
+    for (index, element) in stageList.enumerated() {
+      let thresholdText = try word("stageThreshold", in: element)
+      guard let threshold = Double(thresholdText) else {
+        throw CascadeError("stage \(index) threshold \"\(thresholdText)\" is not a number")
+      }
+      let weakList = try field("weakClassifiers", in: element).children
+      if weakList.isEmpty { throw CascadeError("stage \(index) has no weak classifiers") }
+      if element.child("maxWeakCount") != nil {
+        let count = try integer("maxWeakCount", in: element)
+        guard count == weakList.count else {
+          throw CascadeError(
+            "stage \(index) says maxWeakCount \(count) but has \(weakList.count) weak classifiers")
+        }
+      }
+      parsed.stages.append(
+        Stage(
+          start: parsed.trees.count, count: weakList.count,
+          threshold: Float(threshold) - stageThresholdEpsilon))
+      for weak in weakList {
+        let nodeTokens = try field("internalNodes", in: weak).tokens
+        let leafTokens = try field("leafValues", in: weak).tokens
+        guard !nodeTokens.isEmpty, nodeTokens.count % 4 == 0 else {
+          throw CascadeError(
+            "weak classifier at line \(weak.line) has \(nodeTokens.count) internalNodes values"
+              + " (4 per node expected)")
+        }
+        let nodeCount = nodeTokens.count / 4
+        guard leafTokens.count == nodeCount + 1 else {
+          throw CascadeError(
+            "weak classifier at line \(weak.line) has \(leafTokens.count) leaves for"
+              + " \(nodeCount) nodes (\(nodeCount + 1) expected)")
+        }
+        let tree = Tree(
+          nodeStart: parsed.nodes.count, nodeCount: nodeCount, leafStart: parsed.leaves.count)
+        for n in 0..<nodeCount {
+          let t = nodeTokens[(n * 4)..<(n * 4 + 4)]
+          guard let left = Int(t[t.startIndex]), let right = Int(t[t.startIndex + 1]),
+            let featureIndex = Int(t[t.startIndex + 2]),
+            let threshold = Double(t[t.startIndex + 3])
+          else {
+            throw CascadeError(
+              "weak classifier at line \(weak.line) has a malformed node \"\(t.joined(separator: " "))\"")
+          }
+          guard parsed.features.indices.contains(featureIndex) else {
+            throw CascadeError(
+              "weak classifier at line \(weak.line) uses feature \(featureIndex), but the cascade"
+                + " has \(parsed.features.count) features")
+          }
+          // Children: a later node of this tree (so evaluation always ends) or a leaf.
+          for child in [left, right] {
+            let valid = child > 0 ? (child > n && child < nodeCount) : -child <= nodeCount
+            guard valid else {
+              throw CascadeError(
+                "weak classifier at line \(weak.line) has node \(n) pointing to \(child),"
+                  + " outside its tree")
+            }
+          }
+          parsed.nodes.append(
+            Node(left: left, right: right, featureIndex: featureIndex, threshold: Float(threshold)))
+        }
+        for text in leafTokens {
+          guard let value = Double(text) else {
+            throw CascadeError("weak classifier at line \(weak.line) has leaf value \"\(text)\"")
+          }
+          parsed.leaves.append(Float(value))
+        }
+        parsed.trees.append(tree)
+      }
+    }
+    return parsed
+  }
+}
