@@ -115,15 +115,30 @@ struct Store {
 
   func loadEdited(_ paths: PhotoPaths, _ read: AdjustmentData.ReadResult) throws(StoreError) -> Edited {
     let data = read.data
-    let originalPath = Self.resolveOriginal(data.original!.path, of: paths)
-    let originalBytes: [UInt8]
-    do { originalBytes = try FileSystem.read(originalPath) } catch {
-      if error.isNotFound { throw .originalMissing(original: originalPath) }
-      throw .cannotRead(path: originalPath, reason: error.reason)
+    let expected = data.original!
+    var originalPath = Self.resolveOriginal(expected.path, of: paths)
+    func matches(_ bytes: [UInt8]) -> Bool {
+      bytes.count == expected.bytes && SHA256.hex(bytes) == expected.sha256
     }
-    if originalBytes.count != data.original!.bytes || SHA256.hex(originalBytes) != data.original!.sha256 {
-      throw .originalChanged(original: originalPath)
+    var originalBytes: [UInt8]? = nil
+    var failure: StoreError? = nil
+    do {
+      let bytes = try FileSystem.read(originalPath)
+      if matches(bytes) { originalBytes = bytes } else { failure = .originalChanged(original: originalPath) }
+    } catch {
+      failure =
+        error.isNotFound
+        ? .originalMissing(original: originalPath) : .cannotRead(path: originalPath, reason: error.reason)
     }
+    // An -o output's original may since have been edited in place itself: its bytes then live on
+    // as that photo's preserved `.original`.
+    if originalBytes == nil, !originalPath.hasSuffix(PhotoPaths.originalSuffix),
+      let bytes = try? FileSystem.read(originalPath + PhotoPaths.originalSuffix), matches(bytes)
+    {
+      originalPath += PhotoPaths.originalSuffix
+      originalBytes = bytes
+    }
+    guard let originalBytes else { throw failure! }
     var renderSHA: String? = nil
     do { renderSHA = SHA256.hex(try FileSystem.read(paths.photo)) } catch {
       if !error.isNotFound { throw .cannotRead(path: paths.photo, reason: error.reason) }

@@ -237,6 +237,16 @@ import Testing
     #expect(a != b)
   }
 
+  @Test func outputFollowsItsOriginalWhenThatIsEditedInPlace() throws {
+    let out = folder.file("o.jpg")
+    _ = try fakeStore().apply([step("invert")], to: photo, output: out)
+    _ = try fakeStore().apply([step("add")], to: photo, output: nil)
+    // p.jpg is now a render; its bytes live on as p.jpg.original, which o.jpg finds.
+    #expect(fakeStore().status(out).fields["state"] == .string("edited"))
+    _ = try fakeStore().revert(out)
+    #expect(folder.read("o.jpg") == originalBytes)
+  }
+
   @Test func outputMayNotBeTheInput() throws {
     #expect(throws: StoreError.outputIsInput(path: photo)) {
       try fakeStore(force: true).apply([step("invert")], to: photo, output: photo)
