@@ -103,7 +103,7 @@ enum ArgumentScanner {
           if let inline { value = inline } else { value = try needValue(spec, shown: "--\(name)") }
           parsed.add(spec, value: value)
         }
-      } else if word.hasPrefix("-"), word.count > 1, !isNumber(word) {
+      } else if word.hasPrefix("-"), word.count > 1 {
         var letters = Array(word.dropFirst())
         while !letters.isEmpty {
           let letter = letters.removeFirst()
@@ -130,6 +130,4 @@ enum ArgumentScanner {
     }
     return parsed
   }
-
-  private static func isNumber(_ word: String) -> Bool { Double(word) != nil }
 }

@@ -96,7 +96,8 @@ struct BatchRunner {
       fields["seconds"] = .number((outcome.seconds * 1000).rounded() / 1000)
       console.print(JSONLine.encode(fields))
     } else if let lines = outcome.result?.lines {
-      for line in lines { console.print(line) }
+      // Each file's report starts with its name; further lines are details.
+      for (n, line) in lines.enumerated() { console.print(n == 0 ? "\(file): \(line)" : line) }
     }
   }
 }

@@ -57,7 +57,7 @@ enum DetectCommand {
         ])
       })
     let noun = faces.count == 1 ? "face" : "faces"
-    result.lines = ["\(path): \(faces.count) \(noun) (\(image.width)x\(image.height))"]
+    result.lines = ["\(faces.count) \(noun) (\(image.width)x\(image.height))"]
     for (i, f) in faces.enumerated() {
       result.lines.append("  #\(i)  x=\(f.x) y=\(f.y) width=\(f.width) height=\(f.height)")
     }

@@ -4,7 +4,7 @@ enum HelpCommand {
   static let command = Command(
     name: "help", summary: "Show help for photoedit or one command.",
     usage: "photoedit help [COMMAND]",
-    options: [],
+    options: [CommonOptions.help],
     run: { args, console throws(UsageError) in
       guard let name = args.operands.first else {
         console.print(overview)
