@@ -101,6 +101,32 @@ import Testing
     #expect(FileManager.default.contents(atPath: photo) == originalBytes)
   }
 
+  @Test func batchWithOneBadFileEditsTheOthers() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let good1 = try folder.copy("faces/hopper.jpg", as: "g1.jpg")
+    let bad = try folder.copy("bad/skimage-truncated.jpg", as: "bad.jpg")
+    let good2 = try folder.copy("faces/hopper.jpg", as: "g2.jpg")
+    let badBytes = FileManager.default.contents(atPath: bad)
+    let result = try launch(["apply", "--filter", "sepia", "--json", "-j", "2", good1, bad, good2])
+    #expect(result.status == 1)
+    let lines = result.out.split(separator: "\n")
+    #expect(lines.count == 3)
+    for line in lines {
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+      let file = object["file"] as! String
+      #expect(object["status"] as? String == (file == bad ? "error" : "ok"))
+    }
+    #expect(result.err.contains("photoedit: \(bad): "))
+    #expect(FileManager.default.contents(atPath: bad) == badBytes)
+    #expect(
+      Self.state(folder).keys.sorted() == [
+        "bad.jpg", "g1.jpg", "g1.jpg.original", "g1.jpg.photoedit.json", "g2.jpg", "g2.jpg.original",
+        "g2.jpg.photoedit.json",
+      ])
+    #expect(FileManager.default.contents(atPath: good1 + ".original") == originalBytes)
+  }
+
   enum Scenario: String, CaseIterable, Sendable {
     case firstApply, secondApply, undo, redo, revert, rerender, export
 
@@ -228,6 +254,7 @@ import Testing
     let commands: [[String]] = [
       ["apply", "--filter", "sepia:intensity=0.7", photo], ["apply", "--filter", "vignette", photo],
       ["undo", photo], ["redo", photo], ["revert", photo], ["render", "--quality", "80", photo],
+      ["check", "--repair", photo],
     ]
     for round in 0..<24 {
       let process = Process()
