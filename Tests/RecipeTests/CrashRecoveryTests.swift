@@ -128,6 +128,38 @@ import Testing
     }
   }
 
+  /// The same crashes where the file system has no hard links: the original is then preserved,
+  /// and put back, as a synced copy.
+  @Test(arguments: [Scenario.firstApply, .revert])
+  func crashWithoutHardLinks(scenario: Scenario) throws {
+    try FileSystem.$hardLinksUnsupported.withValue(true) {
+      let live = TempFolder()
+      try setUp(scenario, in: live)
+      let inode = { (name: String) in
+        try? FileManager.default.attributesOfItem(atPath: live.file(name))[.systemFileNumber] as? Int
+      }
+      let photoInode = inode("p.jpg")
+      let before = live.state()
+      let snapshots = Snapshots(live)
+      try CrashPoint.$observer.withValue({ snapshots.take($0) }) { try run(scenario, in: live) }
+      let after = live.state()
+      if scenario == .firstApply {
+        #expect(live.read("p.jpg.original") == original)
+        #expect(inode("p.jpg.original") != photoInode)
+      } else {
+        #expect(live.read("p.jpg") == original)
+      }
+      for (point, folder) in snapshots.all {
+        let state = folder.state()
+        #expect(state["p.jpg.original"] == SHA256.hex(original) || state["p.jpg"] == SHA256.hex(original))
+        _ = try fakeStore().check(folder.file("p.jpg"), repair: true)
+        let repaired = folder.state()
+        #expect(repaired == (point >= .afterJournal ? after : before), "\(scenario) at \(point.rawValue)")
+        #expect(folder.leftovers() == [])
+      }
+    }
+  }
+
   @Test(arguments: [Scenario.firstApply, .secondApply, .undo, .revert])
   func nextCommandFinishesOrCleansUp(scenario: Scenario) throws {
     let live = TempFolder()
