@@ -49,7 +49,7 @@ enum Recovery {
         case .refused(let reason): throw .damaged(reason)
         }
       }
-      step.crashPoint.reached()
+      step.crashPoint.reached(in: paths.directory)
     }
     do {
       try FileSystem.syncDirectory(paths.directory)
@@ -58,7 +58,7 @@ enum Recovery {
     } catch {
       throw .interrupted
     }
-    CrashPoint.afterCommit.reached()
+    CrashPoint.afterCommit.reached(in: paths.directory)
   }
 
   private enum StepFailure: Error {

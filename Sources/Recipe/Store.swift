@@ -71,7 +71,7 @@ struct Store {
       }
     }
     defer { lock.release() }
-    CrashPoint.afterLock.reached()
+    CrashPoint.afterLock.reached(in: paths.directory)
     let outcome = try Recovery.recover(paths)
     return try body(outcome)
   }

@@ -19,7 +19,17 @@ import Testing
     func take(_ point: CrashPoint) {
       let copy = TempFolder()
       for name in source.names() { copy.write(name, source.read(name)!) }
+      if noHardLinks { TestHooks.setHardLinksUnsupported(true, in: copy.path) }
       lock.withLock { taken.append((point, copy)) }
+    }
+
+    var noHardLinks = false
+
+    /// Runs `body` with the source folder watched: a copy at every crash point.
+    func watching(_ body: () throws -> Void) rethrows {
+      TestHooks.observe(source.path) { [self] point in take(point) }
+      defer { TestHooks.observe(source.path, nil) }
+      try body()
     }
     var all: [(CrashPoint, TempFolder)] { lock.withLock { taken } }
   }
@@ -86,7 +96,7 @@ import Testing
     try setUp(scenario, in: live)
     let before = live.state()
     let snapshots = Snapshots(live)
-    try CrashPoint.$observer.withValue({ snapshots.take($0) }) { try run(scenario, in: live) }
+    try snapshots.watching { try run(scenario, in: live) }
     let after = live.state()
     #expect(before != after)
     #expect(Set(snapshots.all.map(\.0)) == expectedPoints(scenario))
@@ -132,8 +142,10 @@ import Testing
   /// and put back, as a synced copy.
   @Test(arguments: [Scenario.firstApply, .revert])
   func crashWithoutHardLinks(scenario: Scenario) throws {
-    try FileSystem.$hardLinksUnsupported.withValue(true) {
+    do {
       let live = TempFolder()
+      TestHooks.setHardLinksUnsupported(true, in: live.path)
+      defer { TestHooks.setHardLinksUnsupported(false, in: live.path) }
       try setUp(scenario, in: live)
       let inode = { (name: String) in
         try? FileManager.default.attributesOfItem(atPath: live.file(name))[.systemFileNumber] as? Int
@@ -141,7 +153,8 @@ import Testing
       let photoInode = inode("p.jpg")
       let before = live.state()
       let snapshots = Snapshots(live)
-      try CrashPoint.$observer.withValue({ snapshots.take($0) }) { try run(scenario, in: live) }
+      snapshots.noHardLinks = true
+      try snapshots.watching { try run(scenario, in: live) }
       let after = live.state()
       if scenario == .firstApply {
         #expect(live.read("p.jpg.original") == original)
@@ -166,7 +179,7 @@ import Testing
     try setUp(scenario, in: live)
     let before = live.state()
     let snapshots = Snapshots(live)
-    try CrashPoint.$observer.withValue({ snapshots.take($0) }) { try run(scenario, in: live) }
+    try snapshots.watching { try run(scenario, in: live) }
     let after = live.state()
     let oldOps = try? fakeStore().loadSidecar(PhotoPaths(live.file("p.jpg")))?.data.operations.map(\.filter)
     _ = oldOps
