@@ -166,7 +166,7 @@ extension Store {
     var lines: [String] = []
     if repair && !settings.dryRun {
       // Recovery first: a crash may have left only a journal or temporary files.
-      let outcome = try locked(paths) { outcome throws(StoreError) in outcome }
+      let outcome = try locked(paths, scanFolder: true) { outcome throws(StoreError) in outcome }
       lines += outcome.lines
     }
     if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) {

@@ -54,9 +54,13 @@ struct Store {
   /// Takes the photo's lock, finishes or cleans up what a crash left, and runs `body`.
   ///
   /// A dry run takes no lock and changes nothing; it refuses a photo with an interrupted edit.
-  func locked<T>(_ paths: PhotoPaths, _ body: (Recovery.Outcome) throws(StoreError) -> T)
-    throws(StoreError) -> T
-  {
+  ///
+  /// - Parameter scanFolder: look for a crash's temporary files even when no lock file was left
+  ///   (`check --repair`); otherwise the folder is listed only after a crash, so a batch over a
+  ///   folder of thousands of photos does not list it once per photo.
+  func locked<T>(
+    _ paths: PhotoPaths, scanFolder: Bool = false, _ body: (Recovery.Outcome) throws(StoreError) -> T
+  ) throws(StoreError) -> T {
     if settings.dryRun {
       if FileSystem.exists(paths.journal) { throw .interrupted }
       return try body(Recovery.Outcome())
@@ -72,7 +76,7 @@ struct Store {
     }
     defer { lock.release() }
     CrashPoint.afterLock.reached(in: paths.directory)
-    let outcome = try Recovery.recover(paths)
+    let outcome = try Recovery.recover(paths, scanForTemporaryFiles: lock.foundLeftover || scanFolder)
     return try body(outcome)
   }
 
