@@ -70,10 +70,11 @@ enum JPEGCodec {
     if status != 0 {
       let message = String(cString: tjGetErrorStr2(handle))
       let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+      // TurboJPEG keeps the last message, so damage after a harmless warning is still seen.
       if isWarning && harmlessWarnings.contains(where: { message.contains($0) }) {
         warnings.append(message)
       } else {
-        throw error(fromLibjpeg: message)
+        throw error(fromLibjpeg: message, isWarning: isWarning)
       }
     }
     var image = Image(width: scaledWidth, height: scaledHeight, bytes: pixels)
@@ -105,9 +106,15 @@ enum JPEGCodec {
     )
   }
 
-  /// Maps a libjpeg message to the error a user reads.
-  private static func error(fromLibjpeg message: String) -> CodecError {
+  /// Maps a libjpeg message to the error a user reads. Every warning that is not harmless means
+  /// damaged data (libjpeg would have returned padded or garbled pixels).
+  private static func error(fromLibjpeg message: String, isWarning: Bool) -> CodecError {
     if message.contains("Premature end of JPEG file") { return .truncated(.jpeg) }
+    if isWarning {
+      var detail = message
+      if detail.hasPrefix("Corrupt JPEG data: ") { detail.removeFirst("Corrupt JPEG data: ".count) }
+      return .corruptData(.jpeg, detail)
+    }
     if message.contains("Unsupported JPEG data precision") {
       return .unsupported("JPEG with sample precision other than 8 bits")
     }
@@ -165,12 +172,17 @@ enum JPEGCodec {
       case .s422: TJSAMP_422
       case .s420: TJSAMP_420
       }
+    // TurboJPEG compresses with the fast integer DCT by default. libjpeg-turbo's usage notes say
+    // it makes "little or no perceptible quality difference" at quality 90 and below, and a
+    // growing one above (1-3 dB PSNR at 97), so above 90 take the accurate DCT (measured here:
+    // cjpeg on 24 MP, 0.10 s fast vs 0.13 s accurate).
+    let flags = options.quality > 90 ? TJFLAG_ACCURATEDCT : 0
     var jpeg: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
     let status = image.bytes.withUnsafeBufferPointer { p in
       tjCompress2(
         handle, p.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGBA.rawValue),
-        &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), 0)
+        &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), flags)
     }
     defer { if let jpeg { tjFree(jpeg) } }
     guard status == 0, let jpeg, size >= 4 else {

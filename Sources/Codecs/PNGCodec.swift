@@ -21,11 +21,18 @@ enum PNGCodec {
     var width = 0, height = 0, bitDepth = 0, colourType = 0, interlaced = false
     var colourChunks: [(type: String, data: [UInt8])] = []
     var icc: [UInt8]?
+    /// The eXIf chunk's TIFF structure (before IDAT), and the orientation it gives (1...8).
+    var exif: [UInt8]?
+    var orientation = 1
   }
 
   /// Walks every chunk, checking each CRC, and requires IHDR first, an IDAT and IEND.
   ///
-  /// - Parameter full: walk to IEND (decode); false stops after IHDR (size only).
+  /// Collects the colour chunks and an eXIf chunk found before the image data (PNG's EXIF,
+  /// whose orientation is applied like a JPEG's).
+  ///
+  /// - Parameter full: walk to IEND (decode); false stops at the first IDAT (size and eXIf
+  ///   orientation only, without reading the image data).
   /// - Throws: `.truncated(.png)` for a cut file, `.corruptData(.png, ...)` for a bad CRC, a bad
   ///   length, or a missing IHDR, IDAT or IEND.
   /// - Complexity: O(file size) (zlib's crc32 over every chunk).
@@ -69,13 +76,17 @@ enum PNGCodec {
           throw .corruptData(.png, "bad image size in IHDR")
         }
         first = false
-        if !full { return s }
       } else if type == "IDAT" {
+        if !full { return s }
         sawIDAT = true
+      } else if type == "eXIf", !sawIDAT, s.exif == nil {
+        let tiff = Array(bytes[dataStart..<dataEnd])
+        s.exif = tiff
+        s.orientation = EXIF.orientation(in: tiff) ?? 1
       } else if type == "IEND" {
         guard sawIDAT else { throw .corruptData(.png, "no image data (IDAT)") }
         return s
-      } else if !sawIDAT, colourChunkTypes.contains(type),
+      } else if full, !sawIDAT, colourChunkTypes.contains(type),
         !s.colourChunks.contains(where: { $0.type == type })
       {
         let data = Array(bytes[dataStart..<dataEnd])

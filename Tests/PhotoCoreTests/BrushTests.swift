@@ -6,24 +6,32 @@ import Testing
   /// Slow and obvious: every pixel's distance to every segment, then "over" in Double.
   static func reference(_ image: Image, _ points: [(Double, Double)], pen: Pen) -> Image {
     var out = image
-    let segments = points.count == 1 ? [(points[0], points[0])] : (1..<points.count).map { (points[$0 - 1], points[$0]) }
+    let segments =
+      points.count == 1 ? [(points[0], points[0])] : (1..<points.count).map { (points[$0 - 1], points[$0]) }
     for y in 0..<image.height {
       for x in 0..<image.width {
         var d = Double.infinity
         for (a, b) in segments {
-          let ex = b.0 - a.0, ey = b.1 - a.1, l2 = ex * ex + ey * ey
+          let ex = b.0 - a.0
+          let ey = b.1 - a.1
+          let l2 = ex * ex + ey * ey
           let t = l2 > 0 ? min(max(((Double(x) - a.0) * ex + (Double(y) - a.1) * ey) / l2, 0), 1) : 0
-          let dx = Double(x) - (a.0 + t * ex), dy = Double(y) - (a.1 + t * ey)
+          let dx = Double(x) - (a.0 + t * ex)
+          let dy = Double(y) - (a.1 + t * ey)
           d = min(d, (dx * dx + dy * dy).squareRoot())
         }
         let r = pen.size / 2
         let c = min(max((r + 0.5 - d) / (r * (1 - pen.hardness) + 1), 0), 1)
         if c <= 0 { continue }
         let p = image[x, y]
-        let ta = Double(pen.color.a) / 255 * c, ba = Double(p.a) / 255
+        let ta = Double(pen.color.a) / 255 * c
+        let ba = Double(p.a) / 255
         let oa = ta + ba * (1 - ta)
-        func ch(_ t: UInt8, _ b: UInt8) -> UInt8 { roundHalfUp((Double(t) * ta + Double(b) * ba * (1 - ta)) / oa) }
-        out[x, y] = RGBA(ch(pen.color.r, p.r), ch(pen.color.g, p.g), ch(pen.color.b, p.b), roundHalfUp(oa * 255))
+        func ch(_ t: UInt8, _ b: UInt8) -> UInt8 {
+          roundHalfUp((Double(t) * ta + Double(b) * ba * (1 - ta)) / oa)
+        }
+        out[x, y] = RGBA(
+          ch(pen.color.r, p.r), ch(pen.color.g, p.g), ch(pen.color.b, p.b), roundHalfUp(oa * 255))
       }
     }
     return out
@@ -52,7 +60,9 @@ import Testing
     #expect(out[14, 10] == RGBA(0, 0, 0))  // distance 4 ≤ r - 0.5
     #expect(out[15, 10] == RGBA(128, 128, 128))  // distance 5 = r: half covered
     #expect(out[16, 10] == RGBA(255, 255, 255))  // distance 6 ≥ r + 0.5: untouched
-    #expect(maxDifference(out, Self.reference(image, [(10, 10)], pen: Pen(color: RGBA(0, 0, 0), size: 10, hardness: 1))) <= 1)
+    #expect(
+      maxDifference(
+        out, Self.reference(image, [(10, 10)], pen: Pen(color: RGBA(0, 0, 0), size: 10, hardness: 1))) <= 1)
   }
 
   @Test func softerPensFeatherFurtherInward() {
@@ -74,11 +84,14 @@ import Testing
     #expect(op.parameters["color"] == .string("#0000FFFF"))
     #expect(op.parameters["size"] == .number(1.25))
     #expect(op.parameters["hardness"] == .number(0.8))
-    #expect(op.parameters["points"] == .array([.array([.number(10.0 / 60), .number(0.5)]), .array([.number(50.0 / 60), .number(0.5)])]))
+    #expect(
+      op.parameters["points"]
+        == .array([.array([.number(10.0 / 60), .number(0.5)]), .array([.number(50.0 / 60), .number(0.5)])]))
     var out = image
     try Filters.render(op, on: &out, context: noCascade)
     var expected = image
-    expected.drawStroke([(x: 10, y: 20), (x: 50, y: 20)], pen: Pen(color: RGBA(0, 0, 255), size: 50, hardness: 0.8))
+    expected.drawStroke(
+      [(x: 10, y: 20), (x: 50, y: 20)], pen: Pen(color: RGBA(0, 0, 255), size: 50, hardness: 0.8))
     #expect(out == expected)
     #expect(out[30, 20] == RGBA(0, 0, 255))
   }
@@ -106,10 +119,12 @@ import Testing
     #expect(reads == ["pen.json"])
     let image = Image(width: 40, height: 40, fill: RGBA(255, 255, 255))
     let op = try pending.resolve(for: image, context: noCascade)
-    #expect(op.parameters["strokes"] == .array([
-      .array([.array([.number(0.25), .number(0.25)]), .array([.number(0.75), .number(0.25)])]),
-      .array([.array([.number(0.125), .number(0.75)]), .array([.number(0.5), .number(0.75)])]),
-    ]))
+    #expect(
+      op.parameters["strokes"]
+        == .array([
+          .array([.array([.number(0.25), .number(0.25)]), .array([.number(0.75), .number(0.25)])]),
+          .array([.array([.number(0.125), .number(0.75)]), .array([.number(0.5), .number(0.75)])]),
+        ]))
     var out = image
     try Filters.render(op, on: &out, context: noCascade)
     var expected = image
@@ -123,19 +138,35 @@ import Testing
     func parse(_ text: String) throws {
       _ = try Filters.parse("brush:strokes=s.json") { _ in Array(text.utf8) }
     }
-    #expect(throws: FilterError.unreadableFile(filter: "brush", key: "strokes", path: "s.json", reason: "the file holds no strokes")) {
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "the file holds no strokes")
+    ) {
       try parse("[]")
     }
-    #expect(throws: FilterError.unreadableFile(filter: "brush", key: "strokes", path: "s.json", reason: "stroke 0: a point is not [x, y]")) {
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "stroke 0: a point is not [x, y]")
+    ) {
       try parse("[[[1, 2, 3]]]")
     }
-    #expect(throws: FilterError.unreadableFile(filter: "brush", key: "strokes", path: "s.json", reason: "invalid JSON at byte 5: expected ',' or ']'")) {
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "invalid JSON at byte 5: expected ',' or ']'"
+      )
+    ) {
       try parse("[[[1 2]]]")
     }
-    #expect(throws: FilterError.unreadableFile(filter: "brush", key: "strokes", path: "s.json", reason: "a point is negative or beyond 100%")) {
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "a point is negative or beyond 100%")
+    ) {
       try parse("[[[-1, 2]]]")
     }
-    #expect(throws: FilterError.unreadableFile(filter: "brush", key: "strokes", path: "missing.json", reason: "no such file")) {
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "missing.json", reason: "no such file")
+    ) {
       _ = try Filters.parse("brush:strokes=missing.json") { _ in throw CascadeError("no such file") }
     }
   }

@@ -25,15 +25,20 @@ import Testing
 
   /// A rectangle that leaves the image is refused, naming the rectangle and the image size.
   @Test func rectangleOutsideTheImageIsAnError() throws {
-    #expect(throws: FilterError.regionOutsideImage(
-      filter: "crop", region: "rectangle x=5,y=0,width=3,height=2", width: 7, height: 5)
+    #expect(
+      throws: FilterError.regionOutsideImage(
+        filter: "crop", region: "rectangle x=5,y=0,width=3,height=2", width: 7, height: 5)
     ) { try apply("crop:x=5,y=0,width=3,height=2", to: Self.grid) }
-    #expect(throws: FilterError.regionOutsideImage(
-      filter: "crop", region: "rectangle x=0,y=50%,width=1,height=60%", width: 7, height: 5)
+    #expect(
+      throws: FilterError.regionOutsideImage(
+        filter: "crop", region: "rectangle x=0,y=50%,width=1,height=60%", width: 7, height: 5)
     ) { try apply("crop:x=0,y=50%,width=1,height=60%", to: Self.grid) }
     // Touching the border is fine.
     #expect(try apply("crop:x=5,y=3,width=2,height=2", to: Self.grid).width == 2)
-    #expect(throws: FilterError.outOfRange(filter: "crop", key: "width", value: "0", range: "> 0 px, or 0%...100% of the width")) {
+    #expect(
+      throws: FilterError.outOfRange(
+        filter: "crop", key: "width", value: "0", range: "> 0 px, or 0%...100% of the width")
+    ) {
       try Filters.parse("crop:x=0,y=0,width=0,height=2", readFile: noFiles)
     }
   }
@@ -56,7 +61,8 @@ import Testing
     let r = Double(min(image.width, image.height)) / 2
     for y in 0..<image.height {
       for x in 0..<image.width {
-        let dx = Double(x) + 0.5 - Double(image.width) / 2, dy = Double(y) + 0.5 - Double(image.height) / 2
+        let dx = Double(x) + 0.5 - Double(image.width) / 2
+        let dy = Double(y) + 0.5 - Double(image.height) / 2
         let c = min(max(r + 0.5 - (dx * dx + dy * dy).squareRoot(), 0), 1)
         out[x, y].a = roundHalfUp(Double(image[x, y].a) * c)
       }
@@ -78,6 +84,14 @@ import Testing
     let scaled = try apply("crop:shape=circle,scale=0.5,center=100:10", to: image)
     #expect((scaled.width, scaled.height) == (40, 40))
     #expect(scaled == Self.referenceMask(image.cropped(x: 80, y: 0, width: 40, height: 40)))
+  }
+
+  @Test(arguments: [(1, 1), (2, 2), (3, 3), (33, 33), (64, 64), (41, 20), (17, 50)])
+  func circleMaskMatchesReference(width: Int, height: Int) {
+    let image = noiseImage(width: width, height: height, seed: 23, opaque: false)
+    var fast = image
+    fast.maskToInscribedCircle()
+    #expect(fast == Self.referenceMask(image))
   }
 
   @Test func flattenedOverBackground() {

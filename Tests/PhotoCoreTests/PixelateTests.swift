@@ -150,7 +150,8 @@ import Testing
     var out = image
     let region = PixelRegion.circle(centerX: 30, centerY: 30, radius: 15)
     out.blur(region, radius: 4)
-    var spreadBefore = 0, spreadAfter = 0
+    var spreadBefore = 0
+    var spreadAfter = 0
     for y in 0..<60 {
       for x in 0..<60 {
         if !region.contains(x: x, y: y) {

@@ -70,7 +70,8 @@ import Testing
     var out = image
     for y in 0..<image.height {
       for x in 0..<image.width {
-        let dx = Double(x) - (w - 1) / 2, dy = Double(y) - (h - 1) / 2
+        let dx = Double(x) - (w - 1) / 2
+        let dy = Double(y) - (h - 1) / 2
         let u = min((dx * dx + dy * dy).squareRoot() / reach, 1)
         let f = 1 - intensity * (3 * u * u - 2 * u * u * u)
         let p = image[x, y]

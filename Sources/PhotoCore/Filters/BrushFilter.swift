@@ -8,7 +8,8 @@
 /// of the image, so on a photo twice as large the stroke is twice as thick.
 public struct BrushFilter: Filter {
   public static let name = "brush"
-  public static let summary = "Draws anti-aliased strokes with a pen preset or a custom colour, size and hardness."
+  public static let summary =
+    "Draws anti-aliased strokes with a pen preset or a custom colour, size and hardness."
   public static let version = 1
 
   /// The pen presets: colour, diameter in pixels, hardness.
@@ -23,12 +24,15 @@ public struct BrushFilter: Filter {
   public static let parameters = [
     FilterParameter(
       "pen", .choice(pens.map(\.name) + ["custom"]), default: .choice("black"),
-      help: "highlight (#FFFF0080, 20, 0.5), whiteout (#FFFFFF, 5, 0.6), black (10, 0.7), blue (50, 0.8), red (1, 0.9); custom needs color"),
+      help:
+        "highlight (#FFFF0080, 20, 0.5), whiteout (#FFFFFF, 5, 0.6), black (10, 0.7), blue (50, 0.8), red (1, 0.9); custom needs color"
+    ),
     FilterParameter("color", .color, help: "the pen's colour (overrides the preset)"),
     FilterParameter(
       "size", .length(.shortSide, fractions: 0...10, positive: true),
       help: "the stroke's diameter in pixels (overrides the preset); % is of the shorter side"),
-    FilterParameter("hardness", .number(0...1), help: "1 is a hard edge, lower feathers it (overrides the preset)"),
+    FilterParameter(
+      "hardness", .number(0...1), help: "1 is a hard edge, lower feathers it (overrides the preset)"),
     FilterParameter("points", .points, help: "one stroke, X:Y/X:Y/..."),
     FilterParameter("strokes", .strokesFile, help: "a JSON file of strokes, drawn before points"),
   ]
@@ -38,7 +42,8 @@ public struct BrushFilter: Filter {
     if p.choice("pen") == "custom" && !p.has("color") { throw .missingParameter(filter: name, key: "color") }
   }
 
-  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext) throws(FilterError)
+  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext)
+    throws(FilterError)
     -> [String: JSONValue]
   {
     if let preset = pens.first(where: { $0.name == p.choice("pen") })?.pen {

@@ -19,11 +19,15 @@ public struct CropFilter: Filter {
   public static let version = 1
   public static let defaultBackground = RGBA(255, 255, 255, 255)
   public static let parameters = [
-    FilterParameter("shape", .choice(["rect", "circle"]), default: .choice("rect"), help: "rect, or circle (square output)"),
-    FilterParameter("x", .length(.horizontal, fractions: 0...1, positive: false), help: "rectangle: left column"),
+    FilterParameter(
+      "shape", .choice(["rect", "circle"]), default: .choice("rect"), help: "rect, or circle (square output)"),
+    FilterParameter(
+      "x", .length(.horizontal, fractions: 0...1, positive: false), help: "rectangle: left column"),
     FilterParameter("y", .length(.vertical, fractions: 0...1, positive: false), help: "rectangle: top row"),
-    FilterParameter("width", .length(.horizontal, fractions: 0...1, positive: true), help: "rectangle: width"),
-    FilterParameter("height", .length(.vertical, fractions: 0...1, positive: true), help: "rectangle: height"),
+    FilterParameter(
+      "width", .length(.horizontal, fractions: 0...1, positive: true), help: "rectangle: width"),
+    FilterParameter(
+      "height", .length(.vertical, fractions: 0...1, positive: true), help: "rectangle: height"),
     FilterParameter("aspect", .ratio, help: "the largest W:H rectangle that fits, times scale"),
     FilterParameter(
       "center", .point, default: .point(Point(fractionX: 0.5, y: 0.5)),
@@ -46,22 +50,28 @@ public struct CropFilter: Filter {
     } else if p.has("aspect") {
       if let k = given.first { throw .conflictingParameters(filter: name, keys: ["aspect", k]) }
     } else {
-      if given.isEmpty { throw .missingParameter(filter: name, key: "x, y, width and height, or aspect, or shape=circle") }
+      if given.isEmpty {
+        throw .missingParameter(filter: name, key: "x, y, width and height, or aspect, or shape=circle")
+      }
       for k in rectangleKeys where !p.has(k) { throw .missingParameter(filter: name, key: k) }
     }
   }
 
-  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext) throws(FilterError)
+  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext)
+    throws(FilterError)
     -> [String: JSONValue]
   {
     guard p.choice("shape") == "rect", !p.has("aspect") else { return [:] }
-    let x = p.pixels("x", .horizontal, of: image)!, y = p.pixels("y", .vertical, of: image)!
-    let w = p.pixels("width", .horizontal, of: image)!, h = p.pixels("height", .vertical, of: image)!
+    let x = p.pixels("x", .horizontal, of: image)!
+    let y = p.pixels("y", .vertical, of: image)!
+    let w = p.pixels("width", .horizontal, of: image)!
+    let h = p.pixels("height", .vertical, of: image)!
     let slack = 1e-9
     if x + w > Double(image.width) + slack || y + h > Double(image.height) + slack {
       throw .regionOutsideImage(
         filter: name,
-        region: "rectangle x=\(p.text("x")),y=\(p.text("y")),width=\(p.text("width")),height=\(p.text("height"))",
+        region:
+          "rectangle x=\(p.text("x")),y=\(p.text("y")),width=\(p.text("width")),height=\(p.text("height"))",
         width: image.width, height: image.height)
     }
     return [:]
@@ -77,7 +87,8 @@ public struct CropFilter: Filter {
       return (a, b - a)
     }
     if p.choice("shape") == "rect", !p.has("aspect") {
-      let x = p.pixels("x", .horizontal, of: image)!, y = p.pixels("y", .vertical, of: image)!
+      let x = p.pixels("x", .horizontal, of: image)!
+      let y = p.pixels("y", .vertical, of: image)!
       let (x0, cw) = clampedSpan(x, x + p.pixels("width", .horizontal, of: image)!, W)
       let (y0, ch) = clampedSpan(y, y + p.pixels("height", .vertical, of: image)!, H)
       return (x0, y0, cw, ch)
@@ -85,7 +96,8 @@ public struct CropFilter: Filter {
     let (aw, ah) = p.choice("shape") == "circle" ? (1.0, 1.0) : p.ratio("aspect")!
     let scale = p.number("scale")
     // The largest aw:ah rectangle inside W×H, times scale.
-    var fw: Double, fh: Double
+    var fw: Double
+    var fh: Double
     if Double(W) * ah > Double(H) * aw {
       (fh, fw) = (Double(H), Double(H) * aw / ah)
     } else {

@@ -13,7 +13,8 @@
 /// width) pixels: 48 px at a 1/2 decode, 96 px at 1/4, 192 px at 1/8.
 public struct FaceblurFilter: Filter {
   public static let name = "faceblur"
-  public static let summary = "Detects faces and pixelates a circle centred on each (blur or solid as options)."
+  public static let summary =
+    "Detects faces and pixelates a circle centred on each (blur or solid as options)."
   public static let version = 1
   /// Above this many pixels, detection uses `FilterContext.reducedSource` when there is one.
   public static let reducedDetectionThreshold = 2_000_000
@@ -26,15 +27,21 @@ public struct FaceblurFilter: Filter {
       "blocks", .integer(1...200), default: .integer(10),
       help: "pixelate: blocks across a face box; blur: the blur radius is the box width / blocks"),
     FilterParameter(
-      "style", .choice(["pixelate", "blur", "solid"]), default: .choice("pixelate"), help: "how each face is hidden"),
+      "style", .choice(["pixelate", "blur", "solid"]), default: .choice("pixelate"),
+      help: "how each face is hidden"),
     FilterParameter("color", .color, default: .color(RGBA(0, 0, 0, 255)), help: "solid: the fill colour"),
-    FilterParameter("exclude", .integers(0...100_000), help: "faces to leave alone, by index (left to right from 0)"),
+    FilterParameter(
+      "exclude", .integers(0...100_000), help: "faces to leave alone, by index (left to right from 0)"),
     FilterParameter("scaleFactor", .number(1.01...4), default: .number(1.1), help: "detector: pyramid step"),
-    FilterParameter("minNeighbors", .integer(0...100), default: .integer(3), help: "detector: overlapping hits a face needs"),
     FilterParameter(
-      "minFace", .integer(1...100_000), help: "detector: smallest face side, pixels of the image entering the step"),
+      "minNeighbors", .integer(0...100), default: .integer(3), help: "detector: overlapping hits a face needs"
+    ),
     FilterParameter(
-      "maxFace", .integer(1...100_000), help: "detector: largest face side, pixels of the image entering the step"),
+      "minFace", .integer(1...100_000),
+      help: "detector: smallest face side, pixels of the image entering the step"),
+    FilterParameter(
+      "maxFace", .integer(1...100_000),
+      help: "detector: largest face side, pixels of the image entering the step"),
   ]
 
   public static func check(_ p: FilterValues) throws(FilterError) {
@@ -43,7 +50,8 @@ public struct FaceblurFilter: Filter {
     }
   }
 
-  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext) throws(FilterError)
+  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext)
+    throws(FilterError)
     -> [String: JSONValue]
   {
     let cascade: HaarCascade
@@ -51,11 +59,13 @@ public struct FaceblurFilter: Filter {
     var source = image
     if image.width * image.height > reducedDetectionThreshold, let reduced = context.reducedSource,
       reduced.width < image.width,
-      sameShape(reducedWidth: reduced.width, reducedHeight: reduced.height, width: image.width, height: image.height)
+      sameShape(
+        reducedWidth: reduced.width, reducedHeight: reduced.height, width: image.width, height: image.height)
     {
       source = reduced
     }
-    let fx = Double(image.width) / Double(source.width), fy = Double(image.height) / Double(source.height)
+    let fx = Double(image.width) / Double(source.width)
+    let fy = Double(image.height) / Double(source.height)
     var options = DetectionOptions()
     options.scaleFactor = p.number("scaleFactor")
     options.minNeighbors = p.integer("minNeighbors")
@@ -90,7 +100,8 @@ public struct FaceblurFilter: Filter {
 
   /// Boxes in pixels of a source image, scaled by (scaleX, scaleY) to an image of width × height,
   /// as fractions of it, sorted left to right (then top to bottom).
-  static func normalizedFaces(_ boxes: [FaceBox], scaleX: Double, scaleY: Double, width: Int, height: Int) -> [Face]
+  static func normalizedFaces(_ boxes: [FaceBox], scaleX: Double, scaleY: Double, width: Int, height: Int)
+    -> [Face]
   {
     boxes.map { b in
       Face(
@@ -121,8 +132,10 @@ public struct FaceblurFilter: Filter {
   /// The circle and block size for one face box, in pixels of `image`.
   static func circle(for face: Face, scale: Double, blocks: Int, in image: Image) -> (PixelRegion, Int) {
     let (W, H) = (Double(image.width), Double(image.height))
-    let x = snapped(face.x * W), y = snapped(face.y * H)
-    let w = snapped(face.width * W), h = snapped(face.height * H)
+    let x = snapped(face.x * W)
+    let y = snapped(face.y * H)
+    let w = snapped(face.width * W)
+    let h = snapped(face.height * H)
     // The box covers pixels x ..< x + w; its centre pixel index is x + (w - 1) / 2.
     let radius = scale * (w * w + h * h).squareRoot() / 2
     let block = max(1, Int((w / Double(blocks)).rounded()))
@@ -135,7 +148,8 @@ public struct FaceblurFilter: Filter {
     guard let faces = faces(derived) else { throw .badDerivedState(filter: name, key: "faces") }
     let excluded = Set(p.integers("exclude"))
     for (index, face) in faces.enumerated() where !excluded.contains(index) {
-      let (region, block) = circle(for: face, scale: p.number("scale"), blocks: p.integer("blocks"), in: image)
+      let (region, block) = circle(
+        for: face, scale: p.number("scale"), blocks: p.integer("blocks"), in: image)
       switch p.choice("style") {
       case "blur": image.blur(region, radius: block)
       case "solid": image.fill(region, with: p.color("color")!)

@@ -84,7 +84,9 @@ public struct FilterValues: Sendable, Hashable {
     return v
   }
   public func integer(_ name: String) -> Int {
-    guard case .integer(let v) = values[name] else { preconditionFailure("\(filter).\(name) is not an integer") }
+    guard case .integer(let v) = values[name] else {
+      preconditionFailure("\(filter).\(name) is not an integer")
+    }
     return v
   }
   public func optionalInteger(_ name: String) -> Int? {

@@ -264,7 +264,8 @@ extension FilterParameter {
       return ss.allSatisfy { $0.allSatisfy(pointInRange) } ? nil : "a stroke point"
     case (.ratio, .ratio(let w, let h)): return w > 0 && h > 0 ? nil : commandLineText(value)
     case (.color, .color): return nil
-    case (.integers(let r), .integers(let vs)): return vs.allSatisfy(r.contains) ? nil : commandLineText(value)
+    case (.integers(let r), .integers(let vs)):
+      return vs.allSatisfy(r.contains) ? nil : commandLineText(value)
     default: preconditionFailure("value \(value) does not match the kind of '\(name)'")
     }
   }
@@ -409,7 +410,10 @@ extension FilterParameter {
     case .integer:
       guard let v = json.number, v == v.rounded(), abs(v) < 1e15 else { return nil }
       return .integer(Int(v))
-    case .choice: return json.string.map(ParameterValue.choice)
+    case .choice:
+      // A hand-written recipe may give a numeric choice as a number (`"angle": 90`).
+      if let n = json.number, n.isFinite { return .choice(format(n)) }
+      return json.string.map(ParameterValue.choice)
     case .length:
       guard let v = json.number, v.isFinite else { return nil }
       return .length(.fraction(v))

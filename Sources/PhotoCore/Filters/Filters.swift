@@ -50,12 +50,16 @@ public enum Filters {
     FlipFilter.self,
   ]
 
-  static func type(named name: String, in registry: [any Filter.Type] = all) throws(FilterError) -> any Filter.Type {
+  static func type(named name: String, in registry: [any Filter.Type] = all) throws(FilterError)
+    -> any Filter.Type
+  {
     guard let t = registry.first(where: { $0.name == name }) else { throw .unknownFilter(name) }
     return t
   }
 
-  static func withDefaults(_ values: [String: ParameterValue], of type: any Filter.Type) -> [String: ParameterValue] {
+  static func withDefaults(_ values: [String: ParameterValue], of type: any Filter.Type) -> [String:
+    ParameterValue]
+  {
     var out = values
     for spec in type.parameters where out[spec.name] == nil {
       if let d = spec.defaultValue { out[spec.name] = d }
@@ -75,7 +79,8 @@ public enum Filters {
   public static func parse(
     _ word: String, readFile: (String) throws -> [UInt8]
   ) throws(FilterError) -> PendingOperation {
-    let name: String, rest: Substring?
+    let name: String
+    let rest: Substring?
     if let colon = word.firstIndex(of: ":") {
       name = String(word[..<colon])
       rest = word[word.index(after: colon)...]
@@ -89,7 +94,8 @@ public enum Filters {
         guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
           throw .malformedParameter(filter: name, text: String(pair))
         }
-        let key = String(pair[..<eq]), text = String(pair[pair.index(after: eq)...])
+        let key = String(pair[..<eq])
+        let text = String(pair[pair.index(after: eq)...])
         guard let spec = type.parameters.first(where: { $0.name == key }) else {
           throw .unknownParameter(filter: name, key: key, known: type.parameters.map(\.name))
         }
@@ -104,7 +110,8 @@ public enum Filters {
   /// A stored operation's portable part, ready to be resolved against another photo (derived
   /// state such as face boxes is dropped). Lengths stay fractions.
   public static func pending(from operation: Operation) throws(FilterError) -> PendingOperation {
-    let op = try validate(operation)
+    // A recipe file's operations carry no derived state: only the portable part is checked.
+    let op = try validate(operation, in: all, checkingDerived: false)
     let type = try type(named: op.filter)
     var values: [String: ParameterValue] = [:]
     for spec in type.parameters {
@@ -124,7 +131,9 @@ public enum Filters {
   }
 
   /// `validate(_:)` against another list of filters (tests register older and newer versions).
-  static func validate(_ operation: Operation, in registry: [any Filter.Type]) throws(FilterError) -> Operation {
+  static func validate(
+    _ operation: Operation, in registry: [any Filter.Type], checkingDerived: Bool = true
+  ) throws(FilterError) -> Operation {
     let type = try type(named: operation.filter, in: registry)
     let name = operation.filter
     guard operation.version <= type.version else {
@@ -139,7 +148,7 @@ public enum Filters {
     }
     let values = try decodeValues(parameters, of: type)
     try type.check(FilterValues(filter: name, values: values))
-    try type.checkDerived(operation.derived)
+    if checkingDerived { try type.checkDerived(operation.derived) }
     var stored: [String: JSONValue] = [:]
     for spec in type.parameters {
       if let v = values[spec.name] { stored[spec.name] = spec.encode(v) }
@@ -177,7 +186,8 @@ public enum Filters {
     let op = try validate(operation)
     let type = try type(named: op.filter)
     let values = try decodeValues(op.parameters, of: type)
-    try type.render(FilterValues(filter: op.filter, values: values), derived: op.derived, on: &image, context: context)
+    try type.render(
+      FilterValues(filter: op.filter, values: values), derived: op.derived, on: &image, context: context)
   }
 
   /// The colour a JPEG render fills transparency with: the `background` of the last circular crop
@@ -199,7 +209,10 @@ public enum Filters {
     for type in all {
       lines.append("\(type.name) (version \(type.version)): \(type.summary)")
       let rows = type.parameters.map { spec -> [String] in
-        [spec.name, spec.typeName, spec.rangeText, spec.defaultValue == nil ? "-" : spec.defaultText, spec.help]
+        [
+          spec.name, spec.typeName, spec.rangeText, spec.defaultValue == nil ? "-" : spec.defaultText,
+          spec.help,
+        ]
       }
       let widths = (0..<4).map { c in rows.map { $0[c].count }.max() ?? 0 }
       for row in rows {
@@ -243,6 +256,7 @@ func jsonText(_ j: JSONValue) -> String {
   case .number(let n): format(n)
   case .string(let s): "\"\(s)\""
   case .array(let a): "[" + a.map(jsonText).joined(separator: ",") + "]"
-  case .object(let o): "{" + o.keys.sorted().map { "\"\($0)\":\(jsonText(o[$0]!))" }.joined(separator: ",") + "}"
+  case .object(let o):
+    "{" + o.keys.sorted().map { "\"\($0)\":\(jsonText(o[$0]!))" }.joined(separator: ",") + "}"
   }
 }

@@ -8,10 +8,12 @@
 /// several times for several regions.
 public struct PixelateFilter: Filter {
   public static let name = "pixelate"
-  public static let summary = "Pixelates a rectangle or a circle: each block gets the mean colour of its pixels."
+  public static let summary =
+    "Pixelates a rectangle or a circle: each block gets the mean colour of its pixels."
   public static let version = 1
   public static let parameters = [
-    FilterParameter("shape", .choice(["rect", "circle"]), default: .choice("rect"), help: "the region's shape"),
+    FilterParameter(
+      "shape", .choice(["rect", "circle"]), default: .choice("rect"), help: "the region's shape"),
     FilterParameter("x", .length(.horizontal, fractions: 0...1, positive: false), help: "rect: left column"),
     FilterParameter("y", .length(.vertical, fractions: 0...1, positive: false), help: "rect: top row"),
     FilterParameter("width", .length(.horizontal, fractions: 0...1, positive: true), help: "rect: width"),
@@ -29,7 +31,9 @@ public struct PixelateFilter: Filter {
 
   public static func check(_ p: FilterValues) throws(FilterError) {
     if p.choice("shape") == "circle" {
-      if let k = rectangleKeys.first(where: p.has) { throw .conflictingParameters(filter: name, keys: ["shape=circle", k]) }
+      if let k = rectangleKeys.first(where: p.has) {
+        throw .conflictingParameters(filter: name, keys: ["shape=circle", k])
+      }
       for k in ["center", "radius"] where !p.has(k) { throw .missingParameter(filter: name, key: k) }
     } else {
       if let k = ["center", "radius"].first(where: p.has) {
@@ -46,8 +50,10 @@ public struct PixelateFilter: Filter {
       let c = p.point("center")!.pixels(width: w, height: h)
       return .circle(centerX: c.x, centerY: c.y, radius: p.pixels("radius", .shortSide, of: image)!)
     }
-    let x = p.pixels("x", .horizontal, of: image)!, y = p.pixels("y", .vertical, of: image)!
-    let x0 = Int(x.rounded()), y0 = Int(y.rounded())
+    let x = p.pixels("x", .horizontal, of: image)!
+    let y = p.pixels("y", .vertical, of: image)!
+    let x0 = Int(x.rounded())
+    let y0 = Int(y.rounded())
     let x1 = Int((x + p.pixels("width", .horizontal, of: image)!).rounded())
     let y1 = Int((y + p.pixels("height", .vertical, of: image)!).rounded())
     return .rectangle(x: x0, y: y0, width: max(x1 - x0, 1), height: max(y1 - y0, 1))

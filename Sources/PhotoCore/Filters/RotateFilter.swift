@@ -4,7 +4,8 @@ public struct RotateFilter: Filter {
   public static let summary = "Turns the image clockwise by 90, 180 or 270 degrees."
   public static let version = 1
   public static let parameters = [
-    FilterParameter("angle", .choice(["90", "180", "270"]), default: .choice("90"), help: "degrees clockwise")
+    FilterParameter(
+      "angle", .choice(["90", "180", "270"]), default: .choice("90"), help: "degrees clockwise")
   ]
 
   public static func render(

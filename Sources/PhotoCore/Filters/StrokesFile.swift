@@ -146,7 +146,9 @@ struct JSONParser {
 
   private mutating func literal(_ word: String, _ v: JSONValue) throws(Failure) -> JSONValue {
     let w = Array(word.utf8)
-    guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else { throw fail("unexpected word") }
+    guard i + w.count <= bytes.count, Array(bytes[i..<(i + w.count)]) == w else {
+      throw fail("unexpected word")
+    }
     i += w.count
     return v
   }
@@ -189,7 +191,8 @@ struct JSONParser {
         case UInt8(ascii: "r"): out.append(13)
         case UInt8(ascii: "t"): out.append(9)
         case UInt8(ascii: "u"):
-          guard i + 4 <= bytes.count, let code = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16)
+          guard i + 4 <= bytes.count,
+            let code = UInt32(String(decoding: bytes[i..<(i + 4)], as: UTF8.self), radix: 16)
           else { throw fail("bad \\u escape") }
           i += 4
           // Surrogate pairs are not needed for stroke files; a lone surrogate becomes U+FFFD.

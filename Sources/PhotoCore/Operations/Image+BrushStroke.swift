@@ -36,8 +36,10 @@ extension Image {
     for k in 1..<max(points.count, 1) {
       segments.append((points[k - 1].x, points[k - 1].y, points[k].x, points[k].y))
     }
-    let minY = segments.map { min($0.1, $0.3) }.min()!, maxY = segments.map { max($0.1, $0.3) }.max()!
-    let y0 = max(Int((minY - reach).rounded(.down)), 0), y1 = min(Int((maxY + reach).rounded(.up)), h - 1)
+    let minY = segments.map { min($0.1, $0.3) }.min()!
+    let maxY = segments.map { max($0.1, $0.3) }.max()!
+    let y0 = max(Int((minY - reach).rounded(.down)), 0)
+    let y1 = min(Int((maxY + reach).rounded(.up)), h - 1)
     guard y0 <= y1 else { return }
     let color = pen.color
     bytes.withUnsafeMutableBufferPointer { buffer in
@@ -47,7 +49,8 @@ extension Image {
           var cover = [Float](repeating: 0, count: w)  // one row's coverage, reused
           for y in (rows.lowerBound + y0)..<(rows.upperBound + y0) {
             let py = Double(y)
-            var lo = w, hi = -1
+            var lo = w
+            var hi = -1
             for (ax, ay, bx, by) in segments {
               guard py > min(ay, by) - reach, py < max(ay, by) + reach else { continue }
               let xs = max(Int((min(ax, bx) - reach).rounded(.down)), 0)
@@ -55,12 +58,15 @@ extension Image {
               guard xs <= xe else { continue }
               lo = min(lo, xs)
               hi = max(hi, xe)
-              let ex = bx - ax, ey = by - ay, len2 = ex * ex + ey * ey
+              let ex = bx - ax
+              let ey = by - ay
+              let len2 = ex * ex + ey * ey
               for x in xs...xe {
                 let px = Double(x)
                 var t = len2 > 0 ? ((px - ax) * ex + (py - ay) * ey) / len2 : 0
                 t = min(max(t, 0), 1)
-                let dx = px - (ax + t * ex), dy = py - (ay + t * ey)
+                let dx = px - (ax + t * ex)
+                let dy = py - (ay + t * ey)
                 let c = Float(pen.coverage(distance: (dx * dx + dy * dy).squareRoot()))
                 if c > cover[x] { cover[x] = c }
               }
@@ -68,7 +74,8 @@ extension Image {
             guard lo <= hi else { continue }
             for x in lo...hi where cover[x] > 0 {
               let i = (y * w + x) * 4
-              let out = compositeOver(color, RGBA(base[i], base[i + 1], base[i + 2], base[i + 3]), coverage: cover[x])
+              let out = compositeOver(
+                color, RGBA(base[i], base[i + 1], base[i + 2], base[i + 3]), coverage: cover[x])
               (base[i], base[i + 1], base[i + 2], base[i + 3]) = (out.r, out.g, out.b, out.a)
               cover[x] = 0
             }

@@ -5,13 +5,16 @@ extension Image {
   /// - Complexity: O(width × height) of the result.
   public func cropped(x: Int, y: Int, width cw: Int, height ch: Int) -> Image {
     precondition(cw >= 1 && ch >= 1, "a crop is at least 1x1")
-    precondition(x >= 0 && y >= 0 && x + cw <= width && y + ch <= height, "the crop must lie inside the image")
+    precondition(
+      x >= 0 && y >= 0 && x + cw <= width && y + ch <= height, "the crop must lie inside the image")
     if (x, y, cw, ch) == (0, 0, width, height) { return self }
     var out = [UInt8](repeating: 0, count: cw * ch * 4)
-    let srcRow = width * 4, dstRow = cw * 4
+    let srcRow = width * 4
+    let dstRow = cw * 4
     bytes.withUnsafeBufferPointer { src in
       out.withUnsafeMutableBufferPointer { dst in
-        let s = src.baseAddress!, d = dst.baseAddress!
+        let s = src.baseAddress!
+        let d = dst.baseAddress!
         Parallel.forEachRowRange(ch) { rows in
           for r in rows {
             (d + r * dstRow).update(from: s + (y + r) * srcRow + x * 4, count: dstRow)
@@ -31,19 +34,37 @@ extension Image {
   /// - Complexity: O(width × height), row-parallel.
   public mutating func maskToInscribedCircle() {
     let (w, h) = (width, height)
-    let cx = Double(w) / 2, cy = Double(h) / 2, r = Double(min(w, h)) / 2
+    let cx = Double(w) / 2
+    let cy = Double(h) / 2
+    let r = Double(min(w, h)) / 2
     bytes.withUnsafeMutableBufferPointer { buffer in
       let base = buffer.baseAddress!
       Parallel.forEachRowRange(h) { rows in
         for y in rows {
           let dy = Double(y) + 0.5 - cy
-          for x in 0..<w {
+          // Pixels whose centre lies within r - 0.5 keep coverage 1: skip that run (less one
+          // pixel at each end, so rounding cannot skip a pixel that needed the formula).
+          let inner = r - 0.5
+          var skip = 0..<0
+          if inner * inner > dy * dy {
+            let s = (inner * inner - dy * dy).squareRoot()
+            let lo = Int((cx - s - 0.5).rounded(.up)) + 1
+            let hi = Int((cx + s - 0.5).rounded(.down)) - 1
+            if lo <= hi { skip = max(lo, 0)..<min(hi + 1, w) }
+          }
+          var x = 0
+          while x < w {
+            if x == skip.lowerBound && !skip.isEmpty {
+              x = skip.upperBound
+              continue
+            }
             let dx = Double(x) + 0.5 - cx
             let coverage = circleCoverage(distance: (dx * dx + dy * dy).squareRoot(), radius: r)
             if coverage < 1 {
               let i = (y * w + x) * 4 + 3
               base[i] = UInt8(Double(base[i]) * coverage + 0.5)
             }
+            x += 1
           }
         }
       }
@@ -67,7 +88,9 @@ extension Image {
           if a == 255 { continue }
           let composite = compositeOver(
             RGBA(base[i], base[i + 1], base[i + 2], base[i + 3]), background, coverage: 1)
-          (base[i], base[i + 1], base[i + 2], base[i + 3]) = (composite.r, composite.g, composite.b, composite.a)
+          (base[i], base[i + 1], base[i + 2], base[i + 3]) = (
+            composite.r, composite.g, composite.b, composite.a
+          )
         }
       }
     }
@@ -84,7 +107,8 @@ extension Image {
 /// `top` (straight alpha, its alpha scaled by `coverage` in 0...1) composited over `bottom` with
 /// the Porter-Duff "over" rule, in straight alpha, each channel rounded to nearest.
 @inline(__always) func compositeOver(_ top: RGBA, _ bottom: RGBA, coverage: Float) -> RGBA {
-  let ta = Float(top.a) / 255 * coverage, ba = Float(bottom.a) / 255
+  let ta = Float(top.a) / 255 * coverage
+  let ba = Float(bottom.a) / 255
   let oa = ta + ba * (1 - ta)
   if oa <= 0 { return RGBA(0, 0, 0, 0) }
   let t = SIMD3<Float>(Float(top.r), Float(top.g), Float(top.b))
