@@ -10,8 +10,19 @@ import Testing
 @Suite struct LiveStoreTests {
   let folder = TempFolder()
 
+  /// Debian's opencv-data cascade (installed by `make test`), loaded once.
+  static let cascade: HaarCascade? = {
+    let path = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+    guard let bytes = FileManager.default.contents(atPath: path) else { return nil }
+    return try? HaarCascade(xml: Array(bytes))
+  }()
+
   func settings() -> StoreSettings {
-    StoreSettings(context: FilterContext(cascade: { throw CascadeError("no cascade in tests") }))
+    StoreSettings(
+      context: FilterContext(cascade: {
+        guard let cascade = Self.cascade else { throw CascadeError("opencv-data is not installed") }
+        return cascade
+      }))
   }
 
   func parse(_ word: String) throws -> PendingOperation {
@@ -58,6 +69,16 @@ import Testing
     #expect(throws: StoreError.isSidecar(photo: first)) {
       try EditStore.apply(recipe, to: first + ".photoedit.json", output: nil, settings: settings())
     }
+  }
+
+  @Test(arguments: ["house-look.json", "profile-picture.json", "redact.json"])
+  func sampleRecipeFilesApply(name: String) throws {
+    let recipe = try EditStore.recipe(from: fixture("recipes/\(name)"))
+    #expect(!recipe.isEmpty)
+    let photo = copy("jpeg/testorig.jpg", as: "r.jpg")
+    let report = try EditStore.apply(recipe, to: photo, output: nil, settings: settings())
+    #expect(report.fields["operations"] == .number(Double(recipe.count)))
+    #expect(try EditStore.show(photo).fields["current"] == .bool(true))
   }
 
   @Test func transparentRenderIsFlattenedForJPEGAndKeptForPNG() throws {
