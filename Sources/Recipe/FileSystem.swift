@@ -222,6 +222,15 @@ enum FileSystem {
       }
     }
 
+    /// True while another process (or thread) holds the lock at `path`. Takes nothing: it tries a
+    /// shared lock without waiting and drops it at once.
+    static func isHeld(_ path: String) -> Bool {
+      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      if fd < 0 { return false }
+      defer { close(fd) }
+      return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    }
+
     /// Removes the lock file, then releases the lock.
     func release() {
       guard fd >= 0 else { return }

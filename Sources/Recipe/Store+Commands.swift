@@ -273,6 +273,7 @@ extension Store {
     guard let format = ImageFormat(pathExtension: output) else { throw .unsupportedOutput(path: output) }
     try refuseSameFile(photo, output)
     let paths = PhotoPaths(photo)
+    Self.waitWhileAnotherCommandCommits(paths)
     if FileSystem.exists(paths.journal) { throw .interrupted }
     var source: [UInt8]
     var operations: [Operation] = []
