@@ -158,6 +158,9 @@ struct Store {
 
   // MARK: Rendering
 
+  /// Stands in for pixels that have been moved elsewhere.
+  static let placeholder = Image(width: 1, height: 1, bytes: [0, 0, 0, 0])
+
   struct Rendered {
     var decoded: DecodedPhoto
     var image: Image
@@ -171,8 +174,11 @@ struct Store {
   func render(
     original: [UInt8], operations: [Operation], adding steps: [NewStep] = [], maxSize: Int? = nil
   ) throws(StoreError) -> Rendered {
-    let decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
+    var decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
+    // Take the pixels out of `decoded`: while two values share the buffer, the first filter that
+    // writes would copy the whole frame (96 MB at 24 MP).
     var image = decoded.image
+    decoded.image = Self.placeholder
     for operation in operations {
       try engine.render(operation, on: &image, context: settings.context)
     }
