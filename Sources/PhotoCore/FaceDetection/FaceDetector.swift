@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Finds faces the way OpenCV's `CascadeClassifier::detectMultiScale` does.
 ///
 /// For the same grey image, cascade and options it returns the boxes OpenCV 4.x returns:
@@ -63,15 +65,32 @@ public enum FaceDetector {
     in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions
   ) -> [FaceBox] {
     precondition(options.minNeighbors >= 0, "minNeighbors must not be negative")
-    var boxes: [FaceBox] = []
-    for scale in scales(width: grey.width, height: grey.height, cascade: cascade, options: options) {
-      boxes += detections(in: grey, cascade: cascade, scale: scale)
+    let scales = scales(width: grey.width, height: grey.height, cascade: cascade, options: options)
+    var found = [[FaceBox]](repeating: [], count: scales.count)
+    if Parallel.workerCount > 1 && scales.count >= 4 * Parallel.workerCount {
+      // Many scales: each core takes the next scale, largest first, and works through it alone.
+      // No core waits for another between scales; the largest scale is at most a sixth or so of
+      // the work (1 / Σ f^-2k), so the cores finish together.
+      found.withUnsafeMutableBufferPointer { out in
+        let results = UncheckedSendable(out)
+        DispatchQueue.concurrentPerform(iterations: scales.count) { i in
+          results.value[i] = detections(in: grey, cascade: cascade, scale: scales[i], parallel: false)
+        }
+      }
+    } else {
+      for (i, scale) in scales.enumerated() {
+        found[i] = detections(in: grey, cascade: cascade, scale: scale, parallel: true)
+      }
     }
-    return boxes
+    return found.flatMap { $0 }
   }
 
   /// The windows that pass at one scale, in pixels of `grey`.
-  static func detections(in grey: GreyImage, cascade: HaarCascade, scale: Float) -> [FaceBox] {
+  ///
+  /// Splits the work over all cores when `parallel` is true, else runs on the calling thread.
+  static func detections(
+    in grey: GreyImage, cascade: HaarCascade, scale: Float, parallel: Bool
+  ) -> [FaceBox] {
     let scaledWidth = Int((Float(grey.width) / scale).rounded(.toNearestOrEven))
     let scaledHeight = Int((Float(grey.height) / scale).rounded(.toNearestOrEven))
     let (ww, wh) = (cascade.windowWidth, cascade.windowHeight)
@@ -83,8 +102,8 @@ public enum FaceDetector {
     let boxWidth = Int((Float(ww) * scale).rounded(.toNearestOrEven))
     let boxHeight = Int((Float(wh) * scale).rounded(.toNearestOrEven))
 
-    let scaled = grey.resized(width: scaledWidth, height: scaledHeight)
-    let integral = IntegralImage(scaled, tilted: cascade.hasTiltedFeatures)
+    let scaled = grey.resized(width: scaledWidth, height: scaledHeight, parallel: parallel)
+    let integral = IntegralImage(scaled, tilted: cascade.hasTiltedFeatures, parallel: parallel)
     let evaluator = CascadeEvaluator(
       cascade, stride: integral.stride, tiltedOffset: integral.tiltedOffset)
     let stride = integral.stride
@@ -94,7 +113,7 @@ public enum FaceDetector {
     var found = [[FaceBox]](repeating: [], count: lines)
     found.withUnsafeMutableBufferPointer { out in
       let results = UncheckedSendable(out)
-      Parallel.forEachRowRange(lines, minimumRows: 4) { range in
+      Parallel.forEachRowRange(lines, minimumRows: 4, parallel: parallel) { range in
         let (values, squares) = tables.value
         for line in range {
           let y = line * step
