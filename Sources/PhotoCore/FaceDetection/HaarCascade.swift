@@ -42,6 +42,10 @@ public final class HaarCascade: Sendable {
     var threshold: Float
   }
 
+  /// Where Debian's opencv-data package installs the default frontal face cascade.
+  public static let defaultPath =
+    "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+
   /// The training window's width and height in pixels (24 × 24 for the frontal face cascades).
   public let windowWidth: Int, windowHeight: Int
   let features: [Feature]
