@@ -33,10 +33,15 @@ test: deps
 
 demo: build
 	@mkdir -p demo-output
+	@rm -f demo-output/astronaut.png demo-output/astronaut.png.photoedit.json demo-output/astronaut.png.original
 	@cp Fixtures/faces/astronaut.png demo-output/astronaut.png
-	@rm -f demo-output/astronaut.png.photoedit.json demo-output/astronaut.png.original
-	$(BIN) render demo-output/astronaut.png -o demo-output/astronaut-render.jpg --force
-	@echo "demo: wrote demo-output/astronaut-render.jpg"
+	$(BIN) detect demo-output/astronaut.png
+	$(BIN) apply --filter faceblur demo-output/astronaut.png
+	$(BIN) show demo-output/astronaut.png
+	@echo
+	@echo "demo: the blurred render is demo-output/astronaut.png;"
+	@echo "      its recipe is demo-output/astronaut.png.photoedit.json, the untouched original demo-output/astronaut.png.original."
+	@echo "      Take it back with: $(BIN) revert demo-output/astronaut.png"
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -19,7 +19,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
 
 /// JPEG chroma subsampling for encoding.
 public enum ChromaSubsampling: String, Sendable, CaseIterable, Codable {
-  case s444 = "444", s422 = "422", s420 = "420"
+  case s444 = "444"
+  case s422 = "422"
+  case s420 = "420"
 }
 
 /// Metadata carried from an input to its renders. Thumbnails are never carried.
@@ -58,8 +60,18 @@ public struct DecodedImage: Sendable {
   public var metadata: ImageMetadata
   /// Harmless decoder warnings, one line each, for standard error.
   public var warnings: [String]
-  /// The stored size before DCT scaling and orientation (pixels, upright).
+  /// The full size in pixels before any DCT scaling, upright (orientation applied).
   public var fullWidth: Int, fullHeight: Int
+
+  public init(
+    image: Image, format: ImageFormat, orientation: Int = 1, subsampling: ChromaSubsampling? = nil,
+    metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int? = nil,
+    fullHeight: Int? = nil
+  ) {
+    (self.image, self.format, self.orientation, self.subsampling) = (image, format, orientation, subsampling)
+    (self.metadata, self.warnings) = (metadata, warnings)
+    (self.fullWidth, self.fullHeight) = (fullWidth ?? image.width, fullHeight ?? image.height)
+  }
 }
 
 /// Options for decoding.
@@ -85,8 +97,12 @@ public struct ImageInfo: Sendable, Equatable {
   public var format: ImageFormat
   /// Upright size in pixels (EXIF orientation applied to the stored size).
   public var width: Int, height: Int
-  /// The EXIF orientation the file has (1...8; 1 for PNG).
+  /// The EXIF orientation the file has (1...8; a PNG's comes from its eXIf chunk, else 1).
   public var orientation: Int
+
+  public init(format: ImageFormat, width: Int, height: Int, orientation: Int) {
+    (self.format, self.width, self.height, self.orientation) = (format, width, height, orientation)
+  }
 }
 
 /// Decodes and encodes JPEG and PNG.
@@ -129,7 +145,7 @@ public enum ImageCodec {
       var metadata = ImageMetadata()
       metadata.exif = header.exif.flatMap(EXIF.sanitized)
       metadata.icc = header.icc
-      metadata.xmp = header.xmp
+      metadata.xmp = header.xmp.map(XMP.withOrientationOne)
       metadata.photoshop = header.photoshop.map(PhotoshopResources.removingThumbnails)
       if metadata.photoshop?.isEmpty == true { metadata.photoshop = nil }
       metadata.comments = header.comments
@@ -145,14 +161,17 @@ public enum ImageCodec {
       var metadata = ImageMetadata()
       metadata.pngChunks = structure.colourChunks
       metadata.icc = structure.icc
+      metadata.exif = structure.exif.flatMap(EXIF.sanitized)
+      let upright = image.uprighted(exifOrientation: structure.orientation)
       return DecodedImage(
-        image: image, format: .png, orientation: 1, subsampling: nil, metadata: metadata,
-        warnings: [], fullWidth: image.width, fullHeight: image.height)
+        image: upright, format: .png, orientation: structure.orientation, subsampling: nil,
+        metadata: metadata, warnings: [], fullWidth: upright.width, fullHeight: upright.height)
     }
   }
 
-  /// Reads the format, upright size and orientation from the headers only (no pixels, no CRC
-  /// checks past IHDR): cheap enough to call on every file of a folder.
+  /// Reads the format, upright size and orientation from the headers only: a JPEG's segments up
+  /// to its first scan, a PNG's chunks up to its first IDAT. No pixels are decoded, so this is
+  /// cheap enough to call on every file of a folder.
   ///
   /// - Throws: `CodecError` when the header itself is missing or damaged.
   public static func readInfo(_ bytes: [UInt8]) throws(CodecError) -> ImageInfo {
@@ -165,7 +184,10 @@ public enum ImageCodec {
         height: turned ? header.width : header.height, orientation: header.orientation)
     case .png:
       let s = try PNGCodec.walk(bytes, full: false)
-      return ImageInfo(format: .png, width: s.width, height: s.height, orientation: 1)
+      let turned = s.orientation >= 5
+      return ImageInfo(
+        format: .png, width: turned ? s.height : s.width, height: turned ? s.width : s.height,
+        orientation: s.orientation)
     }
   }
 
@@ -183,6 +205,7 @@ public enum ImageCodec {
     var options = options
     // Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata.
     options.metadata.exif = options.metadata.exif.flatMap(EXIF.sanitized)
+    options.metadata.xmp = options.metadata.xmp.map(XMP.withOrientationOne)
     options.metadata.photoshop = options.metadata.photoshop.map(PhotoshopResources.removingThumbnails)
     switch format {
     case .jpeg: return try JPEGCodec.encode(image, options: options)

@@ -37,7 +37,10 @@ enum JPEGCodec {
     defer { tjDestroy(handle) }
 
     // Colour space: TurboJPEG's when it reads the header, else from the component count.
-    var tjWidth: Int32 = 0, tjHeight: Int32 = 0, tjSubsampling: Int32 = 0, tjColorspace: Int32 = -1
+    var tjWidth: Int32 = 0
+    var tjHeight: Int32 = 0
+    var tjSubsampling: Int32 = 0
+    var tjColorspace: Int32 = -1
     let headerStatus = bytes.withUnsafeBufferPointer { p in
       tjDecompressHeader3(
         handle, p.baseAddress, UInt(p.count), &tjWidth, &tjHeight, &tjSubsampling, &tjColorspace)
@@ -67,10 +70,11 @@ enum JPEGCodec {
     if status != 0 {
       let message = String(cString: tjGetErrorStr2(handle))
       let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
+      // TurboJPEG keeps the last message, so damage after a harmless warning is still seen.
       if isWarning && harmlessWarnings.contains(where: { message.contains($0) }) {
         warnings.append(message)
       } else {
-        throw error(fromLibjpeg: message)
+        throw error(fromLibjpeg: message, isWarning: isWarning)
       }
     }
     var image = Image(width: scaledWidth, height: scaledHeight, bytes: pixels)
@@ -102,9 +106,15 @@ enum JPEGCodec {
     )
   }
 
-  /// Maps a libjpeg message to the error a user reads.
-  private static func error(fromLibjpeg message: String) -> CodecError {
+  /// Maps a libjpeg message to the error a user reads. Every warning that is not harmless means
+  /// damaged data (libjpeg would have returned padded or garbled pixels).
+  private static func error(fromLibjpeg message: String, isWarning: Bool) -> CodecError {
     if message.contains("Premature end of JPEG file") { return .truncated(.jpeg) }
+    if isWarning {
+      var detail = message
+      if detail.hasPrefix("Corrupt JPEG data: ") { detail.removeFirst("Corrupt JPEG data: ".count) }
+      return .corruptData(.jpeg, detail)
+    }
     if message.contains("Unsupported JPEG data precision") {
       return .unsupported("JPEG with sample precision other than 8 bits")
     }
@@ -121,13 +131,17 @@ enum JPEGCodec {
   ///
   /// - Complexity: O(width × height).
   private static func convertCMYKToRGBA(_ image: inout Image, inverted: Bool) {
-    let rows = image.height, rowBytes = image.width * 4
+    let rows = image.height
+    let rowBytes = image.width * 4
     image.bytes.withUnsafeMutableBufferPointer { p in
       let base = UncheckedPointer(p.baseAddress!)
       Parallel.forEachRowRange(rows) { range in
         let q = base.pointer
         for i in stride(from: range.lowerBound * rowBytes, to: range.upperBound * rowBytes, by: 4) {
-          var c = UInt32(q[i]), m = UInt32(q[i + 1]), y = UInt32(q[i + 2]), k = UInt32(q[i + 3])
+          var c = UInt32(q[i])
+          var m = UInt32(q[i + 1])
+          var y = UInt32(q[i + 2])
+          var k = UInt32(q[i + 3])
           if !inverted { (c, m, y, k) = (255 - c, 255 - m, 255 - y, 255 - k) }
           // With inverted values, ink-free = c, so R = c × k / 255.
           q[i] = UInt8((c * k + 127) / 255)
@@ -158,12 +172,17 @@ enum JPEGCodec {
       case .s422: TJSAMP_422
       case .s420: TJSAMP_420
       }
+    // TurboJPEG compresses with the fast integer DCT by default. libjpeg-turbo's usage notes say
+    // it makes "little or no perceptible quality difference" at quality 90 and below, and a
+    // growing one above (1-3 dB PSNR at 97), so above 90 take the accurate DCT (measured here:
+    // cjpeg on 24 MP, 0.10 s fast vs 0.13 s accurate).
+    let flags = options.quality > 90 ? TJFLAG_ACCURATEDCT : 0
     var jpeg: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
     let status = image.bytes.withUnsafeBufferPointer { p in
       tjCompress2(
         handle, p.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGBA.rawValue),
-        &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), 0)
+        &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), flags)
     }
     defer { if let jpeg { tjFree(jpeg) } }
     guard status == 0, let jpeg, size >= 4 else {

@@ -78,7 +78,8 @@ enum JPEGMarkers {
       guard i + 2 <= bytes.count else { throw .truncated(.jpeg) }
       let length = bytes.uint16BE(at: i)
       guard length >= 2 else { throw .corruptData(.jpeg, "bad segment length") }
-      let start = i + 2, end = i + length
+      let start = i + 2
+      let end = i + length
       guard end <= bytes.count else { throw .truncated(.jpeg) }
       switch marker {
       case 0xDA:
@@ -146,6 +147,8 @@ enum JPEGMarkers {
   /// Checks that the entropy-coded data after the first scan reaches an end-of-image marker,
   /// walking every segment and scan in between. libjpeg-turbo only warns about a cut file.
   ///
+  /// - Throws: `.truncated(.jpeg)` when the file ends before its end-of-image marker.
+  ///
   /// - Complexity: O(file size), with `memchr` over the entropy-coded bytes.
   static func checkComplete(_ bytes: [UInt8], from scanOffset: Int) throws(CodecError) {
     let found: Bool = bytes.withUnsafeBufferPointer { p in
@@ -192,7 +195,20 @@ enum JPEGMarkers {
       }
       return false
     }
-    if !found { throw .truncated(.jpeg) }
+    if found { return }
+    // The walk lost its way: either the file is cut, or damaged data looked like a marker. A
+    // cut file has no end-of-image marker after its first scan at all (0xFF in entropy-coded
+    // data is always followed by 0x00 or RSTn); a damaged one is left to libjpeg to describe.
+    let hasEnd: Bool = bytes.withUnsafeBufferPointer { p in
+      var j = scanOffset
+      while j + 1 < p.count, let hit = memchr(p.baseAddress! + j, 0xFF, p.count - j - 1) {
+        j = p.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+        if p[j + 1] == 0xD9 { return true }
+        j += 1
+      }
+      return false
+    }
+    if !hasEnd { throw .truncated(.jpeg) }
   }
 
   /// The marker segments that carry `metadata` into a JPEG, in file order: EXIF (APP1), XMP

@@ -21,11 +21,18 @@ enum PNGCodec {
     var width = 0, height = 0, bitDepth = 0, colourType = 0, interlaced = false
     var colourChunks: [(type: String, data: [UInt8])] = []
     var icc: [UInt8]?
+    /// The eXIf chunk's TIFF structure (before IDAT), and the orientation it gives (1...8).
+    var exif: [UInt8]?
+    var orientation = 1
   }
 
   /// Walks every chunk, checking each CRC, and requires IHDR first, an IDAT and IEND.
   ///
-  /// - Parameter full: walk to IEND (decode); false stops after IHDR (size only).
+  /// Collects the colour chunks and an eXIf chunk found before the image data (PNG's EXIF,
+  /// whose orientation is applied like a JPEG's).
+  ///
+  /// - Parameter full: walk to IEND (decode); false stops at the first IDAT (size and eXIf
+  ///   orientation only, without reading the image data).
   /// - Throws: `.truncated(.png)` for a cut file, `.corruptData(.png, ...)` for a bad CRC, a bad
   ///   length, or a missing IHDR, IDAT or IEND.
   /// - Complexity: O(file size) (zlib's crc32 over every chunk).
@@ -47,7 +54,8 @@ enum PNGCodec {
         throw .corruptData(.png, "bad chunk type")
       }
       let type = String(decoding: typeBytes, as: UTF8.self)
-      let dataStart = i + 8, dataEnd = dataStart + length
+      let dataStart = i + 8
+      let dataEnd = dataStart + length
       guard dataEnd + 4 <= bytes.count else { throw .truncated(.png) }
       let crc = bytes.withUnsafeBufferPointer { p in
         cpng_crc32(0, p.baseAddress! + i + 4, length + 4)
@@ -56,7 +64,9 @@ enum PNGCodec {
         throw .corruptData(.png, "bad CRC in the \(type) chunk")
       }
       if first {
-        guard type == "IHDR", length == 13 else { throw .corruptData(.png, "the file does not start with IHDR") }
+        guard type == "IHDR", length == 13 else {
+          throw .corruptData(.png, "the file does not start with IHDR")
+        }
         s.width = bytes.uint32BE(at: dataStart)
         s.height = bytes.uint32BE(at: dataStart + 4)
         s.bitDepth = Int(bytes[dataStart + 8])
@@ -66,13 +76,17 @@ enum PNGCodec {
           throw .corruptData(.png, "bad image size in IHDR")
         }
         first = false
-        if !full { return s }
       } else if type == "IDAT" {
+        if !full { return s }
         sawIDAT = true
+      } else if type == "eXIf", !sawIDAT, s.exif == nil {
+        let tiff = Array(bytes[dataStart..<dataEnd])
+        s.exif = tiff
+        s.orientation = EXIF.orientation(in: tiff) ?? 1
       } else if type == "IEND" {
         guard sawIDAT else { throw .corruptData(.png, "no image data (IDAT)") }
         return s
-      } else if !sawIDAT, colourChunkTypes.contains(type),
+      } else if full, !sawIDAT, colourChunkTypes.contains(type),
         !s.colourChunks.contains(where: { $0.type == type })
       {
         let data = Array(bytes[dataStart..<dataEnd])
@@ -117,7 +131,8 @@ enum PNGCodec {
       initialized = count
     }
     guard status == 0 else {
-      let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(
+        decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
       if text.contains("ends early") || text.contains("Not enough image data") {
         throw .truncated(.png)
       }
@@ -141,7 +156,8 @@ enum PNGCodec {
     }
     defer { cpng_free(data) }
     guard status == 0, let data, size > 33 else {
-      let text = String(decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(
+        decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw .encodingFailed(.png, text)
     }
     var chunks = options.metadata.pngChunks.filter { colourChunkTypes.contains($0.type) }

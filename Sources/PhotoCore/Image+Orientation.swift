@@ -6,19 +6,33 @@ extension Image {
     let turns = ((quarterTurns % 4) + 4) % 4
     if turns == 0 { return self }
     if turns == 2 { return flipped(horizontally: true).flipped(horizontally: false) }
-    // 90° clockwise: destination (x', y') = (h - 1 - y, x); 270°: (y, w - 1 - x).
+    // 90° clockwise: destination (x', y') = (h - 1 - y, x); 270°: (y, w - 1 - x). The copy goes in
+    // square tiles so that both the rows read and the rows written stay in cache.
     let (w, h) = (width, height)
+    let tile = 64
     var out = [UInt8](repeating: 0, count: bytes.count)
     bytes.withUnsafeBytes { srcRaw in
       out.withUnsafeMutableBytes { dstRaw in
         let src = srcRaw.bindMemory(to: UInt32.self)
         let dst = dstRaw.bindMemory(to: UInt32.self)
-        // Destination is h wide and w tall.
-        Parallel.forEachRowRange(w) { rows in
-          for dy in rows {
-            for dx in 0..<h {
-              let (sx, sy) = turns == 1 ? (dy, h - 1 - dx) : (w - 1 - dy, dx)
-              dst[dy * h + dx] = src[sy * w + sx]
+        // Destination is h wide and w tall; workers take bands of `tile` destination rows.
+        let bands = (w + tile - 1) / tile
+        Parallel.forEachRowRange(bands, minimumRows: 1) { bandRange in
+          for band in bandRange {
+            let dy0 = band * tile, dy1 = min(w, dy0 + tile)
+            var dx0 = 0
+            while dx0 < h {
+              let dx1 = min(h, dx0 + tile)
+              for dy in dy0..<dy1 {
+                let row = dy * h
+                if turns == 1 {
+                  // source column dy, read bottom-up
+                  for dx in dx0..<dx1 { dst[row + dx] = src[(h - 1 - dx) * w + dy] }
+                } else {
+                  for dx in dx0..<dx1 { dst[row + dx] = src[dx * w + (w - 1 - dy)] }
+                }
+              }
+              dx0 = dx1
             }
           }
         }

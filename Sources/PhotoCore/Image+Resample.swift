@@ -21,23 +21,24 @@ extension Image {
 
     // Pass 1: each input row to newWidth premultiplied float pixels.
     var middle = [SIMD4<Float>](repeating: .zero, count: newWidth * inHeight)
-    bytes.withUnsafeBufferPointer { src in
+    bytes.withUnsafeBytes { srcRaw in
       middle.withUnsafeMutableBufferPointer { mid in
-        let (s, m) = (UncheckedSendableBox(src), UncheckedSendableBox(mid))
-        Parallel.forEachRowRange(inHeight) { range in
-          for y in range {
-            let row = y * inWidth * 4
-            for x in 0..<newWidth {
-              var sum = SIMD4<Float>.zero
-              let first = columns.first[x]
-              for (k, weight) in columns.weights(of: x).enumerated() {
-                let i = row + (first + k) * 4
-                let a = Float(s.value[i + 3])
-                let pixel = SIMD4<Float>(
-                  Float(s.value[i]) * a, Float(s.value[i + 1]) * a, Float(s.value[i + 2]) * a, a * 255)
-                sum += pixel * weight
+        columns.withUnsafeTables { cFirst, cStart, cWeights in
+          let shared = UncheckedSendable(
+            (srcRaw.bindMemory(to: UInt32.self), mid, cFirst, cStart, cWeights))
+          Parallel.forEachRowRange(inHeight) { range in
+            let (src, mid, first, start, weights) = shared.value
+            for y in range {
+              let row = y * inWidth
+              for x in 0..<newWidth {
+                var sum = SIMD4<Float>.zero
+                var i = row + first[x]
+                for k in start[x]..<start[x + 1] {
+                  sum += premultiplied(src[i]) * weights[k]
+                  i += 1
+                }
+                mid[y * newWidth + x] = sum
               }
-              m.value[y * newWidth + x] = sum
             }
           }
         }
@@ -48,24 +49,28 @@ extension Image {
     var out = [UInt8](repeating: 0, count: newWidth * newHeight * 4)
     middle.withUnsafeBufferPointer { mid in
       out.withUnsafeMutableBufferPointer { dst in
-        let (m, d) = (UncheckedSendableBox(mid), UncheckedSendableBox(dst))
-        Parallel.forEachRowRange(newHeight) { range in
-          for y in range {
-            let first = rows.first[y]
-            let weights = rows.weights(of: y)
-            for x in 0..<newWidth {
-              var sum = SIMD4<Float>.zero
-              for (k, weight) in weights.enumerated() {
-                sum += m.value[(first + k) * newWidth + x] * weight
+        rows.withUnsafeTables { rFirst, rStart, rWeights in
+          let shared = UncheckedSendable((mid, dst, rFirst, rStart, rWeights))
+          Parallel.forEachRowRange(newHeight) { range in
+            let (mid, dst, first, start, weights) = shared.value
+            for y in range {
+              let top = first[y] * newWidth
+              for x in 0..<newWidth {
+                var sum = SIMD4<Float>.zero
+                var i = top + x
+                for k in start[y]..<start[y + 1] {
+                  sum += mid[i] * weights[k]
+                  i += newWidth
+                }
+                let o = (y * newWidth + x) * 4
+                let alpha = sum[3] / 255  // 0...255
+                if alpha > 0 {
+                  dst[o] = roundedByte(sum[0] / alpha)
+                  dst[o + 1] = roundedByte(sum[1] / alpha)
+                  dst[o + 2] = roundedByte(sum[2] / alpha)
+                }
+                dst[o + 3] = roundedByte(alpha)
               }
-              let o = (y * newWidth + x) * 4
-              let alpha = sum[3] / 255  // 0...255
-              if alpha > 0 {
-                d.value[o] = roundedByte(sum[0] / alpha)
-                d.value[o + 1] = roundedByte(sum[1] / alpha)
-                d.value[o + 2] = roundedByte(sum[2] / alpha)
-              }
-              d.value[o + 3] = roundedByte(alpha)
             }
           }
         }
@@ -95,6 +100,13 @@ extension Image {
   }
 }
 
+/// One RGBA pixel (as a little-endian UInt32) as premultiplied floats (r·a, g·a, b·a, 255·a).
+@inline(__always) private func premultiplied(_ pixel: UInt32) -> SIMD4<Float> {
+  let channels = SIMD4<UInt32>(pixel, pixel >> 8, pixel >> 16, pixel >> 24) & 0xFF
+  let value = SIMD4<Float>(channels)
+  return value * SIMD4<Float>(value[3], value[3], value[3], 255)
+}
+
 @inline(__always) private func roundedByte(_ value: Float) -> UInt8 {
   UInt8(min(255, max(0, value + 0.5)))
 }
@@ -112,8 +124,10 @@ private struct ResampleWeights: Sendable {
       start.append(all.count)
       if scale >= 1 {
         // Area: output o covers input [o × scale, (o + 1) × scale).
-        let lo = Double(o) * scale, hi = Double(o + 1) * scale
-        let i0 = Int(lo.rounded(.down)), i1 = min(inCount, Int(hi.rounded(.up)))
+        let lo = Double(o) * scale
+        let hi = Double(o + 1) * scale
+        let i0 = Int(lo.rounded(.down))
+        let i1 = min(inCount, Int(hi.rounded(.up)))
         first.append(i0)
         var weights: [Double] = []
         for i in i0..<i1 {
@@ -134,11 +148,12 @@ private struct ResampleWeights: Sendable {
     start.append(all.count)
   }
 
-  @inline(__always) func weights(of o: Int) -> ArraySlice<Float> { all[start[o]..<start[o + 1]] }
-}
-
-/// Buffer pointers shared by row-parallel workers that touch disjoint rows.
-private struct UncheckedSendableBox<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
+  /// Calls `body` with the tables as buffers, for hot loops.
+  func withUnsafeTables<R>(
+    _ body: (UnsafeBufferPointer<Int>, UnsafeBufferPointer<Int>, UnsafeBufferPointer<Float>) -> R
+  ) -> R {
+    first.withUnsafeBufferPointer { f in
+      start.withUnsafeBufferPointer { s in all.withUnsafeBufferPointer { w in body(f, s, w) } }
+    }
+  }
 }

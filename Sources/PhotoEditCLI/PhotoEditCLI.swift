@@ -1,11 +1,63 @@
-import PhotoCore
-
 /// The photoedit command line, as a library so tests can run it in-process.
 public enum PhotoEditCLI {
   public static let version = "0.1.0"
 
+  /// Every subcommand, in the order `photoedit help` lists them.
+  static let commands: [Command] = [
+    ApplyCommand.command, UndoRedoCommand.undo, UndoRedoCommand.redo, RevertCommand.command,
+    RenderCommand.command, ShowCommand.command, StatusCommand.command, CheckCommand.command,
+    DetectCommand.command, FiltersCommand.command, HelpCommand.command,
+  ]
+
+  static let usageLine = "usage: photoedit COMMAND [options] FILE...   (photoedit help COMMAND for more)"
+
   /// Runs one command line (without the program name) and returns the exit status.
-  public static func run(arguments: [String]) -> Int32 {
-    0
+  public static func run(arguments: [String], console: Console = .standard) -> Int32 {
+    guard let first = arguments.first else {
+      console.printError("photoedit: error: no command given")
+      console.printError(usageLine)
+      return ExitStatus.usage
+    }
+    switch first {
+    case "--version", "-V", "version":
+      console.print("photoedit \(version)")
+      return ExitStatus.success
+    case "--help", "-h":
+      console.print(HelpCommand.overview)
+      return ExitStatus.success
+    default:
+      break
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+      return fail(UsageError("unknown command '\(first)'"), console: console)
+    }
+    do throws(UsageError) {
+      let parsed = try ArgumentScanner.scan(
+        Array(arguments.dropFirst()), command: command.name, options: command.options)
+      if parsed.flag("help") {
+        console.print(command.help, terminator: "")
+        return ExitStatus.success
+      }
+      return try command.run(parsed, console)
+    } catch {
+      return fail(error, console: console)
+    }
+  }
+
+  private static func fail(_ error: UsageError, console: Console) -> Int32 {
+    console.printError("photoedit: error: \(error.description)")
+    if let name = error.command, let command = commands.first(where: { $0.name == name }) {
+      console.printError("usage: \(command.usage)")
+    } else {
+      console.printError(usageLine)
+    }
+    return ExitStatus.usage
+  }
+}
+
+extension Console {
+  /// Writes text to standard output with the given terminator.
+  func print(_ text: String, terminator: String) {
+    if terminator == "\n" { print(text) } else { print(String(text.dropLast(text.hasSuffix("\n") ? 1 : 0))) }
   }
 }

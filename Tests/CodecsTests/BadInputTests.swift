@@ -81,6 +81,15 @@ import Testing
     let middle = bytes.count / 2
     for i in middle..<(middle + 64) { bytes[i] = i % 2 == 0 ? 0xFF : 0xD3 }
     #expect(throws: CodecError.self) { try ImageCodec.decode(bytes) }
+    // libjpeg only warns here (TJERR_WARNING); the message names what it saw.
+    #expect(throws: CodecError.corruptData(.jpeg, "Unsupported JPEG process: SOF type 0xc8")) {
+      try ImageCodec.decode(bytes)
+    }
+    // A harmless warning first (stray bytes before DQT) does not hide the damage after it.
+    bytes.insert(contentsOf: [0x12, 0x34, 0x56], at: 20)
+    #expect(throws: CodecError.corruptData(.jpeg, "Unsupported JPEG process: SOF type 0xc8")) {
+      try ImageCodec.decode(bytes)
+    }
   }
 
   @Test func pngCutInHalf() throws {
@@ -90,6 +99,21 @@ import Testing
     // libpng alone would read a file cut just before IEND; the chunk walk refuses it.
     let noEnd = Array(bytes.dropLast(12))
     #expect(throws: CodecError.truncated(.png)) { try ImageCodec.decode(noEnd) }
+  }
+
+  @Test func libpngWarningsAreNotErrors() throws {
+    // A bad sRGB rendering intent and an iCCP holding no real profile: libpng only warns (and
+    // ignores them); the pixels decode as without them, and the chunks are still carried.
+    let original = try fixture("png/basn2c08.png")
+    var chunks: [UInt8] = []
+    PNGCodec.appendChunk("sRGB", [9], to: &chunks)
+    let junkProfile = try #require(PNGCodec.iccpData(for: Array("not an ICC profile".utf8)))
+    PNGCodec.appendChunk("iCCP", junkProfile, to: &chunks)
+    var bytes = original
+    bytes.insert(contentsOf: chunks, at: 33)  // after the signature and IHDR
+    let decoded = try ImageCodec.decode(bytes)
+    #expect(decoded.image == (try ImageCodec.decode(original)).image)
+    #expect(decoded.metadata.pngChunks.map(\.type) == ["sRGB", "iCCP", "gAMA"])  // file order
   }
 
   @Test func everyPrefixOfASmallFileFailsCleanly() throws {
@@ -120,7 +144,8 @@ import Testing
 
   @Test func messagesAreOneLineWithoutAFileName() {
     let errors: [CodecError] = [
-      .empty, .notAnImage, .truncated(.jpeg), .truncated(.png), .corruptData(.png, "bad CRC in the IDAT chunk"),
+      .empty, .notAnImage, .truncated(.jpeg), .truncated(.png),
+      .corruptData(.png, "bad CRC in the IDAT chunk"),
       .unsupported("lossless JPEG"), .tooLarge(width: 2, height: 3, limit: 1), .encodingFailed(.jpeg, "x"),
     ]
     for error in errors {

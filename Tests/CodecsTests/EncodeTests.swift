@@ -44,7 +44,8 @@ import Testing
 
   @Test func higherQualityIsCloserAndLarger() throws {
     let image = try ImageCodec.decode(try fixture("photos/coffee.png")).image
-    var low = EncodeOptions(), high = EncodeOptions()
+    var low = EncodeOptions()
+    var high = EncodeOptions()
     low.quality = 30
     high.quality = 95
     let small = try ImageCodec.encode(image, as: .jpeg, options: low)
@@ -109,7 +110,8 @@ import Testing
     options.minimumLongestSide = 60
     let decoded = try ImageCodec.decode(try fixture("faces/hopper_orientation_6.jpg"), options: options)
     #expect(decoded.image.width == 64 && decoded.image.height == 64)
-    let reference = try ImageCodec.decode(try fixture("faces/hopper.jpg")).image.resampled(width: 64, height: 64)
+    let reference = try ImageCodec.decode(try fixture("faces/hopper.jpg")).image.resampled(
+      width: 64, height: 64)
     expectSimilar(decoded.image, reference, meanError: 6, name: "hopper6-half")
   }
 }
@@ -132,7 +134,9 @@ import Testing
     let half = image.resampled(width: 3, height: 2)
     for y in 0..<2 {
       for x in 0..<3 {
-        let block = [image[2 * x, 2 * y], image[2 * x + 1, 2 * y], image[2 * x, 2 * y + 1], image[2 * x + 1, 2 * y + 1]]
+        let block = [
+          image[2 * x, 2 * y], image[2 * x + 1, 2 * y], image[2 * x, 2 * y + 1], image[2 * x + 1, 2 * y + 1],
+        ]
         func mean(_ c: KeyPath<RGBA, UInt8>) -> UInt8 {
           UInt8((Double(block.map { Int($0[keyPath: c]) }.reduce(0, +)) / 4).rounded())
         }
@@ -162,5 +166,35 @@ import Testing
     #expect(tall.width == 40 && tall.height == 100)
     let thin = Image(width: 1000, height: 1).resampled(longestSide: 10)
     #expect(thin.width == 10 && thin.height == 1)
+  }
+}
+
+@Suite struct ConcurrencyTests {
+  @Test func concurrentDecodesAndEncodesMatchSerialOnes() async throws {
+    let paths = [
+      "jpeg/testorig.jpg", "jpeg/video-001.cmyk.jpeg", "png/ibasn6a16.png", "faces/hopper_orientation_7.jpg",
+      "jpeg/testimgari.jpg", "photos/chelsea.png",
+    ]
+    let inputs = try paths.map { try fixture($0) }
+    let serial = try inputs.map { try ImageCodec.encode(ImageCodec.decode($0).image, as: .jpeg) }
+    let parallel = try await withThrowingTaskGroup(of: (Int, [UInt8]).self) { group in
+      for _ in 0..<3 {
+        for (k, input) in inputs.enumerated() {
+          group.addTask { (k, try ImageCodec.encode(ImageCodec.decode(input).image, as: .jpeg)) }
+        }
+      }
+      var results: [(Int, [UInt8])] = []
+      for try await result in group { results.append(result) }
+      return results
+    }
+    #expect(parallel.count == inputs.count * 3)
+    for (k, bytes) in parallel { #expect(bytes == serial[k], "\(paths[k])") }
+  }
+
+  @Test func pngIgnoresTheDCTScale() throws {
+    var options = DecodeOptions()
+    options.minimumLongestSide = 10
+    let decoded = try ImageCodec.decode(try fixture("photos/coffee.png"), options: options)
+    #expect(decoded.image.width == 600 && decoded.image.height == 400)
   }
 }

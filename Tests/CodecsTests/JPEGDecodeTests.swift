@@ -77,7 +77,8 @@ import Testing
       for c in 0..<3 { sums[c] += Double(image.bytes[i + c]) }
     }
     let means = sums.map { $0 / Double(image.width * image.height) }
-    #expect(abs(means[0] - 30.47) < 1.5 && abs(means[1] - 5.56) < 1.5 && abs(means[2] - 7.04) < 1.5, "\(means)")
+    #expect(
+      abs(means[0] - 30.47) < 1.5 && abs(means[1] - 5.56) < 1.5 && abs(means[2] - 7.04) < 1.5, "\(means)")
     #expect(image.isOpaque)
   }
 

@@ -139,6 +139,19 @@ import Testing
     }
   }
 
+  @Test func xmpOrientationBecomesOne() {
+    let attribute = Array("<rdf:Description tiff:Orientation=\"6\" tiff:Make=\"X\"/>".utf8)
+    #expect(
+      XMP.withOrientationOne(attribute)
+        == Array("<rdf:Description tiff:Orientation=\"1\" tiff:Make=\"X\"/>".utf8))
+    let element = Array("<tiff:Orientation>8</tiff:Orientation><exif:X>6</exif:X>".utf8)
+    #expect(
+      XMP.withOrientationOne(element)
+        == Array("<tiff:Orientation>1</tiff:Orientation><exif:X>6</exif:X>".utf8))
+    let other = Array("<tiff:OrientationX>6</tiff:OrientationX> tiff:Orientation=\"12\"".utf8)
+    #expect(XMP.withOrientationOne(other) == other)
+  }
+
   @Test func exifThumbnailRemovalKeepsOtherIFDs() throws {
     // A little-endian TIFF: IFD0 (orientation 8, ExifIFD pointer) -> IFD1 (JPEG thumbnail).
     var tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0]

@@ -25,11 +25,35 @@ import Testing
     let jpeg = try ImageCodec.encode(plain, as: .jpeg, options: options)
     // The encoder always writes orientation 1, so patch the value back to 6 in the bytes.
     let patched = patchOrientation(jpeg, to: 6)
-    #expect(try ImageCodec.readInfo(patched) == ImageInfo(format: .jpeg, width: 149, height: 227, orientation: 6))
+    #expect(
+      try ImageCodec.readInfo(patched) == ImageInfo(format: .jpeg, width: 149, height: 227, orientation: 6))
     let decoded = try ImageCodec.decode(patched)
     #expect(decoded.image.width == 149 && decoded.image.height == 227)
     #expect(decoded.fullWidth == 149 && decoded.fullHeight == 227)
     #expect(decoded.metadata.exif.flatMap(EXIF.orientation) == 1)
+  }
+}
+
+extension CodecOrientationTests {
+  @Test func pngEXIfOrientationIsAppliedToo() throws {
+    // A 3x2 PNG with an eXIf chunk saying 6 (turn clockwise) decodes as 2x3, upright.
+    var image = Image(width: 3, height: 2, fill: RGBA(0, 0, 0, 255))
+    image[0, 0] = RGBA(255, 0, 0, 255)  // top-left
+    var png = try ImageCodec.encode(image, as: .png)
+    var chunk: [UInt8] = []
+    PNGCodec.appendChunk("eXIf", tiffWithOrientation(6), to: &chunk)
+    png.insert(contentsOf: chunk, at: 33)
+    #expect(try ImageCodec.readInfo(png) == ImageInfo(format: .png, width: 2, height: 3, orientation: 6))
+    let decoded = try ImageCodec.decode(png)
+    #expect(decoded.orientation == 6)
+    #expect(decoded.image == image.rotated(quarterTurns: 1))
+    #expect(decoded.image[1, 0] == RGBA(255, 0, 0, 255))  // the old top-left is now top-right
+    // Into a JPEG, the EXIF goes along with orientation 1.
+    var options = EncodeOptions()
+    options.metadata = decoded.metadata
+    let jpeg = try ImageCodec.encode(decoded.image, as: .jpeg, options: options)
+    #expect(try ImageCodec.readInfo(jpeg) == ImageInfo(format: .jpeg, width: 2, height: 3, orientation: 1))
+    #expect(try ImageCodec.decode(jpeg).metadata.exif.flatMap(EXIF.orientation) == 1)
   }
 }
 

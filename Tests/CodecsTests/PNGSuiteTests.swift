@@ -7,7 +7,9 @@ import Testing
 /// The expected RGBA of a PngSuite file, from its .sng text dump (Go's testdata format: grey
 /// below 8 bits is already widened to 8; palette indices are packed at the file's bit depth).
 func expectedImage(fromSNG text: String) -> Image? {
-  var width = 0, height = 0, depth = 8
+  var width = 0
+  var height = 0
+  var depth = 8
   var mode = ""
   var palette: [[UInt8]] = []
   var transparency: [UInt8] = []
@@ -30,7 +32,8 @@ func expectedImage(fromSNG text: String) -> Image? {
       if line.hasPrefix("using ") { mode = String(line.dropFirst(6).dropLast()) }
     case "PLTE" where line.hasPrefix("("):
       let inside = line.dropFirst().prefix(while: { $0 != ")" })
-      palette.append(inside.split(separator: ",").compactMap { UInt8($0.trimmingCharacters(in: .whitespaces)) })
+      palette.append(
+        inside.split(separator: ",").compactMap { UInt8($0.trimmingCharacters(in: .whitespaces)) })
     case "tRNS":
       let body = line.replacingOccurrences(of: "tRNS", with: "").replacingOccurrences(of: "{", with: "")
         .replacingOccurrences(of: "}", with: "")
@@ -38,7 +41,9 @@ func expectedImage(fromSNG text: String) -> Image? {
     case "IMAGE" where !line.isEmpty && !line.hasPrefix("IMAGE") && !line.hasPrefix("pixels") && line != "}":
       let hex = Array(line.replacingOccurrences(of: " ", with: "").utf8)
       rows.append(
-        stride(from: 0, to: hex.count - 1, by: 2).map { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16)! })
+        stride(from: 0, to: hex.count - 1, by: 2).map {
+          UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16)!
+        })
     default: break
     }
     if line.hasSuffix("}") && !line.hasPrefix("(") { section = "" }

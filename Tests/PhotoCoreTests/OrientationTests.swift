@@ -46,4 +46,21 @@ import Testing
       }
     #expect(stored.uprighted(exifOrientation: orientation) == upright)
   }
+
+  /// Larger than one 64-pixel tile in both directions, against the obvious per-pixel rotation.
+  @Test(arguments: [1, 3]) func tiledQuarterTurnsMatchReference(turns: Int) {
+    let (w, h) = (131, 70)
+    let image = Image(width: w, height: h, bytes: (0..<(w * h * 4)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) })
+    let r = image.rotated(quarterTurns: turns)
+    #expect((r.width, r.height) == (h, w))
+    for y in 0..<r.height {
+      for x in 0..<r.width {
+        let source = turns == 1 ? image[y, h - 1 - x] : image[w - 1 - y, x]
+        if r[x, y] != source {
+          Issue.record("pixel (\(x), \(y)) differs")
+          return
+        }
+      }
+    }
+  }
 }

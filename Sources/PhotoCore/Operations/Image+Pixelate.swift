@@ -1,0 +1,246 @@
+/// A region of an image, in pixel indices: pixel (x, y) is the point (x, y). It may cross or lie
+/// beyond the image's border; only the pixels inside the image are touched.
+public enum PixelRegion: Sendable, Hashable {
+  /// The pixels x in `x ..< x + width`, y in `y ..< y + height`.
+  case rectangle(x: Int, y: Int, width: Int, height: Int)
+  /// The pixels with (x - centerX)² + (y - centerY)² ≤ radius²: a pixel exactly on the edge is
+  /// inside.
+  case circle(centerX: Double, centerY: Double, radius: Double)
+
+  /// The smallest rectangle (inclusive pixel indices, not clamped to any image) holding the region,
+  /// or nil when the region holds no pixel.
+  public var bounds: (x0: Int, y0: Int, x1: Int, y1: Int)? {
+    switch self {
+    case .rectangle(let x, let y, let w, let h):
+      return w > 0 && h > 0 ? (x, y, x + w - 1, y + h - 1) : nil
+    case .circle(let cx, let cy, let r):
+      guard r >= 0 else { return nil }
+      let b = (
+        Int((cx - r).rounded(.up)), Int((cy - r).rounded(.up)), Int((cx + r).rounded(.down)),
+        Int((cy + r).rounded(.down))
+      )
+      return b.0 <= b.2 && b.1 <= b.3 ? b : nil
+    }
+  }
+
+  /// True when pixel (x, y) is in the region.
+  @inline(__always) public func contains(x: Int, y: Int) -> Bool {
+    switch self {
+    case .rectangle(let rx, let ry, let w, let h):
+      return x >= rx && x < rx + w && y >= ry && y < ry + h
+    case .circle(let cx, let cy, let r):
+      let dx = Double(x) - cx
+      let dy = Double(y) - cy
+      return dx * dx + dy * dy <= r * r
+    }
+  }
+
+  /// The region's pixels on row `y`, within columns `0..<width`; empty when none.
+  @inline(__always) func span(row y: Int, width: Int) -> Range<Int> {
+    var lo: Int
+    var hi: Int
+    switch self {
+    case .rectangle(let rx, let ry, let w, let h):
+      guard y >= ry && y < ry + h else { return 0..<0 }
+      (lo, hi) = (rx, rx + w - 1)
+    case .circle(let cx, let cy, let r):
+      let dy = Double(y) - cy
+      let rest = r * r - dy * dy
+      guard rest >= 0 else { return 0..<0 }
+      let s = rest.squareRoot()
+      lo = Int((cx - s).rounded(.up))
+      hi = Int((cx + s).rounded(.down))
+      // Settle the ends with the exact membership test, so that `contains` and `span` agree.
+      while contains(x: lo - 1, y: y) { lo -= 1 }
+      while lo <= hi && !contains(x: lo, y: y) { lo += 1 }
+      while contains(x: hi + 1, y: y) { hi += 1 }
+      while hi >= lo && !contains(x: hi, y: y) { hi -= 1 }
+    }
+    lo = max(lo, 0)
+    hi = min(hi, width - 1)
+    return lo <= hi ? lo..<(hi + 1) : 0..<0
+  }
+}
+
+extension Image {
+  /// Pixelates `region`: the grid of `blockSize`-pixel squares anchored at the top-left corner of
+  /// the region's bounding box gives each block the mean colour (each of R, G, B, A rounded to
+  /// nearest) of its pixels that are inside both the region and the image. Pixels outside the
+  /// region keep their bytes.
+  ///
+  /// - Parameters:
+  ///   - region: in pixel indices; may cross the border.
+  ///   - blockSize: the block's side in pixels, at least 1 (1 changes nothing).
+  /// - Complexity: O(pixels in the region), parallel over rows of blocks.
+  public mutating func pixelate(_ region: PixelRegion, blockSize: Int) {
+    precondition(blockSize >= 1, "block size must be at least 1")
+    guard blockSize > 1, let b = region.bounds else { return }
+    let (w, h) = (width, height)
+    let ys = max(b.y0, 0)
+    let ye = min(b.y1, h - 1)
+    let xs = max(b.x0, 0)
+    let xe = min(b.x1, w - 1)
+    guard ys <= ye, xs <= xe else { return }
+    let firstRow = (ys - b.y0) / blockSize
+    let lastRow = (ye - b.y0) / blockSize
+    let firstColumn = (xs - b.x0) / blockSize
+    let lastColumn = (xe - b.x0) / blockSize
+    let columns = lastColumn - firstColumn + 1
+    bytes.withUnsafeMutableBytes { raw in
+      let pixels = raw.bindMemory(to: UInt32.self).baseAddress!
+      Parallel.forEachRowRange(lastRow - firstRow + 1, minimumRows: 1) { blockRows in
+        // Five sums per block column: R, G, B, A and the pixel count; reused for every block row.
+        var sums = [Int](repeating: 0, count: columns * 5)
+        sums.withUnsafeMutableBufferPointer { sums in
+          for blockRow in blockRows {
+            let top = b.y0 + (firstRow + blockRow) * blockSize
+            let rows = max(top, ys)...min(top + blockSize - 1, ye)
+            for k in 0..<sums.count { sums[k] = 0 }
+            for y in rows {
+              let span = region.span(row: y, width: w)
+              var x = span.lowerBound
+              // Walk the span one block column at a time: no division per pixel.
+              while x < span.upperBound {
+                let c = (x - b.x0) / blockSize
+                let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
+                var (r, g, bl, a) = (0, 0, 0, 0)
+                for i in (y * w + x)..<(y * w + end) {
+                  let p = UInt32(littleEndian: pixels[i])
+                  r &+= Int(p & 255)
+                  g &+= Int((p >> 8) & 255)
+                  bl &+= Int((p >> 16) & 255)
+                  a &+= Int(p >> 24)
+                }
+                let k = (c - firstColumn) * 5
+                sums[k] += r
+                sums[k + 1] += g
+                sums[k + 2] += bl
+                sums[k + 3] += a
+                sums[k + 4] += end - x
+                x = end
+              }
+            }
+            // Turn each column's sums into its mean pixel, stored in the R slot.
+            for c in 0..<columns where sums[c * 5 + 4] > 0 {
+              let n = sums[c * 5 + 4]
+              var mean = 0
+              for j in 0..<4 { mean |= ((sums[c * 5 + j] + n / 2) / n) << (8 * j) }
+              sums[c * 5] = mean
+            }
+            for y in rows {
+              let span = region.span(row: y, width: w)
+              var x = span.lowerBound
+              while x < span.upperBound {
+                let c = (x - b.x0) / blockSize
+                let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
+                let value = UInt32(truncatingIfNeeded: sums[(c - firstColumn) * 5]).littleEndian
+                for i in (y * w + x)..<(y * w + end) { pixels[i] = value }
+                x = end
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Paints every pixel of `region` with `color` (replacing, not compositing).
+  ///
+  /// - Complexity: O(pixels in the region), row-parallel.
+  public mutating func fill(_ region: PixelRegion, with color: RGBA) {
+    guard let b = region.bounds else { return }
+    let (w, h) = (width, height)
+    let ys = max(b.y0, 0)
+    let ye = min(b.y1, h - 1)
+    guard ys <= ye else { return }
+    let value = UInt32(color.r) | UInt32(color.g) << 8 | UInt32(color.b) << 16 | UInt32(color.a) << 24
+    bytes.withUnsafeMutableBytes { raw in
+      let pixels = raw.bindMemory(to: UInt32.self).baseAddress!
+      Parallel.forEachRowRange(ye - ys + 1) { rows in
+        for y in rows.lowerBound + ys..<rows.upperBound + ys {
+          for x in region.span(row: y, width: w) { pixels[y * w + x] = value.littleEndian }
+        }
+      }
+    }
+  }
+
+  /// Blurs the pixels of `region` with three passes of a box blur of radius `radius` pixels (close
+  /// to a Gaussian of σ ≈ radius), reading neighbours outside the region (edges of the image are
+  /// repeated). Pixels outside the region keep their bytes.
+  ///
+  /// - Complexity: O(pixels in the region's bounding box grown by 3 × radius), row-parallel.
+  public mutating func blur(_ region: PixelRegion, radius: Int) {
+    precondition(radius >= 0, "blur radius must be at least 0")
+    guard radius > 0, let b = region.bounds else { return }
+    let (w, h) = (width, height)
+    let margin = 3 * radius
+    let x0 = max(b.x0 - margin, 0)
+    let x1 = min(b.x1 + margin, w - 1)
+    let y0 = max(b.y0 - margin, 0)
+    let y1 = min(b.y1 + margin, h - 1)
+    guard x0 <= x1, y0 <= y1, b.x1 >= 0, b.y1 >= 0, b.x0 < w, b.y0 < h else { return }
+    let (pw, ph) = (x1 - x0 + 1, y1 - y0 + 1)
+    // The patch in Float, 4 channels, and a second buffer for each pass's output.
+    var patch = [Float](repeating: 0, count: pw * ph * 4)
+    for y in 0..<ph {
+      for x in 0..<pw {
+        let s = ((y + y0) * w + x + x0) * 4
+        let d = (y * pw + x) * 4
+        for c in 0..<4 { patch[d + c] = Float(bytes[s + c]) }
+      }
+    }
+    var other = patch
+    for _ in 0..<3 {
+      boxPass(from: patch, to: &other, width: pw, height: ph, radius: radius, horizontal: true)
+      boxPass(from: other, to: &patch, width: pw, height: ph, radius: radius, horizontal: false)
+    }
+    let ys = max(b.y0, 0)
+    let ye = min(b.y1, h - 1)
+    for y in ys...ye {
+      for x in region.span(row: y, width: w) {
+        let d = (y * w + x) * 4
+        let s = ((y - y0) * pw + x - x0) * 4
+        for c in 0..<4 { bytes[d + c] = UInt8(min(max(patch[s + c] + 0.5, 0), 255)) }
+      }
+    }
+  }
+}
+
+/// One box-blur pass over a Float RGBA patch along rows (`horizontal`) or columns, with the edge
+/// samples repeated; a running sum makes it O(1) per sample.
+private func boxPass(
+  from src: [Float], to dst: inout [Float], width: Int, height: Int, radius: Int, horizontal: Bool
+) {
+  let lines = horizontal ? height : width
+  let length = horizontal ? width : height
+  let stride = horizontal ? 4 : width * 4
+  let lineStep = horizontal ? width * 4 : 4
+  let scale = 1 / Float(2 * radius + 1)
+  src.withUnsafeBufferPointer { src in
+    dst.withUnsafeMutableBufferPointer { dst in
+      let s = src.baseAddress!
+      let d = dst.baseAddress!
+      Parallel.forEachRowRange(lines) { range in
+        for line in range {
+          let start = line * lineStep
+          @inline(__always) func at(_ i: Int) -> Int { start + min(max(i, 0), length - 1) * stride }
+          var sum = SIMD4<Float>(repeating: 0)
+          for i in -radius...radius {
+            let p = at(i)
+            sum += SIMD4(s[p], s[p + 1], s[p + 2], s[p + 3])
+          }
+          for i in 0..<length {
+            let o = start + i * stride
+            let v = sum * scale
+            (d[o], d[o + 1], d[o + 2], d[o + 3]) = (v.x, v.y, v.z, v.w)
+            let add = at(i + radius + 1)
+            let sub = at(i - radius)
+            sum +=
+              SIMD4(s[add], s[add + 1], s[add + 2], s[add + 3])
+              - SIMD4(s[sub], s[sub + 1], s[sub + 2], s[sub + 3])
+          }
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import Dispatch
+import Foundation
+import PhotoCore
+import Synchronization
+
+/// What one file's work produced.
+struct FileResult: Sendable {
+  /// Extra fields for the file's `--json` line.
+  var fields: [String: JSONValue] = [:]
+  /// Lines for standard output without `--json`.
+  var lines: [String] = []
+}
+
+/// Runs one command's work over many files: in parallel, in input order on output, with a
+/// progress bar, `--json` lines, one error line per failed file, and DESIGN.md's exit statuses.
+struct BatchRunner {
+  var arguments: ParsedArguments
+  var console: Console
+
+  /// Expands the operands, runs `work` on each file, prints, and returns the exit status.
+  func run(_ work: @escaping @Sendable (String) throws -> FileResult) throws(UsageError) -> Int32 {
+    let entries = FileList.expand(
+      arguments.operands, recursive: arguments.flag("recursive"),
+      nulSeparated: arguments.flag("null"), console: console)
+    guard !entries.isEmpty else {
+      throw UsageError("no files given", command: arguments.command)
+    }
+    let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
+    return run(entries: entries, jobs: jobs, work)
+  }
+
+  func run(entries: [FileList.Entry], jobs: Int, _ work: @escaping @Sendable (String) throws -> FileResult)
+    -> Int32
+  {
+    let json = arguments.flag("json")
+    let progress = Progress(
+      total: entries.count, console: console,
+      enabled: console.errorIsTerminal && !arguments.flag("quiet") && entries.count > 1)
+    let printer = OrderedPrinter(count: entries.count) { index, outcome in
+      self.report(entries[index].path, outcome, json: json)
+    }
+    let next = Atomic<Int>(0)
+    let workers = max(1, min(jobs, entries.count))
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+      while true {
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < entries.count else { break }
+        let outcome = Self.perform(entries[index], work)
+        progress.tick()
+        printer.deliver(index, outcome)
+      }
+    }
+    progress.finish()
+    let failures = printer.failures
+    if entries.count == 1 { return printer.firstStatus }
+    if failures > 0 {
+      if !arguments.flag("quiet") {
+        console.printError("photoedit: \(failures) of \(entries.count) files failed")
+      }
+      return ExitStatus.someFailed
+    }
+    return ExitStatus.success
+  }
+
+  struct Outcome: Sendable {
+    var status: Int32
+    var result: FileResult?
+    var error: String?
+    var seconds: Double
+  }
+
+  static func perform(_ entry: FileList.Entry, _ work: @Sendable (String) throws -> FileResult) -> Outcome {
+    if let failure = entry.failure {
+      return Outcome(status: failure.status, error: failure.message, seconds: 0)
+    }
+    let start = DispatchTime.now().uptimeNanoseconds
+    func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    do {
+      let result = try work(entry.path)
+      return Outcome(status: ExitStatus.success, result: result, seconds: elapsed())
+    } catch {
+      let (status, message) = ErrorReport.describe(error)
+      return Outcome(status: status, error: message, seconds: elapsed())
+    }
+  }
+
+  private func report(_ file: String, _ outcome: Outcome, json: Bool) {
+    if let error = outcome.error {
+      console.printError("photoedit: \(file): \(error)")
+    }
+    if json {
+      var fields = outcome.result?.fields ?? [:]
+      fields["file"] = .string(file)
+      fields["status"] = .string(outcome.error == nil ? "ok" : "error")
+      if let error = outcome.error { fields["error"] = .string(error) }
+      fields["seconds"] = .number((outcome.seconds * 1000).rounded() / 1000)
+      console.print(JSONLine.encode(fields))
+    } else if let lines = outcome.result?.lines {
+      // Each file's report starts with its name; further lines are details.
+      for (n, line) in lines.enumerated() { console.print(n == 0 ? "\(file): \(line)" : line) }
+    }
+  }
+}
+
+/// Prints results in input order although workers finish in any order.
+final class OrderedPrinter: Sendable {
+  private struct State {
+    var pending: [Int: BatchRunner.Outcome] = [:]
+    var nextToPrint = 0
+    var failures = 0
+    var firstStatus: Int32 = ExitStatus.success
+  }
+  private let state = Mutex(State())
+  private let emit: @Sendable (Int, BatchRunner.Outcome) -> Void
+
+  init(count: Int, emit: @escaping @Sendable (Int, BatchRunner.Outcome) -> Void) {
+    self.emit = emit
+  }
+
+  func deliver(_ index: Int, _ outcome: BatchRunner.Outcome) {
+    state.withLock { s in
+      s.pending[index] = outcome
+      if outcome.error != nil { s.failures += 1 }
+      if index == 0 { s.firstStatus = outcome.status }
+      while let ready = s.pending.removeValue(forKey: s.nextToPrint) {
+        emit(s.nextToPrint, ready)
+        s.nextToPrint += 1
+      }
+    }
+  }
+
+  var failures: Int { state.withLock { $0.failures } }
+  var firstStatus: Int32 { state.withLock { $0.firstStatus } }
+}
+
+/// A one-line progress bar on standard error: done/total, rate and time left.
+final class Progress: Sendable {
+  private struct State {
+    var done = 0
+    var lastDraw: UInt64 = 0
+  }
+  private let total: Int
+  private let console: Console
+  private let enabled: Bool
+  private let start = DispatchTime.now().uptimeNanoseconds
+  private let state = Mutex(State())
+
+  init(total: Int, console: Console, enabled: Bool) {
+    (self.total, self.console, self.enabled) = (total, console, enabled)
+  }
+
+  func tick() {
+    guard enabled else { return }
+    state.withLock { s in
+      s.done += 1
+      let now = DispatchTime.now().uptimeNanoseconds
+      guard s.done == total || now - s.lastDraw > 100_000_000 else { return }
+      s.lastDraw = now
+      console.writeError("\r\u{1B}[K" + line(done: s.done, seconds: Double(now - start) / 1e9))
+    }
+  }
+
+  func finish() {
+    guard enabled else { return }
+    console.writeError("\r\u{1B}[K")
+  }
+
+  private func line(done: Int, seconds: Double) -> String {
+    let width = 30
+    let filled = total == 0 ? width : width * done / total
+    let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+    let rate = seconds > 0 ? Double(done) / seconds : 0
+    let left = rate > 0 ? Int((Double(total - done) / rate).rounded()) : 0
+    let eta = String(format: "%d:%02d", left / 60, left % 60)
+    return "[\(bar)] \(done)/\(total)  \(String(format: "%.1f", rate))/s  ETA \(eta)"
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import PhotoCore
+import Recipe
+import Synchronization
+
+/// Finds and loads the face cascade once per process, only when a command needs it.
+///
+/// The file is `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else OpenCV's
+/// haarcascade_frontalface_default.xml from Debian's opencv-data package.
+final class CascadeLoader: Sendable {
+  static let defaultPath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+
+  let path: String
+  private let loaded = Mutex<Result<HaarCascade, CascadeLoadError>?>(nil)
+
+  init(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    path = option ?? environment["PHOTOEDIT_CASCADE"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultPath
+  }
+
+  /// The cascade, loaded on first use; the same error on every call when it cannot be loaded.
+  func cascade() throws(CascadeLoadError) -> HaarCascade {
+    let result = loaded.withLock { slot in
+      if let slot { return slot }
+      let result = Self.load(path)
+      slot = result
+      return result
+    }
+    return try result.get()
+  }
+
+  private static func load(_ path: String) -> Result<HaarCascade, CascadeLoadError> {
+    let hint =
+      path == defaultPath
+      ? "install Debian's opencv-data (apt-get install opencv-data), or name a cascade with --cascade FILE or PHOTOEDIT_CASCADE"
+      : "name an OpenCV Haar cascade XML with --cascade FILE or PHOTOEDIT_CASCADE"
+    guard FileManager.default.fileExists(atPath: path) else {
+      return .failure(
+        CascadeLoadError(status: ExitStatus.noInput, description: "face cascade \(path) not found: \(hint)"))
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      return .failure(
+        CascadeLoadError(status: ExitStatus.noInput, description: "cannot read face cascade \(path): \(hint)")
+      )
+    }
+    do {
+      return .success(try HaarCascade(xml: [UInt8](data)))
+    } catch {
+      return .failure(
+        CascadeLoadError(
+          status: ExitStatus.dataError, description: "face cascade \(path) is not usable: \(error); \(hint)"))
+    }
+  }
+}
+
+/// The cascade could not be loaded; the message says how to install or name one.
+struct CascadeLoadError: Error, CustomStringConvertible {
+  var status: Int32
+  var description: String
+}

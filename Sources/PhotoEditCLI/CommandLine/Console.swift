@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+
+/// Where a command's output goes. The real program writes to the process's streams; tests
+/// capture them.
+public final class Console: Sendable {
+  private let writeOut: @Sendable (String) -> Void
+  private let writeErr: @Sendable (String) -> Void
+  private let readIn: @Sendable () -> [UInt8]
+  /// True when standard error is a terminal (progress bars are drawn only then).
+  public let errorIsTerminal: Bool
+  private let lock = Mutex(())
+
+  public init(
+    out: @escaping @Sendable (String) -> Void,
+    err: @escaping @Sendable (String) -> Void,
+    readInput: @escaping @Sendable () -> [UInt8] = { [] },
+    errorIsTerminal: Bool = false
+  ) {
+    (writeOut, writeErr, readIn, self.errorIsTerminal) = (out, err, readInput, errorIsTerminal)
+  }
+
+  /// The process's own standard streams.
+  public static let standard = Console(
+    out: { s in FileHandle.standardOutput.write(Data(s.utf8)) },
+    err: { s in FileHandle.standardError.write(Data(s.utf8)) },
+    readInput: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
+    errorIsTerminal: isatty(2) == 1)
+
+  /// Writes one line (a newline is added) to standard output.
+  public func print(_ line: String) { lock.withLock { _ in writeOut(line + "\n") } }
+  /// Writes one line (a newline is added) to standard error.
+  public func printError(_ line: String) { lock.withLock { _ in writeErr(line + "\n") } }
+  /// Writes raw text to standard error (progress bars).
+  public func writeError(_ text: String) { lock.withLock { _ in writeErr(text) } }
+  /// Everything on standard input.
+  public func readInput() -> [UInt8] { readIn() }
+}

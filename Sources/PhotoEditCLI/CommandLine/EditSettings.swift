@@ -1,0 +1,94 @@
+import Codecs
+import PhotoCore
+import Recipe
+
+/// The options every editing command shares, validated once before any file is touched.
+struct EditSettings: Sendable {
+  var force: Bool
+  var dryRun: Bool
+  var quality: Int?
+  var subsampling: ChromaSubsampling?
+  var maxPixels: Int?
+  var timings: Bool
+  var cascade: CascadeLoader
+
+  static let options = [
+    CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.timings,
+    CommonOptions.cascade,
+  ]
+  static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling]
+
+  init(_ args: ParsedArguments) throws(UsageError) {
+    force = args.flag("force")
+    dryRun = args.flag("dry-run")
+    quality = try args.integer("quality", in: 1...100)
+    if let text = args.value("subsampling") {
+      guard let s = ChromaSubsampling(rawValue: text) else {
+        throw UsageError("--subsampling must be 444, 422 or 420, not '\(text)'", command: args.command)
+      }
+      subsampling = s
+    }
+    maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
+    timings = args.flag("timings")
+    cascade = CascadeLoader(option: args.value("cascade"))
+  }
+
+  /// The store's settings for one file; stage times are printed with that file's name.
+  func store(for file: String, console: Console) -> StoreSettings {
+    let clock = StageClock(console: console, file: file, enabled: timings)
+    let loader = cascade
+    var s = StoreSettings(
+      context: FilterContext(
+        cascade: { try loader.cascade() },
+        recordTiming: { stage, seconds in clock.record(stage, seconds) }))
+    s.force = force
+    s.dryRun = dryRun
+    s.quality = quality
+    s.subsampling = subsampling
+    if let maxPixels { s.maxPixels = maxPixels }
+    return s
+  }
+}
+
+extension FileResult {
+  /// A store report as one file's result.
+  init(_ report: PhotoReport) {
+    self.init(fields: report.fields, lines: report.lines)
+  }
+}
+
+/// Output paths for commands that can write elsewhere than in place.
+struct OutputTarget: Sendable {
+  var file: String?
+  var folder: String?
+
+  static let options = [
+    OptionSpec(long: "output", short: "o", valueName: "FILE", help: "write here instead (one input only)"),
+    OptionSpec(long: "output-dir", valueName: "DIR", help: "write each result into DIR, same file name"),
+  ]
+
+  init(_ args: ParsedArguments) throws(UsageError) {
+    file = args.value("output")
+    folder = args.value("output-dir")
+    if file != nil && folder != nil {
+      throw UsageError("give -o/--output or --output-dir, not both", command: args.command)
+    }
+    if file != nil && (args.operands.count != 1 || args.operands == ["-"] || args.flag("recursive")) {
+      throw UsageError(
+        "-o/--output takes exactly one input; use --output-dir for many", command: args.command)
+    }
+    if let f = file, ImageFormat(pathExtension: f) == nil {
+      throw UsageError("the output '\(f)' must end in .jpg, .jpeg or .png", command: args.command)
+    }
+  }
+
+  /// Where the result for `input` goes, or nil for in place.
+  func path(for input: String) -> String? {
+    if let file { return file }
+    if let folder {
+      let name = input.split(separator: "/").last.map(String.init) ?? input
+      return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+    return nil
+  }
+}

@@ -1,0 +1,25 @@
+import Recipe
+
+enum CheckCommand {
+  static let command = Command(
+    name: "check",
+    summary: "Verify originals and renders against their checksums; --repair finishes or rolls back.",
+    usage: "photoedit check [--repair] [options] FILE...",
+    discussion: """
+      Exits 0 when every photo checks out and 1 when any has a problem (a changed or missing
+      original, a render changed outside photoedit, an interrupted edit). --repair finishes an
+      interrupted edit when its new state is complete on disk, or rolls it back to the old one.
+      """,
+    options: CommonOptions.batch + [
+      OptionSpec(long: "repair", help: "finish or roll back an interrupted edit")
+    ] + EditSettings.options,
+    run: { args, console throws(UsageError) in
+      let settings = try EditSettings(args)
+      let repair = args.flag("repair")
+      let status = try BatchRunner(arguments: args, console: console).run { path in
+        FileResult(
+          try EditStore.check(path, repair: repair, settings: settings.store(for: path, console: console)))
+      }
+      return status == ExitStatus.success ? status : ExitStatus.someFailed
+    })
+}

@@ -1,0 +1,19 @@
+import PhotoCore
+
+enum FiltersCommand {
+  static let command = Command(
+    name: "filters", summary: "List every filter with its parameters, ranges and defaults.",
+    usage: "photoedit filters [--json]",
+    options: [CommonOptions.help, CommonOptions.json],
+    run: { args, console throws(UsageError) in
+      if let extra = args.operands.first {
+        throw UsageError("unexpected argument '\(extra)'", command: "filters")
+      }
+      if args.flag("json") {
+        for filter in Filters.catalogJSON().array ?? [] { console.print(JSONLine.encode(filter)) }
+      } else {
+        console.print(Filters.catalogText(), terminator: "")
+      }
+      return ExitStatus.success
+    })
+}

@@ -1,0 +1,33 @@
+import Foundation
+import Recipe
+
+enum StatusCommand {
+  static let command = Command(
+    name: "status",
+    summary: "List every photo as unedited, edited, stale, modified outside photoedit, or damaged.",
+    usage: "photoedit status [options] [DIR|FILE...]",
+    discussion: "With no operands, the photos in the current folder; -r walks folders below too.",
+    options: CommonOptions.batch,
+    run: { args, console throws(UsageError) in
+      // A folder named here is listed (not an error, unlike the editing commands).
+      var entries: [FileList.Entry] = []
+      for operand in args.operands.isEmpty ? ["."] : args.operands {
+        var isDirectory: ObjCBool = false
+        if operand != "-", FileManager.default.fileExists(atPath: operand, isDirectory: &isDirectory),
+          isDirectory.boolValue
+        {
+          entries += FileList.photos(in: operand, recursive: args.flag("recursive")).map {
+            FileList.Entry(path: $0)
+          }
+        } else {
+          entries += FileList.expand(
+            [operand], recursive: args.flag("recursive"), nulSeparated: args.flag("null"), console: console)
+        }
+      }
+      if entries.isEmpty { return ExitStatus.success }
+      let jobs = try args.integer("jobs", in: 1...256) ?? 1
+      return BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
+        FileResult(EditStore.status(path))
+      }
+    })
+}

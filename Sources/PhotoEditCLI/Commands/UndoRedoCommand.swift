@@ -1,0 +1,29 @@
+import Recipe
+
+enum UndoRedoCommand {
+  static let undo = make(
+    name: "undo", summary: "Take the last edit off each photo's recipe and re-render.",
+    discussion: "The edit moves to the recipe's undone list, so redo can put it back.",
+    action: { path, settings in try EditStore.undo(path, settings: settings) })
+
+  static let redo = make(
+    name: "redo", summary: "Put back the last undone edit and re-render.",
+    discussion: "Renders are deterministic: undo then redo restores the render byte for byte.",
+    action: { path, settings in try EditStore.redo(path, settings: settings) })
+
+  private static func make(
+    name: String, summary: String, discussion: String,
+    action: @escaping @Sendable (String, StoreSettings) throws -> PhotoReport
+  ) -> Command {
+    Command(
+      name: name, summary: summary, usage: "photoedit \(name) [options] FILE...",
+      discussion: discussion,
+      options: CommonOptions.batch + EditSettings.options,
+      run: { args, console throws(UsageError) in
+        let settings = try EditSettings(args)
+        return try BatchRunner(arguments: args, console: console).run { path in
+          FileResult(try action(path, settings.store(for: path, console: console)))
+        }
+      })
+  }
+}

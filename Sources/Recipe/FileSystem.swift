@@ -1,0 +1,230 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The store's only door to the operating system: every Glibc call for files, fsync, links,
+/// locks and the fault-injection kill lives in this file, each behind a small Swift wrapper.
+///
+/// Paths are plain strings as the user gave them. Failures are `FileError` values carrying the
+/// errno; callers turn them into `StoreError` with the path they were working on.
+enum FileSystem {
+  /// A failed system call: which one, and its errno.
+  struct FileError: Error, Equatable {
+    var call: String
+    var code: Int32
+    /// strerror's text, e.g. "Permission denied".
+    var reason: String { String(cString: strerror(code)) }
+    var isNotFound: Bool { code == ENOENT }
+    var isExists: Bool { code == EEXIST }
+    /// link(2) is not possible here (no hard links on this file system, or another device).
+    var linkUnsupported: Bool { code == EPERM || code == EXDEV || code == EMLINK || code == ENOTSUP }
+  }
+
+  /// What stat(2) says about a path.
+  struct Info: Equatable {
+    var device: UInt64, inode: UInt64, size: Int, mode: UInt32, links: Int
+    var isRegular: Bool { mode & S_IFMT == S_IFREG }
+    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+  }
+
+  private static func failure(_ call: String) -> FileError { FileError(call: call, code: errno) }
+
+  /// stat(2) following symbolic links, or nil when the path does not exist.
+  static func info(_ path: String) throws(FileError) -> Info? {
+    var s = stat()
+    if stat(path, &s) != 0 {
+      if errno == ENOENT || errno == ENOTDIR { return nil }
+      throw failure("stat")
+    }
+    return Info(s)
+  }
+
+  static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+  /// Reads a whole regular file.
+  static func read(_ path: String) throws(FileError) -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    if fd < 0 { throw failure("open") }
+    defer { close(fd) }
+    var s = stat()
+    if fstat(fd, &s) != 0 { throw failure("fstat") }
+    if s.st_mode & S_IFMT == S_IFDIR { throw FileError(call: "read", code: EISDIR) }
+    var bytes = [UInt8](repeating: 0, count: max(Int(s.st_size), 0))
+    var filled = 0
+    while true {
+      if filled == bytes.count { bytes.append(contentsOf: [UInt8](repeating: 0, count: 65536)) }
+      let n = bytes.withUnsafeMutableBytes { buffer in
+        Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw failure("read")
+      }
+      if n == 0 { break }
+      filled += n
+    }
+    bytes.removeSubrange(filled...)
+    return bytes
+  }
+
+  /// Creates `path` exclusively (it must not exist), writes `bytes`, fsyncs and closes it.
+  ///
+  /// On any failure the half-written file is removed. `midWrite` runs once, after half the bytes
+  /// are written and before the rest (the `temp-partial` crash point).
+  static func createSynced(
+    _ path: String, bytes: [UInt8], mode: UInt32, midWrite: () -> Void = {}
+  ) throws(FileError) {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o600))
+    if fd < 0 { throw failure("open") }
+    var ok = false
+    defer {
+      if !ok {
+        close(fd)
+        unlink(path)
+      }
+    }
+    // Set the final mode explicitly: open's mode is filtered by the umask, and the render keeps
+    // the photo's permissions.
+    if fchmod(fd, mode_t(mode & 0o7777)) != 0 { throw failure("fchmod") }
+    let half = bytes.count / 2
+    try writeAll(fd, bytes, 0..<half)
+    midWrite()
+    try writeAll(fd, bytes, half..<bytes.count)
+    if fsync(fd) != 0 { throw failure("fsync") }
+    ok = true
+    if close(fd) != 0 { throw failure("close") }
+  }
+
+  private static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>) throws(FileError) {
+    var at = range.lowerBound
+    while at < range.upperBound {
+      let n = bytes.withUnsafeBytes { buffer in
+        write(fd, buffer.baseAddress! + at, range.upperBound - at)
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw failure("write")
+      }
+      at += n
+    }
+  }
+
+  /// rename(2): atomically replaces `to` with `from`.
+  static func rename(_ from: String, _ to: String) throws(FileError) {
+    if Glibc.rename(from, to) != 0 { throw failure("rename") }
+  }
+
+  /// link(2): a new name for an existing file; fails with EEXIST rather than replace anything.
+  static func link(_ from: String, _ to: String) throws(FileError) {
+    if Glibc.link(from, to) != 0 { throw failure("link") }
+  }
+
+  /// unlink(2); a missing file is not an error.
+  static func remove(_ path: String) throws(FileError) {
+    if unlink(path) != 0 && errno != ENOENT { throw failure("unlink") }
+  }
+
+  /// Flushes a folder's entries (renames, links, unlinks) to disk.
+  static func syncDirectory(_ path: String) throws(FileError) {
+    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if fd < 0 { throw failure("open") }
+    defer { close(fd) }
+    if fsync(fd) != 0 && errno != EINVAL { throw failure("fsync") }
+  }
+
+  /// The names in a folder, without "." and "..".
+  static func list(_ path: String) throws(FileError) -> [String] {
+    guard let dir = opendir(path) else { throw failure("opendir") }
+    defer { closedir(dir) }
+    var names: [String] = []
+    while let entry = readdir(dir) {
+      let name = withUnsafePointer(to: entry.pointee.d_name) { p in
+        p.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// The process's working folder.
+  static func currentDirectory() -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    guard getcwd(&buffer, buffer.count) != nil else { return "." }
+    return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+  }
+
+  static func environment(_ name: String) -> String? {
+    guard let value = getenv(name) else { return nil }
+    return String(cString: value)
+  }
+
+  /// Ends the process at once, as `kill -9` would (the fault-injection switch).
+  static func killSelf() -> Never {
+    kill(getpid(), SIGKILL)
+    _exit(137)
+  }
+
+  /// Microseconds to sleep (lock polling).
+  static func sleep(microseconds: UInt32) { usleep(microseconds) }
+
+  /// An exclusive lock on a photo, held through a lock file next to it.
+  ///
+  /// The unlink race: the holder removes the lock file before releasing, so a waiter may end up
+  /// holding a lock on a file that no longer has a name while a newcomer locks a fresh file of
+  /// the same name. After flock succeeds we therefore check that the path still names the very
+  /// inode we locked, and start again if it does not. The file is removed only while locked.
+  final class Lock {
+    let path: String
+    private var fd: Int32
+
+    private init(path: String, fd: Int32) { (self.path, self.fd) = (path, fd) }
+
+    enum Failure: Error { case busy, system(FileError) }
+
+    /// Takes the lock, polling until `timeout` seconds have passed.
+    static func acquire(_ path: String, timeout: Double) throws(Failure) -> Lock {
+      var waited = 0.0
+      while true {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(0o644))
+        if fd < 0 { throw .system(failure("open")) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+          let code = errno
+          close(fd)
+          guard code == EWOULDBLOCK || code == EINTR else {
+            throw .system(FileError(call: "flock", code: code))
+          }
+          if waited >= timeout { throw .busy }
+          FileSystem.sleep(microseconds: 20_000)
+          waited += 0.02
+          continue
+        }
+        var held = stat()
+        var named = stat()
+        if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino,
+          held.st_dev == named.st_dev
+        {
+          return Lock(path: path, fd: fd)
+        }
+        close(fd)  // the holder before us removed this file: lock the new one
+      }
+    }
+
+    /// Removes the lock file, then releases the lock.
+    func release() {
+      guard fd >= 0 else { return }
+      unlink(path)
+      close(fd)
+      fd = -1
+    }
+
+    deinit { release() }
+  }
+}
+
+extension FileSystem.Info {
+  fileprivate init(_ s: stat) {
+    self.init(
+      device: UInt64(s.st_dev), inode: UInt64(s.st_ino), size: Int(s.st_size), mode: UInt32(s.st_mode),
+      links: Int(s.st_nlink))
+  }
+}

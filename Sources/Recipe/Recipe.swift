@@ -1,4 +1,0 @@
-import Codecs
-import PhotoCore
-
-// Placeholder: the edit-store work fills this module (sidecar model, migrations, EditStore).

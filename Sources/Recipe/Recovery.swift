@@ -1,0 +1,141 @@
+/// Finishing an interrupted edit, and removing what a crash left behind.
+enum Recovery {
+  /// What recovery did, for the report.
+  struct Outcome: Sendable, Equatable {
+    var finishedEdit = false
+    var removedTemporaryFiles = 0
+  }
+
+  /// Under the photo's lock: finishes the journal's edit if one is there, then removes every
+  /// temporary file of the photo that no journal needs.
+  static func recover(_ paths: PhotoPaths) throws(StoreError) -> Outcome {
+    var outcome = Outcome()
+    if FileSystem.exists(paths.journal) {
+      let bytes: [UInt8]
+      do { bytes = try FileSystem.read(paths.journal) } catch {
+        throw .cannotRead(path: paths.journal, reason: error.reason)
+      }
+      guard let journal = try? JSONCoding.decode(Journal.self, from: bytes) else {
+        throw .damaged("the journal '\(paths.journal)' is unreadable; inspect the photo's files by hand")
+      }
+      try run(journal, paths: paths, verify: true)
+      outcome.finishedEdit = true
+    }
+    let names: [String]
+    do { names = try FileSystem.list(paths.directory) } catch {
+      throw .cannotRead(path: paths.directory, reason: error.reason)
+    }
+    for name in names where name.hasPrefix(paths.tempPrefix) {
+      do { try FileSystem.remove(paths.inFolder(name)) } catch {
+        throw .cannotWrite(path: paths.inFolder(name), reason: error.reason)
+      }
+      outcome.removedTemporaryFiles += 1
+    }
+    if outcome.removedTemporaryFiles > 0 { try? FileSystem.syncDirectory(paths.directory) }
+    return outcome
+  }
+
+  /// Runs a journal's steps, syncs the folder, and removes the journal.
+  ///
+  /// - Parameter verify: check each completed step's checksum (after a crash) instead of
+  ///   trusting that the staged files are in place (the normal path).
+  static func run(_ journal: Journal, paths: PhotoPaths, verify: Bool) throws(StoreError) {
+    for step in journal.steps {
+      do {
+        try execute(step, paths: paths, verify: verify)
+      } catch {
+        switch error {
+        case .system: throw .interrupted
+        case .refused(let reason): throw .damaged(reason)
+        }
+      }
+      step.crashPoint.reached()
+    }
+    do {
+      try FileSystem.syncDirectory(paths.directory)
+      try FileSystem.remove(paths.journal)
+      try FileSystem.syncDirectory(paths.directory)
+    } catch {
+      throw .interrupted
+    }
+    CrashPoint.afterCommit.reached()
+  }
+
+  private enum StepFailure: Error {
+    case system(path: String, FileSystem.FileError)
+    case refused(String)
+  }
+
+  /// A file's checksum, or nil when it does not exist.
+  private static func checksum(_ path: String) throws(StepFailure) -> String? {
+    do {
+      return SHA256.hex(try FileSystem.read(path))
+    } catch {
+      if error.isNotFound { return nil }
+      throw .system(path: path, error)
+    }
+  }
+
+  private static func attempt(_ path: String, _ body: () throws(FileSystem.FileError) -> Void)
+    throws(StepFailure)
+  {
+    do { try body() } catch { throw .system(path: path, error) }
+  }
+
+  private static func execute(_ step: Journal.Step, paths: PhotoPaths, verify: Bool) throws(StepFailure) {
+    switch step {
+    case .preserve(let from, let to, let sha):
+      let source = paths.inFolder(from)
+      let target = paths.inFolder(to)
+      if FileSystem.exists(target) {
+        guard try checksum(target) == sha else {
+          throw .refused("'\(target)' is not the original the journal names")
+        }
+        return
+      }
+      if verify {
+        guard try checksum(source) == sha else {
+          throw .refused("'\(source)' changed before its original was preserved")
+        }
+      }
+      var linked = true
+      do {
+        try FileSystem.link(source, target)
+      } catch {
+        guard error.linkUnsupported else { throw .system(path: target, error) }
+        linked = false
+      }
+      if !linked {
+        let temp = paths.inFolder(paths.newTempName())
+        try attempt(temp) { () throws(FileSystem.FileError) in
+          let bytes = try FileSystem.read(source)
+          let mode = (try FileSystem.info(source)?.mode ?? 0o644) & 0o666
+          try FileSystem.createSynced(temp, bytes: bytes, mode: mode)
+          try FileSystem.rename(temp, target)
+        }
+      }
+    case .replace(let temp, let target, let sha, _):
+      let tempPath = paths.inFolder(temp)
+      let targetPath = paths.inFolder(target)
+      if FileSystem.exists(tempPath) {
+        try attempt(targetPath) { () throws(FileSystem.FileError) in
+          try FileSystem.rename(tempPath, targetPath)
+        }
+      } else if verify {
+        guard try checksum(targetPath) == sha else {
+          throw .refused("'\(targetPath)' is neither the old nor the new version")
+        }
+      } else {
+        throw .refused("the staged file for '\(targetPath)' vanished")
+      }
+    case .remove(let target, let guardPath, let guardSHA, _):
+      if let guardPath, let guardSHA {
+        guard try checksum(paths.inFolder(guardPath)) == guardSHA else {
+          throw .refused("'\(paths.inFolder(guardPath))' does not hold the original's bytes")
+        }
+      }
+      let path = paths.inFolder(target)
+      try attempt(path) { () throws(FileSystem.FileError) in try FileSystem.remove(path) }
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import Testing
+
+@testable import PhotoCore
+
+@Suite struct BrushTests {
+  /// Slow and obvious: every pixel's distance to every segment, then "over" in Double.
+  static func reference(_ image: Image, _ points: [(Double, Double)], pen: Pen) -> Image {
+    var out = image
+    let segments =
+      points.count == 1 ? [(points[0], points[0])] : (1..<points.count).map { (points[$0 - 1], points[$0]) }
+    for y in 0..<image.height {
+      for x in 0..<image.width {
+        var d = Double.infinity
+        for (a, b) in segments {
+          let ex = b.0 - a.0
+          let ey = b.1 - a.1
+          let l2 = ex * ex + ey * ey
+          let t = l2 > 0 ? min(max(((Double(x) - a.0) * ex + (Double(y) - a.1) * ey) / l2, 0), 1) : 0
+          let dx = Double(x) - (a.0 + t * ex)
+          let dy = Double(y) - (a.1 + t * ey)
+          d = min(d, (dx * dx + dy * dy).squareRoot())
+        }
+        let r = pen.size / 2
+        let c = min(max((r + 0.5 - d) / (r * (1 - pen.hardness) + 1), 0), 1)
+        if c <= 0 { continue }
+        let p = image[x, y]
+        let ta = Double(pen.color.a) / 255 * c
+        let ba = Double(p.a) / 255
+        let oa = ta + ba * (1 - ta)
+        func ch(_ t: UInt8, _ b: UInt8) -> UInt8 {
+          roundHalfUp((Double(t) * ta + Double(b) * ba * (1 - ta)) / oa)
+        }
+        out[x, y] = RGBA(
+          ch(pen.color.r, p.r), ch(pen.color.g, p.g), ch(pen.color.b, p.b), roundHalfUp(oa * 255))
+      }
+    }
+    return out
+  }
+
+  static let pens = [
+    Pen(color: RGBA(255, 0, 0), size: 1, hardness: 0.9),
+    Pen(color: RGBA(255, 255, 0, 128), size: 20, hardness: 0.5),
+    Pen(color: RGBA(0, 0, 255), size: 7.5, hardness: 1),
+    Pen(color: RGBA(10, 200, 30, 200), size: 12, hardness: 0),
+  ]
+
+  @Test(arguments: pens) func matchesReference(pen: Pen) {
+    let image = noiseImage(width: 70, height: 50, seed: 31, opaque: false)
+    let points: [(Double, Double)] = [(5, 5), (60, 12), (30, 45), (31, 44), (-5, 30)]
+    var fast = image
+    fast.drawStroke(points.map { (x: $0.0, y: $0.1) }, pen: pen)
+    #expect(maxDifference(fast, Self.reference(image, points, pen: pen)) <= 1)
+  }
+
+  @Test func dotAndHardEdge() {
+    let image = Image(width: 21, height: 21, fill: RGBA(255, 255, 255))
+    var out = image
+    out.drawStroke([(x: 10, y: 10)], pen: Pen(color: RGBA(0, 0, 0), size: 10, hardness: 1))
+    #expect(out[10, 10] == RGBA(0, 0, 0))
+    #expect(out[14, 10] == RGBA(0, 0, 0))  // distance 4 ≤ r - 0.5
+    #expect(out[15, 10] == RGBA(128, 128, 128))  // distance 5 = r: half covered
+    #expect(out[16, 10] == RGBA(255, 255, 255))  // distance 6 ≥ r + 0.5: untouched
+    #expect(
+      maxDifference(
+        out, Self.reference(image, [(10, 10)], pen: Pen(color: RGBA(0, 0, 0), size: 10, hardness: 1))) <= 1)
+  }
+
+  @Test func softerPensFeatherFurtherInward() {
+    let hard = Pen(color: RGBA(0, 0, 0), size: 20, hardness: 1)
+    let soft = Pen(color: RGBA(0, 0, 0), size: 20, hardness: 0.2)
+    #expect(hard.coverage(distance: 8) == 1)
+    #expect(soft.coverage(distance: 8) < 1)
+    #expect(soft.coverage(distance: 10.5) == 0 && hard.coverage(distance: 10.5) == 0)
+    for d in stride(from: 0.0, through: 11, by: 0.25) {
+      #expect(soft.coverage(distance: d) >= soft.coverage(distance: d + 0.25))
+    }
+  }
+
+  @Test func presetsAndInlinePoints() throws {
+    let image = Image(width: 60, height: 40, fill: RGBA(255, 255, 255))
+    let op = try Filters.parse("brush:pen=blue,points=10:20/50:20", readFile: noFiles)
+      .resolve(for: image, context: noCascade)
+    // The preset is stored explicitly; the size as a fraction of the shorter side (50 / 40).
+    #expect(op.parameters["color"] == .string("#0000FFFF"))
+    #expect(op.parameters["size"] == .number(1.25))
+    #expect(op.parameters["hardness"] == .number(0.8))
+    #expect(
+      op.parameters["points"]
+        == .array([.array([.number(10.0 / 60), .number(0.5)]), .array([.number(50.0 / 60), .number(0.5)])]))
+    var out = image
+    try Filters.render(op, on: &out, context: noCascade)
+    var expected = image
+    expected.drawStroke(
+      [(x: 10, y: 20), (x: 50, y: 20)], pen: Pen(color: RGBA(0, 0, 255), size: 50, hardness: 0.8))
+    #expect(out == expected)
+    #expect(out[30, 20] == RGBA(0, 0, 255))
+  }
+
+  @Test func customPenNeedsAColour() throws {
+    #expect(throws: FilterError.missingParameter(filter: "brush", key: "color")) {
+      try Filters.parse("brush:pen=custom,points=1:1", readFile: noFiles)
+    }
+    #expect(throws: FilterError.missingParameter(filter: "brush", key: "points")) {
+      try Filters.parse("brush:pen=red", readFile: noFiles)
+    }
+    let image = Image(width: 9, height: 9, fill: RGBA(0, 0, 0))
+    let out = try apply("brush:pen=custom,color=#FF000080,size=3,hardness=1,points=4:4", to: image)
+    #expect(out[4, 4] == RGBA(128, 0, 0))
+  }
+
+  /// Strokes from a file are embedded in the stored operation, so the recipe needs no file.
+  @Test func strokesFileIsEmbedded() throws {
+    let file = #"{"strokes": [{"points": [[10, 10], [30, 10]]}, [[5, 30], ["50%", "75%"]]]}"#
+    var reads: [String] = []
+    let pending = try Filters.parse("brush:pen=black,strokes=pen.json") { path in
+      reads.append(path)
+      return Array(file.utf8)
+    }
+    #expect(reads == ["pen.json"])
+    let image = Image(width: 40, height: 40, fill: RGBA(255, 255, 255))
+    let op = try pending.resolve(for: image, context: noCascade)
+    #expect(
+      op.parameters["strokes"]
+        == .array([
+          .array([.array([.number(0.25), .number(0.25)]), .array([.number(0.75), .number(0.25)])]),
+          .array([.array([.number(0.125), .number(0.75)]), .array([.number(0.5), .number(0.75)])]),
+        ]))
+    var out = image
+    try Filters.render(op, on: &out, context: noCascade)
+    var expected = image
+    let pen = Pen(color: RGBA(0, 0, 0), size: 10, hardness: 0.7)
+    expected.drawStroke([(x: 10, y: 10), (x: 30, y: 10)], pen: pen)
+    expected.drawStroke([(x: 5, y: 30), (x: 20, y: 30)], pen: pen)
+    #expect(out == expected)
+  }
+
+  @Test func badStrokesFiles() {
+    func parse(_ text: String) throws {
+      _ = try Filters.parse("brush:strokes=s.json") { _ in Array(text.utf8) }
+    }
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "the file holds no strokes")
+    ) {
+      try parse("[]")
+    }
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "stroke 0: a point is not [x, y]")
+    ) {
+      try parse("[[[1, 2, 3]]]")
+    }
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "invalid JSON at byte 5: expected ',' or ']'"
+      )
+    ) {
+      try parse("[[[1 2]]]")
+    }
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "s.json", reason: "a point is negative or beyond 100%")
+    ) {
+      try parse("[[[-1, 2]]]")
+    }
+    #expect(
+      throws: FilterError.unreadableFile(
+        filter: "brush", key: "strokes", path: "missing.json", reason: "no such file")
+    ) {
+      _ = try Filters.parse("brush:strokes=missing.json") { _ in throw CascadeError("no such file") }
+    }
+  }
+}
+
+extension Pen: CustomTestStringConvertible {
+  public var testDescription: String { "\(colorText(color)) size \(size) hardness \(hardness)" }
+}

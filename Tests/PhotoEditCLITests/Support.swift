@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PhotoEditCLI
+
+/// Text a captured stream received.
+final class TextBuffer: Sendable {
+  private let storage = Mutex("")
+  func append(_ s: String) { storage.withLock { $0 += s } }
+  var text: String { storage.withLock { $0 } }
+}
+
+/// Runs photoedit in-process and returns (status, stdout, stderr).
+func runCLI(_ arguments: [String], input: String = "") -> (status: Int32, out: String, err: String) {
+  let (out, err) = (TextBuffer(), TextBuffer())
+  let bytes = [UInt8](input.utf8)
+  let console = Console(out: { out.append($0) }, err: { err.append($0) }, readInput: { bytes })
+  let status = PhotoEditCLI.run(arguments: arguments, console: console)
+  return (status, out.text, err.text)
+}
+
+/// The built `photoedit` executable beside the test bundle.
+let photoeditBinary: URL = {
+  let exe = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+  var dir = exe.deletingLastPathComponent()
+  // Inside an .xctest bundle directory on some layouts.
+  while dir.path != "/" {
+    let candidate = dir.appendingPathComponent("photoedit")
+    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    dir = dir.deletingLastPathComponent()
+  }
+  return exe.deletingLastPathComponent().appendingPathComponent("photoedit")
+}()
+
+/// Launches the real `photoedit` and waits for it.
+func launch(
+  _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
+  in directory: URL? = nil
+) throws -> (status: Int32, out: String, err: String) {
+  let process = Process()
+  process.executableURL = photoeditBinary
+  process.arguments = arguments
+  if let directory { process.currentDirectoryURL = directory }
+  var env = ProcessInfo.processInfo.environment
+  for (k, v) in environment { env[k] = v }
+  process.environment = env
+  let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+  process.standardOutput = outPipe
+  process.standardError = errPipe
+  process.standardInput = inPipe
+  try process.run()
+  if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
+  try inPipe.fileHandleForWriting.close()
+  let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+  let err = errPipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+}
+
+/// The repository's Fixtures folder.
+let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+/// A fresh temporary folder, removed by the caller with `cleanUp`.
+struct TemporaryFolder {
+  let url: URL
+  init() throws {
+    url = FileManager.default.temporaryDirectory.appendingPathComponent("photoedit-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+  }
+  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+  /// Copies a fixture in under `name`.
+  @discardableResult
+  func copy(_ fixture: String, as name: String) throws -> String {
+    let dest = path(name)
+    try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent(fixture).path, toPath: dest)
+    return dest
+  }
+  func cleanUp() { try? FileManager.default.removeItem(at: url) }
+}

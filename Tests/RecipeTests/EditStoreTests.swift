@@ -1,0 +1,390 @@
+import Codecs
+import Foundation
+import PhotoCore
+import Testing
+
+@testable import Recipe
+
+/// The store's file protocol through its API, in temporary folders, on the fake engine.
+@Suite struct EditStoreTests {
+  let folder = TempFolder()
+  let originalBytes = FakeEngine.imageFile(width: 6, height: 4, seed: 9)
+  var photo: String { folder.file("p.jpg") }
+
+  init() { folder.write("p.jpg", originalBytes) }
+
+  func sidecar() throws -> AdjustmentData {
+    try AdjustmentData.read(
+      folder.read("p.jpg.photoedit.json")!, requireProvenance: true,
+      validate: { op throws(StoreError) in op }
+    ).data
+  }
+
+  @Test func firstApplyPreservesOriginalWritesRenderAndSidecar() throws {
+    let report = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    #expect(folder.names() == ["p.jpg", "p.jpg.original", "p.jpg.photoedit.json"])
+    #expect(folder.read("p.jpg.original") == originalBytes)
+    var expected = FakeEngine.pixels(of: originalBytes)!
+    try FakeEngine().render(
+      Operation(filter: "invert", version: 1, parameters: [:]), on: &expected, context: fakeSettings().context
+    )
+    let render = folder.read("p.jpg")!
+    #expect(FakeEngine.pixels(of: render) == expected)
+    let data = try sidecar()
+    #expect(
+      data.original
+        == .init(
+          path: "p.jpg.original", sha256: SHA256.hex(originalBytes), bytes: originalBytes.count, width: 6,
+          height: 4, orientation: 1))
+    // Quality 90 by default; the JPEG input's subsampling (the fake says 4:2:2).
+    #expect(data.render == .init(sha256: SHA256.hex(render), format: "jpeg", quality: 90, subsampling: "422"))
+    #expect(data.operations.map(\.filter) == ["invert"])
+    #expect(report.fields["operations"] == .number(1))
+    #expect(report.lines == ["applied invert (1 operation)"])
+  }
+
+  @Test func applyApplyUndoRedoRevertRestoresTheOriginalBytes() throws {
+    let store = fakeStore()
+    _ = try store.apply([step("invert")], to: photo, output: nil)
+    _ = try store.apply([step("add", ["amount": .number(5)]), step("mark")], to: photo, output: nil)
+    #expect(try sidecar().operations.map(\.filter) == ["invert", "add", "mark"])
+    #expect(try sidecar().operations[2].derived == ["width": .number(6)])
+    let twoEdits = folder.read("p.jpg")!
+    #expect(folder.read("p.jpg.original") == originalBytes)
+
+    _ = try store.step(photo, undo: true)
+    #expect(try sidecar().operations.map(\.filter) == ["invert", "add"])
+    #expect(try sidecar().undone.map(\.filter) == ["mark"])
+    _ = try store.step(photo, undo: true)
+    #expect(try sidecar().undone.map(\.filter) == ["mark", "add"])
+    _ = try store.step(photo, undo: false)
+    _ = try store.step(photo, undo: false)
+    // Deterministic: undo then redo gives the render back byte for byte.
+    #expect(folder.read("p.jpg") == twoEdits)
+    #expect(try sidecar().operations.count == 3)
+    #expect(throws: StoreError.nothingToRedo) { try store.step(photo, undo: false) }
+
+    _ = try store.revert(photo)
+    #expect(folder.names() == ["p.jpg"])
+    #expect(SHA256.hex(folder.read("p.jpg")!) == SHA256.hex(originalBytes))
+    // Reverting an unedited photo is a harmless no-op.
+    #expect(try store.revert(photo).fields["reverted"] == .bool(false))
+  }
+
+  @Test func undoToNothingKeepsTheSidecarForRedo() throws {
+    let store = fakeStore()
+    _ = try store.apply([step("invert")], to: photo, output: nil)
+    _ = try store.step(photo, undo: true)
+    #expect(try sidecar().operations.isEmpty)
+    #expect(FakeEngine.pixels(of: folder.read("p.jpg")!) == FakeEngine.pixels(of: originalBytes))
+    #expect(throws: StoreError.nothingToUndo) { try store.step(photo, undo: true) }
+    _ = try store.step(photo, undo: false)
+    #expect(try sidecar().operations.count == 1)
+  }
+
+  @Test func applyAfterUndoDropsTheRedoList() throws {
+    let store = fakeStore()
+    _ = try store.apply([step("invert"), step("mark")], to: photo, output: nil)
+    _ = try store.step(photo, undo: true)
+    _ = try store.apply([step("add")], to: photo, output: nil)
+    #expect(try sidecar().operations.map(\.filter) == ["invert", "add"])
+    #expect(try sidecar().undone.isEmpty)
+  }
+
+  @Test func rendersFromTheOriginalNotThePreviousRender() throws {
+    let store = fakeStore()
+    _ = try store.apply([step("invert")], to: photo, output: nil)
+    _ = try store.apply([step("invert")], to: photo, output: nil)
+    // invert twice from the original is the original's pixels exactly.
+    #expect(FakeEngine.pixels(of: folder.read("p.jpg")!) == FakeEngine.pixels(of: originalBytes))
+  }
+
+  @Test func modifiedRenderIsRefusedWithoutForce() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    var changed = folder.read("p.jpg")!
+    changed[20] ^= 0xFF
+    folder.write("p.jpg", changed)
+    let before = folder.state()
+    let path = photo
+    let commands: [() throws -> Void] = [
+      { _ = try fakeStore().apply([step("add")], to: path, output: nil) },
+      { _ = try fakeStore().step(path, undo: true) },
+      { _ = try fakeStore().revert(path) },
+      { _ = try fakeStore().render(path, output: nil, maxSize: nil) },
+    ]
+    for command in commands {
+      #expect(throws: StoreError.renderModified) { try command() }
+      #expect(folder.state() == before)
+    }
+    #expect(fakeStore().status(photo).fields["state"] == .string("modified"))
+    #expect(throws: StoreError.self) { try fakeStore().check(photo, repair: true) }
+    _ = try fakeStore(force: true).revert(photo)
+    #expect(folder.read("p.jpg") == originalBytes)
+  }
+
+  @Test func refusesStoreFilesAsPhotos() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    #expect(throws: StoreError.isPreservedOriginal(photo: photo)) {
+      try fakeStore().apply([step("add")], to: photo + ".original", output: nil)
+    }
+    #expect(throws: StoreError.isSidecar(photo: photo)) {
+      try fakeStore().step(photo + ".photoedit.json", undo: true)
+    }
+    #expect(
+      StoreError.isPreservedOriginal(photo: "p.jpg").description
+        == "this is photoedit's preserved original of 'p.jpg'; edit 'p.jpg' instead, or copy this file under another name"
+    )
+  }
+
+  @Test func missingOriginalIsRefusedAndSaysWhatToDo() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    try FileManager.default.removeItem(atPath: folder.file("p.jpg.original"))
+    let before = folder.state()
+    let error = #expect(throws: StoreError.self) { try fakeStore().step(photo, undo: true) }
+    #expect(error == .originalMissing(original: folder.file("p.jpg.original")))
+    #expect(error?.status == 66)
+    #expect(error?.description.contains("restore it from a backup") == true)
+    #expect(folder.state() == before)
+    #expect(fakeStore().status(photo).fields["state"] == .string("damaged"))
+  }
+
+  @Test func changedOriginalIsRefused() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    try FileManager.default.removeItem(atPath: folder.file("p.jpg.original"))
+    folder.write("p.jpg.original", FakeEngine.imageFile(width: 6, height: 4, seed: 10))
+    #expect(throws: StoreError.originalChanged(original: folder.file("p.jpg.original"))) {
+      try fakeStore().revert(photo)
+    }
+  }
+
+  @Test func strayOriginalIsRefused() throws {
+    folder.write("p.jpg.original", originalBytes)
+    #expect(throws: StoreError.strayOriginal(original: photo + ".original")) {
+      try fakeStore().apply([step("invert")], to: photo, output: nil)
+    }
+    #expect(folder.names() == ["p.jpg", "p.jpg.original"])
+  }
+
+  @Test func newerSidecarRefusesEveryCommandAndChangesNothing() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    var object = try JSONCoding.decode(JSONValue.self, from: folder.read("p.jpg.photoedit.json")!).object!
+    object["formatVersion"] = .number(7)
+    folder.write("p.jpg.photoedit.json", JSONCoding.encode(JSONValue.object(object)))
+    let before = folder.state()
+    let expected = StoreError.newerFormat(found: 7, supported: 1)
+    #expect(throws: expected) { try fakeStore().apply([step("add")], to: photo, output: nil) }
+    #expect(throws: expected) { try fakeStore().step(photo, undo: true) }
+    #expect(throws: expected) { try fakeStore().revert(photo) }
+    #expect(throws: expected) { try fakeStore().show(photo) }
+    #expect(folder.state() == before)
+    #expect(folder.leftovers() == [])
+  }
+
+  @Test func unknownFilterInSidecarIsRefused() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    let text = String(decoding: folder.read("p.jpg.photoedit.json")!, as: UTF8.self)
+      .replacingOccurrences(of: "\"invert\"", with: "\"oilpaint\"")
+    folder.write("p.jpg.photoedit.json", Array(text.utf8))
+    let before = folder.state()
+    #expect(throws: StoreError.unknownFilter(name: "oilpaint")) { try fakeStore().step(photo, undo: true) }
+    #expect(folder.state() == before)
+  }
+
+  @Test func failingFilterLeavesNothingBehind() throws {
+    #expect(throws: StoreError.filter("fail always fails")) {
+      try fakeStore().apply([step("fail")], to: photo, output: nil)
+    }
+    #expect(folder.names() == ["p.jpg"])
+    #expect(folder.read("p.jpg") == originalBytes)
+  }
+
+  @Test func dryRunChangesNothing() throws {
+    let report = try fakeStore(dryRun: true).apply([step("invert")], to: photo, output: nil)
+    #expect(report.lines == ["would apply invert (1 operation)"])
+    #expect(folder.names() == ["p.jpg"])
+  }
+
+  @Test func outputModeLeavesTheInputAndRecordsItsPath() throws {
+    try FileManager.default.createDirectory(atPath: folder.file("out"), withIntermediateDirectories: false)
+    let out = folder.file("out/e.png")
+    _ = try fakeStore().apply([step("invert")], to: photo, output: out)
+    #expect(folder.names() == ["out", "p.jpg"])
+    #expect(folder.read("p.jpg") == originalBytes)
+    #expect(folder.names().count == 2)
+    let data = try AdjustmentData.read(
+      folder.read("out/e.png.photoedit.json")!, requireProvenance: true,
+      validate: { op throws(StoreError) in op }
+    ).data
+    #expect(data.original?.path == "../p.jpg")
+    #expect(data.render?.format == "png")
+    #expect(data.render?.subsampling == nil)
+    #expect(folder.read("out/e.png")?[4] == UInt8(ascii: "p"))
+    // Photoedit's own edit of the same original: appended to.
+    _ = try fakeStore().apply([step("mark")], to: photo, output: out)
+    #expect(fakeStore().status(out).fields["operations"] == .number(2))
+    // Another original: refused without --force.
+    folder.write("q.jpg", FakeEngine.imageFile(width: 3, height: 3, seed: 1))
+    #expect(throws: StoreError.outputExists(path: out)) {
+      try fakeStore().apply([step("mark")], to: folder.file("q.jpg"), output: out)
+    }
+    // Revert writes a copy of the original's bytes and removes the sidecar.
+    _ = try fakeStore().revert(out)
+    #expect(folder.read("out/e.png") == originalBytes)
+    #expect(!folder.exists("out/e.png.photoedit.json"))
+    #expect(folder.read("p.jpg") == originalBytes)
+    let a = try FileManager.default.attributesOfItem(atPath: out)[.systemFileNumber] as? Int
+    let b = try FileManager.default.attributesOfItem(atPath: photo)[.systemFileNumber] as? Int
+    #expect(a != b)
+  }
+
+  @Test func outputMayNotBeTheInput() throws {
+    #expect(throws: StoreError.outputIsInput(path: photo)) {
+      try fakeStore(force: true).apply([step("invert")], to: photo, output: photo)
+    }
+    #expect(throws: StoreError.self) {
+      try fakeStore(force: true).render(photo, output: photo + ".original", maxSize: nil)
+    }
+    #expect(folder.names() == ["p.jpg"])
+  }
+
+  @Test func exportNeedsForceToReplace() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    let out = folder.file("x.jpg")
+    _ = try fakeStore().render(photo, output: out, maxSize: nil)
+    #expect(folder.read("x.jpg") == folder.read("p.jpg"))
+    #expect(!folder.exists("x.jpg.photoedit.json"))
+    #expect(throws: StoreError.outputExists(path: out)) {
+      try fakeStore().render(photo, output: out, maxSize: nil)
+    }
+    let preview = try fakeStore(force: true).render(photo, output: out, maxSize: 3)
+    #expect(preview.fields["width"] == .number(3))
+    #expect(preview.fields["height"] == .number(2))
+    #expect(throws: StoreError.notEdited) {
+      try fakeStore().render(folder.file("x.jpg"), output: nil, maxSize: nil)
+    }
+    #expect(throws: StoreError.maxSizeNeedsOutput) { try fakeStore().render(photo, output: nil, maxSize: 3) }
+  }
+
+  @Test func renderWithNewQualityIsRecorded() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    var store = fakeStore()
+    store.settings.quality = 70
+    let report = try store.render(photo, output: nil, maxSize: nil)
+    #expect(report.fields["changed"] == .bool(true))
+    #expect(try sidecar().render?.quality == 70)
+    #expect(folder.read("p.jpg")?[5] == 70)
+    // Later commands keep the sidecar's quality.
+    _ = try fakeStore().apply([step("mark")], to: photo, output: nil)
+    #expect(folder.read("p.jpg")?[5] == 70)
+    #expect(try fakeStore().render(photo, output: nil, maxSize: nil).lines == ["render is current"])
+  }
+
+  @Test func statusCoversEveryState() throws {
+    #expect(fakeStore().status(photo).fields["state"] == .string("unedited"))
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    try FileManager.default.removeItem(atPath: photo)
+    #expect(fakeStore().status(photo).fields["state"] == .string("stale"))
+    // check --repair re-renders a missing render.
+    _ = try fakeStore().check(photo, repair: true)
+    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    folder.write("p.jpg.photoedit.json", Array("{ torn".utf8))
+    let status = fakeStore().status(photo)
+    #expect(status.fields["state"] == .string("damaged"))
+    #expect(status.lines.first?.hasPrefix("damaged: the sidecar is not valid JSON") == true)
+  }
+
+  @Test func showPrintsTheRecipe() throws {
+    _ = try fakeStore().apply([step("add", ["amount": .number(3)]), step("mark")], to: photo, output: nil)
+    _ = try fakeStore().step(photo, undo: true)
+    let report = try fakeStore().show(photo)
+    #expect(report.fields["current"] == .bool(true))
+    #expect(report.fields["state"] == .string("edited"))
+    #expect(report.lines[0] == "edited: 1 operation, 1 undone")
+    #expect(report.lines[3] == "1. add v1 amount=3")
+    #expect(report.lines[4] == "undone: mark v1 [width=6]")
+    guard case .array(let ops)? = report.fields["operations"] else {
+      Issue.record("no operations")
+      return
+    }
+    #expect(ops.first?.object?["filter"] == .string("add"))
+  }
+
+  @Test func migratedSidecarIsStaleUntilRendered() throws {
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    // Rewrite the sidecar in version 0's shape.
+    var object = try JSONCoding.decode(JSONValue.self, from: folder.read("p.jpg.photoedit.json")!).object!
+    var original = object["original"]!.object!
+    original["file"] = original.removeValue(forKey: "path")
+    original["size"] = original.removeValue(forKey: "bytes")
+    object["original"] = .object(original)
+    object["adjustments"] = .array(
+      object.removeValue(forKey: "operations")!.array!.map {
+        var op = $0.object!
+        op["name"] = op.removeValue(forKey: "filter")
+        return .object(op)
+      })
+    object["undone"] = nil
+    object["formatVersion"] = .number(0)
+    folder.write("p.jpg.photoedit.json", JSONCoding.encode(JSONValue.object(object)))
+    #expect(fakeStore().status(photo).fields["state"] == .string("stale"))
+    #expect(try fakeStore().show(photo).fields["migratedFrom"] == .number(0))
+    _ = try fakeStore().render(photo, output: nil, maxSize: nil)
+    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    #expect(try sidecar().formatVersion == 1)
+  }
+
+  @Test func hardLinkedOriginalSharesTheInodeAndIsNeverWritten() throws {
+    let before = try FileManager.default.attributesOfItem(atPath: photo)[.systemFileNumber] as? Int
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    let original =
+      try FileManager.default.attributesOfItem(atPath: photo + ".original")[.systemFileNumber] as? Int
+    let render = try FileManager.default.attributesOfItem(atPath: photo)[.systemFileNumber] as? Int
+    #expect(original == before)
+    #expect(render != before)
+    _ = try fakeStore().revert(photo)
+    let after = try FileManager.default.attributesOfItem(atPath: photo)[.systemFileNumber] as? Int
+    #expect(after == before)
+  }
+
+  @Test func keepsThePhotosPermissions() throws {
+    try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: photo)
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    let mode = try FileManager.default.attributesOfItem(atPath: photo)[.posixPermissions] as? Int
+    #expect(mode == 0o640)
+  }
+
+  @Test func concurrentAppliesAllLandInOrder() async throws {
+    let store = fakeStore()
+    _ = try store.apply([step("mark")], to: photo, output: nil)
+    let path = photo
+    let results = await withTaskGroup(of: Bool.self) { group in
+      for i in 0..<8 {
+        group.addTask {
+          (try? fakeStore().apply([step("add", ["amount": .number(Double(i))])], to: path, output: nil))
+            != nil
+        }
+      }
+      return await group.reduce(into: [Bool]()) { $0.append($1) }
+    }
+    let data = try sidecar()
+    // Every apply that reported success is in the recipe: no lost edit, no torn sidecar.
+    #expect(data.operations.count == 1 + results.filter { $0 }.count)
+    #expect(
+      Set(data.operations.dropFirst().map { $0.parameters["amount"]! }).count == data.operations.count - 1)
+    #expect(results.allSatisfy { $0 })
+    #expect(folder.leftovers() == [])
+    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+  }
+
+  @Test func busyWhenTheLockIsHeld() throws {
+    let lock = try FileSystem.Lock.acquire(photo + ".photoedit.lock", timeout: 0)
+    var store = fakeStore()
+    store.settings.lockTimeoutSeconds = 0.1
+    #expect(throws: StoreError.busy) { try store.apply([step("invert")], to: photo, output: nil) }
+    lock.release()
+    #expect(folder.names() == ["p.jpg"])
+    _ = try store.apply([step("invert")], to: photo, output: nil)
+    #expect(folder.leftovers() == [])
+  }
+}
