@@ -232,6 +232,23 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     #expect(raw.map { [$0.x, $0.y, $0.width, $0.height] } == opencv)
   }
 
+  /// Nothing to search: an image smaller than the window, a minimum face larger than the image,
+  /// a maximum face smaller than the window.
+  @Test func noScaleMeansNoFaces() throws {
+    let cascade = try HaarCascade(xml: bytes(handCascadeXML))
+    let tiny = GreyImage(width: 5, height: 9, pixels: (0..<45).map { $0 / 5 < 4 ? 10 : 50 })
+    #expect(FaceDetector.detect(in: tiny, cascade: cascade, options: DetectionOptions()).isEmpty)
+    let image = halves(top: 10, bottom: 50)
+    var options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
+    options.minSize = 7
+    #expect(FaceDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
+    options.minSize = nil
+    options.maxSize = 5
+    #expect(FaceDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
+    options.maxSize = 6
+    #expect(FaceDetector.detect(in: image, cascade: cascade, options: options).count == 1)
+  }
+
   // MARK: Errors
 
   @Test(arguments: [

@@ -86,16 +86,6 @@ public final class HaarCascade: Sendable {
       (parsed.features, parsed.stages, parsed.trees, parsed.nodes, parsed.leaves)
   }
 
-  /// Builds a cascade from its parts, already validated by the caller (tests).
-  init(
-    windowWidth: Int, windowHeight: Int, features: [Feature], stages: [Stage], trees: [Tree],
-    nodes: [Node], leaves: [Float]
-  ) {
-    (self.windowWidth, self.windowHeight) = (windowWidth, windowHeight)
-    (self.features, self.stages, self.trees, self.nodes, self.leaves) =
-      (features, stages, trees, nodes, leaves)
-  }
-
   private struct Parsed {
     var width = 0, height = 0
     var features: [Feature] = []
