@@ -10,9 +10,10 @@
 ///
 /// Entries wrap modulo 2³² (OpenCV stores them as `CV_32S` too): a whole-image sum overflows 32
 /// bits at 16 MP, and a squared sum at about 66 000 pixels. The difference of four corners is
-/// exact nonetheless, because it is computed modulo 2³² and every rectangle the detector measures
-/// (within one window of at most 1000 × 1000 pixels of 255², or 24 × 24 for the face cascades)
-/// sums to less than 2³².
+/// exact nonetheless, because it is computed modulo 2³² and the rectangles the detector measures
+/// lie inside one window: grey sums stay below 2³¹ for windows up to 1000 × 1000 pixels, squared
+/// sums below 2³² for windows up to 256 × 256 (24 × 24 for the face cascades). Past that size the
+/// squared sum wraps exactly as OpenCV's does, so the two still agree.
 final class IntegralImage {
   let width: Int, height: Int
   /// `width + 1`.
