@@ -25,13 +25,9 @@ enum CrashPoint: String, CaseIterable, Sendable {
   /// The point named by the environment, read once.
   static let armed: CrashPoint? = FileSystem.environment(variable).flatMap(CrashPoint.init(rawValue:))
 
-  /// Tests watch the points a command passes through (to snapshot the folder at that instant,
-  /// which is the state a kill there would leave) without killing the test process.
-  @TaskLocal static var observer: (@Sendable (CrashPoint) -> Void)? = nil
-
-  /// Kills the process if `self` is the armed point.
-  func reached() {
+  /// Kills the process if `self` is the armed point; tells a test watching `directory`.
+  func reached(in directory: String) {
     if CrashPoint.armed == self { FileSystem.killSelf() }
-    CrashPoint.observer?(self)
+    TestHooks.crashPointReached(self, in: directory)
   }
 }

@@ -107,9 +107,9 @@ extension Store {
 
   static func recipe(from path: String, engine: any RenderEngine) throws(StoreError) -> [PendingOperation] {
     let bytes = try readBytes(path)
-    let read = try AdjustmentData.read(bytes, requireProvenance: false) { op throws(StoreError) in
-      try engine.validate(op)
-    }
+    // Only the portable part matters (derived state such as face boxes is dropped), and
+    // `pending(from:)` checks it: the filter, its version and its parameters.
+    let read = try AdjustmentData.read(bytes, requireProvenance: false) { op throws(StoreError) in op }
     var pending: [PendingOperation] = []
     for operation in read.data.operations { pending.append(try engine.pending(from: operation)) }
     return pending

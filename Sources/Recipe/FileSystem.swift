@@ -116,6 +116,7 @@ enum FileSystem {
 
   /// link(2): a new name for an existing file; fails with EEXIST rather than replace anything.
   static func link(_ from: String, _ to: String) throws(FileError) {
+    if TestHooks.hardLinksUnsupported(for: to) { throw FileError(call: "link", code: EPERM) }
     if Glibc.link(from, to) != 0 { throw failure("link") }
   }
 
@@ -176,8 +177,14 @@ enum FileSystem {
   final class Lock {
     let path: String
     private var fd: Int32
+    /// The lock file was there, unlocked, before we came: a crashed command left it, so its
+    /// temporary files may be lying around too. (Every command removes its lock file before
+    /// releasing it, and creates temporary files only while holding it.)
+    let foundLeftover: Bool
 
-    private init(path: String, fd: Int32) { (self.path, self.fd) = (path, fd) }
+    private init(path: String, fd: Int32, foundLeftover: Bool) {
+      (self.path, self.fd, self.foundLeftover) = (path, fd, foundLeftover)
+    }
 
     enum Failure: Error { case busy, system(FileError) }
 
@@ -185,7 +192,13 @@ enum FileSystem {
     static func acquire(_ path: String, timeout: Double) throws(Failure) -> Lock {
       var waited = 0.0
       while true {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, mode_t(0o644))
+        var created = true
+        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o644))
+        if fd < 0 && errno == EEXIST {
+          created = false
+          fd = open(path, O_RDWR | O_CLOEXEC)
+          if fd < 0 && errno == ENOENT { continue }  // removed meanwhile: create it
+        }
         if fd < 0 { throw .system(failure("open")) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
           let code = errno
@@ -203,10 +216,19 @@ enum FileSystem {
         if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino,
           held.st_dev == named.st_dev
         {
-          return Lock(path: path, fd: fd)
+          return Lock(path: path, fd: fd, foundLeftover: !created)
         }
         close(fd)  // the holder before us removed this file: lock the new one
       }
+    }
+
+    /// True while another process (or thread) holds the lock at `path`. Takes nothing: it tries a
+    /// shared lock without waiting and drops it at once.
+    static func isHeld(_ path: String) -> Bool {
+      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      if fd < 0 { return false }
+      defer { close(fd) }
+      return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
     /// Removes the lock file, then releases the lock.

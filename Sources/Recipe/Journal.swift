@@ -50,7 +50,7 @@ struct Transaction {
     let first = staged.isEmpty
     do {
       try FileSystem.createSynced(paths.inFolder(name), bytes: bytes, mode: mode) {
-        if first { CrashPoint.midTemp.reached() }
+        if first { CrashPoint.midTemp.reached(in: paths.directory) }
       }
     } catch {
       abandon()
@@ -89,7 +89,7 @@ struct Transaction {
   /// - Throws: `.cannotWrite` before the commit point (all temporary files are then removed and
   ///   nothing changed); after it, `.interrupted` if a step fails (the journal stays for repair).
   func commit() throws(StoreError) {
-    CrashPoint.afterTemps.reached()
+    CrashPoint.afterTemps.reached(in: paths.directory)
     let journal = Journal(steps: steps)
     let journalTemp = paths.newTempName()
     do {
@@ -103,7 +103,7 @@ struct Transaction {
       abandon()
       throw .cannotWrite(path: paths.directory, reason: error.reason)
     }
-    CrashPoint.afterJournal.reached()
+    CrashPoint.afterJournal.reached(in: paths.directory)
     try Recovery.run(journal, paths: paths, verify: false)
   }
 }

@@ -31,6 +31,11 @@ struct PhotoPaths: Sendable {
   var journal: String { photo + Self.journalSuffix }
   var tempPrefix: String { name + Self.tempMarker }
 
+  /// The photo, its sidecar or an interrupted edit's journal exists.
+  var anythingExists: Bool {
+    FileSystem.exists(photo) || FileSystem.exists(sidecar) || FileSystem.exists(journal)
+  }
+
   /// A path in the photo's folder.
   func inFolder(_ entry: String) -> String { directory == "." ? entry : Path.join(directory, entry) }
 

@@ -6,9 +6,9 @@ enum Recovery {
     var removedTemporaryFiles = 0
   }
 
-  /// Under the photo's lock: finishes the journal's edit if one is there, then removes every
-  /// temporary file of the photo that no journal needs.
-  static func recover(_ paths: PhotoPaths) throws(StoreError) -> Outcome {
+  /// Under the photo's lock: finishes the journal's edit if one is there, then (when asked, or
+  /// after a journal) removes every temporary file of the photo that no journal needs.
+  static func recover(_ paths: PhotoPaths, scanForTemporaryFiles: Bool = true) throws(StoreError) -> Outcome {
     var outcome = Outcome()
     if FileSystem.exists(paths.journal) {
       let bytes: [UInt8]
@@ -21,6 +21,7 @@ enum Recovery {
       try run(journal, paths: paths, verify: true)
       outcome.finishedEdit = true
     }
+    guard scanForTemporaryFiles || outcome.finishedEdit else { return outcome }
     let names: [String]
     do { names = try FileSystem.list(paths.directory) } catch {
       throw .cannotRead(path: paths.directory, reason: error.reason)
@@ -49,7 +50,7 @@ enum Recovery {
         case .refused(let reason): throw .damaged(reason)
         }
       }
-      step.crashPoint.reached()
+      step.crashPoint.reached(in: paths.directory)
     }
     do {
       try FileSystem.syncDirectory(paths.directory)
@@ -58,7 +59,7 @@ enum Recovery {
     } catch {
       throw .interrupted
     }
-    CrashPoint.afterCommit.reached()
+    CrashPoint.afterCommit.reached(in: paths.directory)
   }
 
   private enum StepFailure: Error {

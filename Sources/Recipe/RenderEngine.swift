@@ -88,62 +88,10 @@ struct LiveEngine: RenderEngine {
   }
 
   func flattened(_ image: Image, operations: [Operation]) -> Image {
-    Compositing.flattened(image, over: RGBA(255, 255, 255))
+    image.flattened(over: Filters.background(for: operations))
   }
 
   func resampled(_ image: Image, longestSide: Int) -> Image {
-    Compositing.areaResampled(image, longestSide: longestSide)
-  }
-}
-
-/// Interim pixel helpers until the codecs and filters branches provide `Image.flattened(over:)`
-/// and `Image.resampled(longestSide:)`.
-enum Compositing {
-  /// Straight-alpha "over" onto an opaque colour.
-  ///
-  /// - Complexity: O(width × height).
-  static func flattened(_ image: Image, over background: RGBA) -> Image {
-    var out = image
-    let bg = [Int(background.r), Int(background.g), Int(background.b)]
-    out.bytes.withUnsafeMutableBufferPointer { p in
-      var i = 0
-      while i < p.count {
-        let a = Int(p[i + 3])
-        for c in 0..<3 { p[i + c] = UInt8((Int(p[i + c]) * a + bg[c] * (255 - a) + 127) / 255) }
-        p[i + 3] = 255
-        i += 4
-      }
-    }
-    return out
-  }
-
-  /// Box-filter (area) downscale so the longest side is `longestSide`; never enlarges.
-  ///
-  /// - Complexity: O(width × height).
-  static func areaResampled(_ image: Image, longestSide: Int) -> Image {
-    let longest = max(image.width, image.height)
-    guard longestSide < longest, longestSide > 0 else { return image }
-    let scale = Double(longestSide) / Double(longest)
-    let w = max(1, Int((Double(image.width) * scale).rounded()))
-    let h = max(1, Int((Double(image.height) * scale).rounded()))
-    var out = [UInt8](repeating: 0, count: w * h * 4)
-    for y in 0..<h {
-      let y0 = y * image.height / h
-      let y1 = max(y0 + 1, (y + 1) * image.height / h)
-      for x in 0..<w {
-        let x0 = x * image.width / w
-        let x1 = max(x0 + 1, (x + 1) * image.width / w)
-        var sum = [0, 0, 0, 0]
-        for sy in y0..<y1 {
-          for sx in x0..<x1 {
-            let i = (sy * image.width + sx) * 4
-            for c in 0..<4 { sum[c] += Int(image.bytes[i + c]) }
-          }
-        }
-        let n = (y1 - y0) * (x1 - x0)
-        for c in 0..<4 { out[(y * w + x) * 4 + c] = UInt8((sum[c] + n / 2) / n) }
-      }
-    }
-    return Image(width: w, height: h, bytes: out)
+    image.resampled(longestSide: longestSide)
   }
 }

@@ -14,7 +14,7 @@ extension Store {
     if let output { return try apply(steps, input: photo, output: output, format: format) }
 
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       var base: AdjustmentData? = nil
       let originalBytes: [UInt8]
@@ -34,7 +34,9 @@ extension Store {
         try commitEdit(
           paths, data: data.0, render: data.1, preserve: base == nil, mode: Self.mode(of: photo))
       }
-      return applyReport(data.0, added: steps.count, output: nil, outcome: outcome)
+      var report = applyReport(data.0, added: steps.count, output: nil, outcome: outcome)
+      report.warnings = data.2
+      return report
     }
   }
 
@@ -64,7 +66,9 @@ extension Store {
         try commitEdit(
           paths, data: data.0, render: data.1, preserve: false, mode: Self.mode(of: output, fallback: input))
       }
-      return applyReport(data.0, added: steps.count, output: output, outcome: outcome)
+      var report = applyReport(data.0, added: steps.count, output: output, outcome: outcome)
+      report.warnings = data.2
+      return report
     }
   }
 
@@ -72,7 +76,7 @@ extension Store {
   private func newRecipe(
     _ steps: [NewStep], base: AdjustmentData?, originalBytes: [UInt8], originalPath: String,
     format: ImageFormat
-  ) throws(StoreError) -> (AdjustmentData, [UInt8]) {
+  ) throws(StoreError) -> (AdjustmentData, [UInt8], [String]) {
     let rendered = try render(original: originalBytes, operations: base?.operations ?? [], adding: steps)
     let operations = (base?.operations ?? []) + rendered.added
     let (quality, subsampling) = renderSettings(existing: base?.render, decoded: rendered.decoded)
@@ -86,7 +90,7 @@ extension Store {
         orientation: rendered.decoded.orientation)
     // A new edit starts a new branch of history: what was undone can no longer be redone.
     let data = AdjustmentData(original: original, render: renderInfo, operations: operations, undone: [])
-    return (data, bytes)
+    return (data, bytes, rendered.decoded.warnings)
   }
 
   private func refuseSameFile(_ input: String, _ output: String) throws(StoreError) {
@@ -132,7 +136,7 @@ extension Store {
   func step(_ photo: String, undo: Bool) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       guard let read = try loadSidecar(paths) else { throw undo ? .nothingToUndo : .nothingToRedo }
@@ -149,7 +153,7 @@ extension Store {
         data.operations.append(last)
         moved = last
       }
-      let bytes = try rerender(&data, original: edited.originalBytes, format: format)
+      let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       if !settings.dryRun {
         try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))
       }
@@ -160,6 +164,7 @@ extension Store {
         "render": .string(data.render!.sha256),
       ])
       report.lines = outcome.lines
+      report.warnings = warnings
       let verb = settings.dryRun ? (undo ? "would undo" : "would redo") : (undo ? "undid" : "redid")
       report.lines.append(
         "\(verb) \(moved.filter) (\(Self.count(data.operations.count, "operation")), \(data.undone.count) undone)"
@@ -170,14 +175,14 @@ extension Store {
 
   /// Renders `data`'s operations from the original and records the new render in `data`.
   private func rerender(_ data: inout AdjustmentData, original: [UInt8], format: ImageFormat)
-    throws(StoreError) -> [UInt8]
+    throws(StoreError) -> (bytes: [UInt8], warnings: [String])
   {
     let rendered = try render(original: original, operations: data.operations)
     let (quality, subsampling) = renderSettings(existing: data.render, decoded: rendered.decoded)
     let (bytes, info) = try encode(
       rendered, as: format, quality: quality, subsampling: subsampling, operations: data.operations)
     data.render = info
-    return bytes
+    return (bytes, rendered.decoded.warnings)
   }
 
   // MARK: revert
@@ -186,7 +191,7 @@ extension Store {
   func revert(_ photo: String) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       guard let read = try loadSidecar(paths) else {
         if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
@@ -235,7 +240,7 @@ extension Store {
     let paths = PhotoPaths(photo)
     if let output { return try export(photo, output: output, maxSize: maxSize) }
     if maxSize != nil { throw .maxSizeNeedsOutput }
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    if !paths.anythingExists { throw .missing(path: photo) }
     guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
     return try locked(paths) { outcome throws(StoreError) in
       guard let read = try loadSidecar(paths) else {
@@ -245,13 +250,14 @@ extension Store {
       let edited = try loadEdited(paths, read)
       try refuseModified(edited)
       var data = edited.data
-      let bytes = try rerender(&data, original: edited.originalBytes, format: format)
+      let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       let unchanged = edited.renderSHA256 == data.render!.sha256 && data == edited.data && !edited.migrated
       if !settings.dryRun && !unchanged {
         try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))
       }
       var report = PhotoReport(
-        fields: ["render": .string(data.render!.sha256), "changed": .bool(!unchanged)], lines: outcome.lines)
+        fields: ["render": .string(data.render!.sha256), "changed": .bool(!unchanged)], lines: outcome.lines,
+        warnings: warnings)
       report.lines.append(
         unchanged
           ? "render is current"
@@ -267,6 +273,7 @@ extension Store {
     guard let format = ImageFormat(pathExtension: output) else { throw .unsupportedOutput(path: output) }
     try refuseSameFile(photo, output)
     let paths = PhotoPaths(photo)
+    Self.waitWhileAnotherCommandCommits(paths)
     if FileSystem.exists(paths.journal) { throw .interrupted }
     var source: [UInt8]
     var operations: [Operation] = []
@@ -296,7 +303,7 @@ extension Store {
         fields: [
           "output": .string(output), "width": .number(Double(rendered.image.width)),
           "height": .number(Double(rendered.image.height)), "render": .string(info.sha256),
-        ], lines: outcome.lines)
+        ], lines: outcome.lines, warnings: rendered.decoded.warnings)
       report.lines.append(
         "\(settings.dryRun ? "would export" : "exported") \(output) (\(rendered.image.width)x\(rendered.image.height))"
       )

@@ -25,7 +25,39 @@ extension Store {
   }
 
   /// Reads a photo's store without changing anything and classifies it.
+  ///
+  /// Readers take no lock, so a writer may commit while we read: the sidecar is read again at the
+  /// end and the journal checked on both sides, and the reading is repeated (for up to about two
+  /// seconds while another photoedit holds the photo's lock) until nothing moved meanwhile. A
+  /// half-seen edit is therefore never reported as "modified".
   func inspect(_ photo: String) -> Inspection {
+    let paths = PhotoPaths(photo)
+    var inspection = Inspection(state: .damaged)
+    for _ in 0..<100 {
+      let sidecarBefore = try? FileSystem.read(paths.sidecar)
+      let journalBefore = FileSystem.exists(paths.journal)
+      inspection = inspectOnce(photo)
+      let settled =
+        !journalBefore && !FileSystem.exists(paths.journal)
+        && sidecarBefore == (try? FileSystem.read(paths.sidecar))
+      if settled { return inspection }
+      // A journal nobody is working on is a crash's: report it.
+      let writerAlive = FileSystem.Lock.isHeld(paths.lock)
+      if FileSystem.exists(paths.journal) && !writerAlive { return inspection }
+      if writerAlive { FileSystem.sleep(microseconds: 20_000) }
+    }
+    return inspection
+  }
+
+  /// Waits (up to about two seconds) while a journal is present and its writer is still alive.
+  static func waitWhileAnotherCommandCommits(_ paths: PhotoPaths) {
+    for _ in 0..<100 {
+      guard FileSystem.exists(paths.journal), FileSystem.Lock.isHeld(paths.lock) else { return }
+      FileSystem.sleep(microseconds: 20_000)
+    }
+  }
+
+  private func inspectOnce(_ photo: String) -> Inspection {
     do { try Self.refuseStoreFile(photo) } catch {
       return Inspection(state: .damaged, reason: error.description)
     }
@@ -86,8 +118,9 @@ extension Store {
   func show(_ photo: String) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) { throw .missing(path: photo) }
+    Self.waitWhileAnotherCommandCommits(paths)
     if FileSystem.exists(paths.journal) { throw .interrupted }
+    if !paths.anythingExists { throw .missing(path: photo) }
     guard let read = try loadSidecar(paths) else {
       if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
       return PhotoReport(
@@ -163,13 +196,17 @@ extension Store {
   func check(_ photo: String, repair: Bool) throws(StoreError) -> PhotoReport {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) && !FileSystem.exists(paths.journal) {
-      throw .missing(path: photo)
-    }
     var lines: [String] = []
     if repair && !settings.dryRun {
-      let outcome = try locked(paths) { outcome throws(StoreError) in outcome }
+      // Recovery first: a crash may have left only a journal or temporary files.
+      let outcome = try locked(paths, scanFolder: true) { outcome throws(StoreError) in outcome }
       lines += outcome.lines
+    }
+    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) {
+      if !lines.isEmpty { return PhotoReport(fields: ["state": .string("absent")], lines: lines) }
+      throw .missing(path: photo)
+    }
+    if repair && !settings.dryRun {
       let inspection = inspect(photo)
       if inspection.state == .stale {
         var store = self

@@ -54,9 +54,13 @@ struct Store {
   /// Takes the photo's lock, finishes or cleans up what a crash left, and runs `body`.
   ///
   /// A dry run takes no lock and changes nothing; it refuses a photo with an interrupted edit.
-  func locked<T>(_ paths: PhotoPaths, _ body: (Recovery.Outcome) throws(StoreError) -> T)
-    throws(StoreError) -> T
-  {
+  ///
+  /// - Parameter scanFolder: look for a crash's temporary files even when no lock file was left
+  ///   (`check --repair`); otherwise the folder is listed only after a crash, so a batch over a
+  ///   folder of thousands of photos does not list it once per photo.
+  func locked<T>(
+    _ paths: PhotoPaths, scanFolder: Bool = false, _ body: (Recovery.Outcome) throws(StoreError) -> T
+  ) throws(StoreError) -> T {
     if settings.dryRun {
       if FileSystem.exists(paths.journal) { throw .interrupted }
       return try body(Recovery.Outcome())
@@ -71,8 +75,8 @@ struct Store {
       }
     }
     defer { lock.release() }
-    CrashPoint.afterLock.reached()
-    let outcome = try Recovery.recover(paths)
+    CrashPoint.afterLock.reached(in: paths.directory)
+    let outcome = try Recovery.recover(paths, scanForTemporaryFiles: lock.foundLeftover || scanFolder)
     return try body(outcome)
   }
 
@@ -115,15 +119,30 @@ struct Store {
 
   func loadEdited(_ paths: PhotoPaths, _ read: AdjustmentData.ReadResult) throws(StoreError) -> Edited {
     let data = read.data
-    let originalPath = Self.resolveOriginal(data.original!.path, of: paths)
-    let originalBytes: [UInt8]
-    do { originalBytes = try FileSystem.read(originalPath) } catch {
-      if error.isNotFound { throw .originalMissing(original: originalPath) }
-      throw .cannotRead(path: originalPath, reason: error.reason)
+    let expected = data.original!
+    var originalPath = Self.resolveOriginal(expected.path, of: paths)
+    func matches(_ bytes: [UInt8]) -> Bool {
+      bytes.count == expected.bytes && SHA256.hex(bytes) == expected.sha256
     }
-    if originalBytes.count != data.original!.bytes || SHA256.hex(originalBytes) != data.original!.sha256 {
-      throw .originalChanged(original: originalPath)
+    var originalBytes: [UInt8]? = nil
+    var failure: StoreError? = nil
+    do {
+      let bytes = try FileSystem.read(originalPath)
+      if matches(bytes) { originalBytes = bytes } else { failure = .originalChanged(original: originalPath) }
+    } catch {
+      failure =
+        error.isNotFound
+        ? .originalMissing(original: originalPath) : .cannotRead(path: originalPath, reason: error.reason)
     }
+    // An -o output's original may since have been edited in place itself: its bytes then live on
+    // as that photo's preserved `.original`.
+    if originalBytes == nil, !originalPath.hasSuffix(PhotoPaths.originalSuffix),
+      let bytes = try? FileSystem.read(originalPath + PhotoPaths.originalSuffix), matches(bytes)
+    {
+      originalPath += PhotoPaths.originalSuffix
+      originalBytes = bytes
+    }
+    guard let originalBytes else { throw failure! }
     var renderSHA: String? = nil
     do { renderSHA = SHA256.hex(try FileSystem.read(paths.photo)) } catch {
       if !error.isNotFound { throw .cannotRead(path: paths.photo, reason: error.reason) }
@@ -139,6 +158,9 @@ struct Store {
 
   // MARK: Rendering
 
+  /// Stands in for pixels that have been moved elsewhere.
+  static let placeholder = Image(width: 1, height: 1, bytes: [0, 0, 0, 0])
+
   struct Rendered {
     var decoded: DecodedPhoto
     var image: Image
@@ -152,8 +174,11 @@ struct Store {
   func render(
     original: [UInt8], operations: [Operation], adding steps: [NewStep] = [], maxSize: Int? = nil
   ) throws(StoreError) -> Rendered {
-    let decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
+    var decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
+    // Take the pixels out of `decoded`: while two values share the buffer, the first filter that
+    // writes would copy the whole frame (96 MB at 24 MP).
     var image = decoded.image
+    decoded.image = Self.placeholder
     for operation in operations {
       try engine.render(operation, on: &image, context: settings.context)
     }

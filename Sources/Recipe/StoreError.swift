@@ -74,7 +74,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
 
   public var description: String {
     switch self {
-    case .missing(let path): "'\(path)' does not exist"
+    case .missing: "no such file"
     case .cannotRead(let path, let reason): "cannot read '\(path)': \(reason)"
     case .originalMissing(let original):
       "its original '\(original)' is missing; restore it from a backup, or delete the sidecar to keep the render as a new unedited photo"

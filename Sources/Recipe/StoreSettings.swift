@@ -31,7 +31,10 @@ public struct StoreSettings: Sendable {
 public struct PhotoReport: Sendable, Equatable {
   public var fields: [String: JSONValue]
   public var lines: [String]
-  public init(fields: [String: JSONValue] = [:], lines: [String] = []) {
-    (self.fields, self.lines) = (fields, lines)
+  /// Harmless decoder warnings about the original (e.g. extraneous bytes before a JPEG marker),
+  /// one line each, for standard error.
+  public var warnings: [String]
+  public init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
+    (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
   }
 }

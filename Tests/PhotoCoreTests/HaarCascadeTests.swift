@@ -169,6 +169,86 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
       CascadeEvaluator.value(evaluator.stumps[0].feature, UnsafePointer(integral.values)) == Float(expected))
   }
 
+  /// The hand-made cascade in OpenCV's old format (its own root element, CRLF line ends, nodes
+  /// with `left_val`/`right_val`) reads to the same cascade and finds the same window.
+  @Test func readsTheOldFormat() throws {
+    let old = """
+      <?xml version="1.0"?>\r
+      <hand type_id="opencv-haar-classifier">\r
+        <size>\r
+          6 6</size>\r
+        <stages>\r
+          <_>\r
+            <trees>\r
+              <_>\r
+                <_>\r
+                  <feature>\r
+                    <rects>\r
+                      <_>0 0 6 6 -1.</_>\r
+                      <_>0 3 6 3 2.</_></rects>\r
+                    <tilted>0</tilted></feature>\r
+                  <threshold>1.</threshold>\r
+                  <left_val>-1.</left_val>\r
+                  <right_val>1.</right_val></_></_></trees>\r
+            <stage_threshold>0.</stage_threshold>\r
+            <parent>-1</parent>\r
+            <next>-1</next></_></stages></hand>\r
+      """
+    let cascade = try HaarCascade(xml: bytes(old))
+    let reference = try HaarCascade(xml: bytes(handCascadeXML))
+    #expect(cascade.features == reference.features)
+    #expect(cascade.stages == reference.stages)
+    #expect(cascade.nodes == reference.nodes)
+    #expect(cascade.leaves == reference.leaves)
+    let raw = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
+    #expect(
+      FaceDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: raw)
+        == [FaceBox(x: 0, y: 0, width: 6, height: 6)])
+  }
+
+  /// OpenCV's stripes: 62 stripes over 869 rows in steps of 2 get 7 steps (14 rows) each, 868
+  /// rows in all, so row 868 is never searched; with 870 rows they get 8 steps and cover all.
+  @Test func stripesCanEndBeforeTheLastRow() {
+    #expect(FaceDetector.searchedRows(869, step: 2, stripes: 62) == 868)
+    #expect(FaceDetector.searchedRows(870, step: 2, stripes: 62) == 870)
+    #expect(FaceDetector.searchedRows(5, step: 1, stripes: 62) == 5)
+    #expect(FaceDetector.searchedRows(5, step: 2, stripes: 0) == 0)
+  }
+
+  /// On a 10 × 9 image of 3-row bands (10, 10, 10, 50, 50, 50, 10, …) OpenCV 4.14 finds these
+  /// raw windows with the hand-made cascade; the last, 8 × 8 at x = 3 (scale 1.331), is clipped
+  /// to the image's right edge.
+  @Test func rawWindowsMatchOpenCVAndStayInsideTheImage() throws {
+    let cascade = try HaarCascade(xml: bytes(handCascadeXML))
+    let (w, h) = (10, 9)
+    let image = GreyImage(
+      width: w, height: h, pixels: (0..<(w * h)).map { ($0 / w) % 6 < 3 ? 10 : 50 })
+    let raw = FaceDetector.detect(
+      in: image, cascade: cascade, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 0))
+    let opencv = [
+      [0, 0, 6, 6], [2, 0, 6, 6], [4, 0, 6, 6], [0, 0, 7, 7], [2, 0, 7, 7], [0, 0, 7, 7],
+      [2, 0, 7, 7], [0, 0, 8, 8], [3, 0, 7, 8],
+    ]
+    #expect(raw.map { [$0.x, $0.y, $0.width, $0.height] } == opencv)
+  }
+
+  /// Nothing to search: an image smaller than the window, a minimum face larger than the image,
+  /// a maximum face smaller than the window.
+  @Test func noScaleMeansNoFaces() throws {
+    let cascade = try HaarCascade(xml: bytes(handCascadeXML))
+    let tiny = GreyImage(width: 5, height: 9, pixels: (0..<45).map { $0 / 5 < 4 ? 10 : 50 })
+    #expect(FaceDetector.detect(in: tiny, cascade: cascade, options: DetectionOptions()).isEmpty)
+    let image = halves(top: 10, bottom: 50)
+    var options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
+    options.minSize = 7
+    #expect(FaceDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
+    options.minSize = nil
+    options.maxSize = 5
+    #expect(FaceDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
+    options.maxSize = 6
+    #expect(FaceDetector.detect(in: image, cascade: cascade, options: options).count == 1)
+  }
+
   // MARK: Errors
 
   @Test(arguments: [
@@ -193,7 +273,7 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     ),
     (
       "<opencv_storage><x type_id=\"opencv-haar-classifier\"><size>20 20</size></x></opencv_storage>",
-      "old-style cascade (opencv-haar-classifier) is not supported; convert it with OpenCV's CascadeClassifier.convert or use a cascade written by opencv_traincascade"
+      "cascade has no <stages> in <x> at line 1"
     ),
   ])
   func garbageGetsAClearError(text: String, message: String) {

@@ -36,6 +36,9 @@ import Testing
     #expect(text.contains("\"path\" : \"beach.jpg.original\""))
     #expect(text.contains("\"intensity\" : 0.8"))
     #expect(text.hasSuffix("}\n"))
+    var empty = sample()
+    empty.undone = []
+    #expect(String(decoding: empty.encoded(), as: UTF8.self).contains("\"undone\" : []\n"))
     // Deterministic: the same data gives the same bytes.
     #expect(sample().encoded() == sample().encoded())
   }

@@ -237,6 +237,16 @@ import Testing
     #expect(a != b)
   }
 
+  @Test func outputFollowsItsOriginalWhenThatIsEditedInPlace() throws {
+    let out = folder.file("o.jpg")
+    _ = try fakeStore().apply([step("invert")], to: photo, output: out)
+    _ = try fakeStore().apply([step("add")], to: photo, output: nil)
+    // p.jpg is now a render; its bytes live on as p.jpg.original, which o.jpg finds.
+    #expect(fakeStore().status(out).fields["state"] == .string("edited"))
+    _ = try fakeStore().revert(out)
+    #expect(folder.read("o.jpg") == originalBytes)
+  }
+
   @Test func outputMayNotBeTheInput() throws {
     #expect(throws: StoreError.outputIsInput(path: photo)) {
       try fakeStore(force: true).apply([step("invert")], to: photo, output: photo)
@@ -386,5 +396,34 @@ import Testing
     #expect(folder.names() == ["p.jpg"])
     _ = try store.apply([step("invert")], to: photo, output: nil)
     #expect(folder.leftovers() == [])
+  }
+}
+
+/// Readers take no lock; while writers commit edit after edit, they never see a half-made edit.
+@Suite struct ConcurrentReaderTests {
+  @Test func statusDuringEditsIsNeverModifiedOrDamaged() async throws {
+    let folder = TempFolder()
+    folder.write("p.jpg", FakeEngine.imageFile(width: 40, height: 40, seed: 2))
+    let photo = folder.file("p.jpg")
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    let seen = await withTaskGroup(of: [String].self) { group in
+      group.addTask {
+        for i in 0..<20 {
+          _ = try? fakeStore().apply([step("add", ["amount": .number(Double(i))])], to: photo, output: nil)
+        }
+        return []
+      }
+      group.addTask {
+        var states: [String] = []
+        for _ in 0..<50 {
+          states.append(fakeStore().status(photo).fields["state"]?.string ?? "?")
+          if let show = try? fakeStore().show(photo) { states.append(show.fields["state"]?.string ?? "?") }
+        }
+        return states
+      }
+      return await group.reduce(into: [String]()) { $0 += $1 }
+    }
+    #expect(Set(seen).subtracting(["edited"]).isEmpty, "\(Set(seen))")
+    #expect(try fakeStore().loadSidecar(PhotoPaths(photo))!.data.operations.count == 21)
   }
 }

@@ -102,11 +102,11 @@ struct FakeEngine: RenderEngine {
   }
 
   func flattened(_ image: Image, operations: [Operation]) -> Image {
-    Compositing.flattened(image, over: RGBA(255, 255, 255))
+    image.flattened(over: RGBA(255, 255, 255))
   }
 
   func resampled(_ image: Image, longestSide: Int) -> Image {
-    Compositing.areaResampled(image, longestSide: longestSide)
+    image.resampled(longestSide: longestSide)
   }
 }
 

@@ -16,6 +16,14 @@ struct CascadeEvaluator {
     var weightA: Float, weightB: Float, weightC: Float
   }
 
+  /// A tree node: a feature, its threshold and its children (above 0 a node of the same tree,
+  /// else a leaf, as in ``HaarCascade/Node``).
+  struct TreeNode {
+    var feature: CompiledFeature
+    var threshold: Float
+    var left: Int32, right: Int32
+  }
+
   /// A stump: a feature, its threshold and the two leaf values.
   struct Stump {
     var feature: CompiledFeature
@@ -26,10 +34,9 @@ struct CascadeEvaluator {
   let stages: [HaarCascade.Stage]
   /// One per weak classifier when the cascade is stump based, else empty.
   let stumps: [Stump]
-  /// One per feature, for tree-based cascades.
-  let features: [CompiledFeature]
+  /// The cascade's nodes with their features compiled, for tree-based cascades, else empty.
+  let nodes: [TreeNode]
   let trees: [HaarCascade.Tree]
-  let nodes: [HaarCascade.Node]
   let leaves: [Float]
   /// The corners of the variance rectangle (x 1, y 1, width − 2, height − 2).
   let normCorners: SIMD4<Int32>
@@ -43,7 +50,6 @@ struct CascadeEvaluator {
     windowHeight = cascade.windowHeight
     stages = cascade.stages
     trees = cascade.trees
-    nodes = cascade.nodes
     leaves = cascade.leaves
     func corners(_ r: HaarCascade.Rect, tilted: Bool) -> SIMD4<Int32> {
       func at(_ x: Int, _ y: Int) -> Int32 { Int32(y * stride + x + (tilted ? tiltedOffset : 0)) }
@@ -71,10 +77,14 @@ struct CascadeEvaluator {
           feature: compiled[node.featureIndex], threshold: node.threshold,
           left: cascade.leaves[t.leafStart], right: cascade.leaves[t.leafStart + 1])
       }
-      features = []
+      nodes = []
     } else {
       stumps = []
-      features = compiled
+      nodes = cascade.nodes.map { n in
+        TreeNode(
+          feature: compiled[n.featureIndex], threshold: n.threshold, left: Int32(n.left),
+          right: Int32(n.right))
+      }
     }
     let norm = HaarCascade.Rect(
       x: 1, y: 1, width: windowWidth - 2, height: windowHeight - 2, weight: 1)
@@ -131,20 +141,28 @@ struct CascadeEvaluator {
         }
       }
     }
-    for (index, stage) in stages.enumerated() {
-      var sum = 0.0
-      for t in stage.start..<(stage.start + stage.count) {
-        let tree = trees[t]
-        var idx = 0
-        repeat {
-          let node = nodes[tree.nodeStart + idx]
-          let v = Self.value(features[node.featureIndex], p) * factor
-          idx = v < node.threshold ? node.left : node.right
-        } while idx > 0
-        sum += Double(leaves[tree.leafStart - idx])
+    return nodes.withUnsafeBufferPointer { tn in
+      trees.withUnsafeBufferPointer { tr in
+        leaves.withUnsafeBufferPointer { lv in
+          stages.withUnsafeBufferPointer { sg in
+            for (index, stage) in sg.enumerated() {
+              var sum = 0.0
+              for t in stage.start..<(stage.start + stage.count) {
+                let tree = tr[t]
+                var idx = 0
+                repeat {
+                  let node = tn[tree.nodeStart + idx]
+                  let v = Self.value(node.feature, p) * factor
+                  idx = Int(v < node.threshold ? node.left : node.right)
+                } while idx > 0
+                sum += Double(lv[tree.leafStart - idx])
+              }
+              if sum < Double(stage.threshold) { return -index }
+            }
+            return 1
+          }
+        }
       }
-      if sum < Double(stage.threshold) { return -index }
     }
-    return 1
   }
 }

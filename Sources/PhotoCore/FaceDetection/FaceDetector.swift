@@ -1,3 +1,5 @@
+import Dispatch
+
 /// Finds faces the way OpenCV's `CascadeClassifier::detectMultiScale` does.
 ///
 /// For the same grey image, cascade and options it returns the boxes OpenCV 4.x returns:
@@ -8,7 +10,7 @@
 ///    OpenCV's bit-exact bilinear resize, and the cascade's own-size window slides over it in steps
 ///    of 2 pixels (1 from scale 2 up), skipping one more step after a window fails stage 0.
 /// 3. A window that passes every stage is a raw box `(round(x·scale), round(y·scale))` of the
-///    scaled window size, in pixels of the original image.
+///    scaled window size, in pixels of the original image, clipped to the image.
 /// 4. The raw boxes are grouped as `groupRectangles(boxes, minNeighbors, 0.2)` does.
 public enum FaceDetector {
   /// Detects faces in `image` (converted to grey with OpenCV's BGR2GRAY weights), using all cores.
@@ -63,38 +65,85 @@ public enum FaceDetector {
     in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions
   ) -> [FaceBox] {
     precondition(options.minNeighbors >= 0, "minNeighbors must not be negative")
-    var boxes: [FaceBox] = []
-    for scale in scales(width: grey.width, height: grey.height, cascade: cascade, options: options) {
-      boxes += detections(in: grey, cascade: cascade, scale: scale)
+    let scales = scales(width: grey.width, height: grey.height, cascade: cascade, options: options)
+    guard let first = scales.first else { return [] }
+    // OpenCV splits rows into stripes: as many as 32-pixel columns in the first scale's search
+    // area, each a whole number of steps. The stripes can end before the last row (see
+    // `searchedRows`).
+    let stripes = (workingSize(of: grey, cascade: cascade, scale: first).columns + 31) / 32
+    var found = [[FaceBox]](repeating: [], count: scales.count)
+    if Parallel.workerCount > 1 && scales.count >= 4 * Parallel.workerCount {
+      // Many scales: each core takes the next scale, largest first, and works through it alone.
+      // No core waits for another between scales; the largest scale is at most a sixth or so of
+      // the work (1 / Σ f^-2k), so the cores finish together.
+      found.withUnsafeMutableBufferPointer { out in
+        let results = UncheckedSendable(out)
+        DispatchQueue.concurrentPerform(iterations: scales.count) { i in
+          results.value[i] = detections(
+            in: grey, cascade: cascade, scale: scales[i], stripes: stripes, parallel: false)
+        }
+      }
+    } else {
+      for (i, scale) in scales.enumerated() {
+        found[i] = detections(
+          in: grey, cascade: cascade, scale: scale, stripes: stripes, parallel: true)
+      }
     }
-    return boxes
+    return found.flatMap { $0 }
+  }
+
+  /// The size of `grey` shrunk for `scale`, and the number of window origins across and down
+  /// (x in `0..<columns`, y in `0..<rows`), as OpenCV's `ScaleData` and `getWorkingSize` give them.
+  static func workingSize(
+    of grey: GreyImage, cascade: HaarCascade, scale: Float
+  ) -> (width: Int, height: Int, columns: Int, rows: Int) {
+    let width = Int((Float(grey.width) / scale).rounded(.toNearestOrEven))
+    let height = Int((Float(grey.height) / scale).rounded(.toNearestOrEven))
+    return (
+      width, height, max(width + 1 - cascade.windowWidth, 0),
+      max(height + 1 - cascade.windowHeight, 0)
+    )
+  }
+
+  /// How many of `rows` window rows OpenCV searches at one scale.
+  ///
+  /// OpenCV gives each of `stripes` stripes `max(⌈(rows / step) / stripes⌉, 1) × step` rows, with
+  /// `rows / step` truncated, so when `rows` is odd and the step is 2 the last row can fall after
+  /// the last stripe and go unsearched.
+  static func searchedRows(_ rows: Int, step: Int, stripes: Int) -> Int {
+    guard stripes > 0 else { return 0 }
+    let stripeRows = max((rows / step + stripes - 1) / stripes, 1) * step
+    return min(rows, stripes * stripeRows)
   }
 
   /// The windows that pass at one scale, in pixels of `grey`.
-  static func detections(in grey: GreyImage, cascade: HaarCascade, scale: Float) -> [FaceBox] {
-    let scaledWidth = Int((Float(grey.width) / scale).rounded(.toNearestOrEven))
-    let scaledHeight = Int((Float(grey.height) / scale).rounded(.toNearestOrEven))
+  ///
+  /// Splits the work over all cores when `parallel` is true, else runs on the calling thread.
+  static func detections(
+    in grey: GreyImage, cascade: HaarCascade, scale: Float, stripes: Int, parallel: Bool
+  ) -> [FaceBox] {
+    let (scaledWidth, scaledHeight, columns, allRows) = workingSize(
+      of: grey, cascade: cascade, scale: scale)
     let (ww, wh) = (cascade.windowWidth, cascade.windowHeight)
-    // Window origins x in 0..<(scaledWidth + 1 - ww), likewise y.
-    let columns = scaledWidth + 1 - ww
-    let rows = scaledHeight + 1 - wh
-    guard columns > 0, rows > 0, scaledWidth > 0, scaledHeight > 0 else { return [] }
     let step = scale >= 2 ? 1 : 2
+    let rows = searchedRows(allRows, step: step, stripes: stripes)
+    guard columns > 0, rows > 0 else { return [] }
     let boxWidth = Int((Float(ww) * scale).rounded(.toNearestOrEven))
     let boxHeight = Int((Float(wh) * scale).rounded(.toNearestOrEven))
 
-    let scaled = grey.resized(width: scaledWidth, height: scaledHeight)
-    let integral = IntegralImage(scaled, tilted: cascade.hasTiltedFeatures)
+    let scaled = grey.resized(width: scaledWidth, height: scaledHeight, parallel: parallel)
+    let integral = IntegralImage(scaled, tilted: cascade.hasTiltedFeatures, parallel: parallel)
     let evaluator = CascadeEvaluator(
       cascade, stride: integral.stride, tiltedOffset: integral.tiltedOffset)
     let stride = integral.stride
     let tables = UncheckedSendable((UnsafePointer(integral.values), UnsafePointer(integral.squares)))
 
+    let (imageWidth, imageHeight) = (grey.width, grey.height)
     let lines = (rows + step - 1) / step
     var found = [[FaceBox]](repeating: [], count: lines)
     found.withUnsafeMutableBufferPointer { out in
       let results = UncheckedSendable(out)
-      Parallel.forEachRowRange(lines, minimumRows: 4) { range in
+      Parallel.forEachRowRange(lines, minimumRows: 4, parallel: parallel) { range in
         let (values, squares) = tables.value
         for line in range {
           let y = line * step
@@ -104,11 +153,13 @@ public enum FaceDetector {
             let offset = y * stride + x
             let result = evaluator.evaluate(values + offset, squares + offset)
             if result > 0 {
+              // Rounding can push the box past the image's edge; OpenCV 4.14 clips it.
+              let bx = Int((Float(x) * scale).rounded(.toNearestOrEven))
+              let by = Int((Float(y) * scale).rounded(.toNearestOrEven))
               hits.append(
                 FaceBox(
-                  x: Int((Float(x) * scale).rounded(.toNearestOrEven)),
-                  y: Int((Float(y) * scale).rounded(.toNearestOrEven)),
-                  width: boxWidth, height: boxHeight))
+                  x: bx, y: by, width: min(boxWidth, imageWidth - bx),
+                  height: min(boxHeight, imageHeight - by)))
             }
             x += result == 0 ? 2 * step : step
           }

@@ -64,6 +64,11 @@ public struct GreyImage: Sendable, Equatable {
   ///
   /// - Complexity: O(newWidth × newHeight).
   public func resized(width newWidth: Int, height newHeight: Int) -> GreyImage {
+    resized(width: newWidth, height: newHeight, parallel: true)
+  }
+
+  /// ``resized(width:height:)`` on all cores when `parallel` is true, else on this thread.
+  func resized(width newWidth: Int, height newHeight: Int, parallel: Bool) -> GreyImage {
     precondition(newWidth > 0 && newHeight > 0, "image size must be positive")
     if newWidth == width && newHeight == height { return self }
     let xs = Self.linearTaps(source: width, destination: newWidth)
@@ -74,7 +79,7 @@ public struct GreyImage: Sendable, Equatable {
       out.withUnsafeMutableBufferPointer { dst in
         xs.withUnsafeBufferPointer { xt in
           let shared = UncheckedSendable((src.baseAddress!, dst.baseAddress!, xt.baseAddress!))
-          Parallel.forEachRowRange(newHeight, minimumRows: 32) { rows in
+          Parallel.forEachRowRange(newHeight, minimumRows: 32, parallel: parallel) { rows in
             let (s, d, xtap) = shared.value
             var row0 = [UInt32](repeating: 0, count: dw)
             var row1 = [UInt32](repeating: 0, count: dw)

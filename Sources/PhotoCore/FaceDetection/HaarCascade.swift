@@ -42,6 +42,10 @@ public final class HaarCascade: Sendable {
     var threshold: Float
   }
 
+  /// Where Debian's opencv-data package installs the default frontal face cascade.
+  public static let defaultPath =
+    "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
+
   /// The training window's width and height in pixels (24 × 24 for the frontal face cascades).
   public let windowWidth: Int, windowHeight: Int
   let features: [Feature]
@@ -69,28 +73,17 @@ public final class HaarCascade: Sendable {
   ///   missing or malformed field, or a feature or node that points outside the cascade.
   public init(xml: [UInt8]) throws(CascadeError) {
     let root = try XMLReader.parse(xml)
-    guard let cascade = root.children.first else {
+    // OpenCV's files wrap the cascade in <opencv_storage>; some old ones are the cascade itself.
+    let top = root.name == "opencv_storage" ? root.children.first : root
+    guard let cascade = top else {
       throw CascadeError("the XML file holds no cascade (the <\(root.name)> element is empty)")
     }
-    if cascade.attributes["type_id"] == "opencv-haar-classifier" {
-      throw CascadeError(
-        "old-style cascade (opencv-haar-classifier) is not supported; convert it with OpenCV's"
-          + " CascadeClassifier.convert or use a cascade written by opencv_traincascade")
-    }
-    let parsed = try Self.parse(cascade)
+    let parsed =
+      cascade.child("stageType") == nil && cascade.child("size") != nil
+      ? try Self.parseOldStyle(cascade) : try Self.parse(cascade)
     (windowWidth, windowHeight) = (parsed.width, parsed.height)
     (features, stages, trees, nodes, leaves) =
       (parsed.features, parsed.stages, parsed.trees, parsed.nodes, parsed.leaves)
-  }
-
-  /// Builds a cascade from its parts, already validated by the caller (tests).
-  init(
-    windowWidth: Int, windowHeight: Int, features: [Feature], stages: [Stage], trees: [Tree],
-    nodes: [Node], leaves: [Float]
-  ) {
-    (self.windowWidth, self.windowHeight) = (windowWidth, windowHeight)
-    (self.features, self.stages, self.trees, self.nodes, self.leaves) =
-      (features, stages, trees, nodes, leaves)
   }
 
   private struct Parsed {
@@ -100,6 +93,121 @@ public final class HaarCascade: Sendable {
     var trees: [Tree] = []
     var nodes: [Node] = []
     var leaves: [Float] = []
+  }
+
+  private static func field(_ name: String, in element: XMLReader.Element) throws(CascadeError)
+    -> XMLReader.Element
+  {
+    guard let child = element.child(name) else {
+      throw CascadeError("cascade has no <\(name)> in <\(element.name)> at line \(element.line)")
+    }
+    return child
+  }
+
+  private static func number(_ name: String, in element: XMLReader.Element) throws(CascadeError)
+    -> Double
+  {
+    let tokens = try field(name, in: element).tokens
+    guard tokens.count == 1, let value = Double(tokens[0]) else {
+      throw CascadeError("cascade's <\(name)> at line \(element.line) is not a number")
+    }
+    return value
+  }
+
+  /// Reads a feature's `<rects>` and `<tilted>`, checking it lies inside the window.
+  private static func feature(
+    _ element: XMLReader.Element, width: Int, height: Int
+  ) throws(CascadeError) -> Feature {
+    let rectList = try field("rects", in: element).children
+    guard (1...3).contains(rectList.count) else {
+      throw CascadeError(
+        "feature at line \(element.line) has \(rectList.count) rectangles (1 to 3 expected)")
+    }
+    var tilted = false
+    if let flag = element.child("tilted") {
+      guard flag.tokens.count == 1, let value = Int(flag.tokens[0]) else {
+        throw CascadeError("feature at line \(element.line) has a malformed <tilted>")
+      }
+      tilted = value != 0
+    }
+    var rects: [Rect] = []
+    for r in rectList {
+      let t = r.tokens
+      guard t.count == 5, let x = Int(t[0]), let y = Int(t[1]), let w = Int(t[2]),
+        let h = Int(t[3]), let weight = Double(t[4])
+      else {
+        throw CascadeError(
+          "feature rectangle at line \(r.line) should be \"x y width height weight\"")
+      }
+      let inside =
+        tilted
+        ? x - h >= 0 && x + w <= width && y >= 0 && y + w + h <= height
+        : x >= 0 && y >= 0 && x + w <= width && y + h <= height
+      guard w >= 0, h >= 0, inside else {
+        throw CascadeError(
+          "feature rectangle at line \(r.line) lies outside the \(width)x\(height) window")
+      }
+      rects.append(Rect(x: x, y: y, width: w, height: h, weight: Float(weight)))
+    }
+    return Feature(rects: rects, tilted: tilted)
+  }
+
+  /// Reads the old `opencv-haar-classifier` format the way OpenCV 4 converts it: every tree node
+  /// brings its own feature; `left_val`/`right_val` become leaves, `left_node`/`right_node` nodes.
+  private static func parseOldStyle(_ cascade: XMLReader.Element) throws(CascadeError) -> Parsed {
+    var parsed = Parsed()
+    let size = try field("size", in: cascade).tokens
+    guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]),
+      (1...1000).contains(width), (1...1000).contains(height)
+    else { throw CascadeError("cascade's <size> should be a usable \"width height\"") }
+    (parsed.width, parsed.height) = (width, height)
+    let stageList = try field("stages", in: cascade).children
+    if stageList.isEmpty { throw CascadeError("cascade has no stages") }
+    for (index, stage) in stageList.enumerated() {
+      let treeList = try field("trees", in: stage).children
+      if treeList.isEmpty { throw CascadeError("stage \(index) has no weak classifiers") }
+      let threshold = try number("stage_threshold", in: stage)
+      parsed.stages.append(
+        Stage(
+          start: parsed.trees.count, count: treeList.count,
+          threshold: Float(threshold) - stageThresholdEpsilon))
+      for tree in treeList {
+        let nodeList = tree.children
+        if nodeList.isEmpty { throw CascadeError("tree at line \(tree.line) has no nodes") }
+        let start = (nodes: parsed.nodes.count, leaves: parsed.leaves.count)
+        var leafCount = 0
+        for (n, element) in nodeList.enumerated() {
+          parsed.features.append(
+            try feature(try field("feature", in: element), width: width, height: height))
+          var children: [Int] = []
+          for side in ["left", "right"] {
+            if element.child(side + "_val") != nil {
+              children.append(-leafCount)
+              parsed.leaves.append(Float(try number(side + "_val", in: element)))
+              leafCount += 1
+            } else {
+              let child = Int(try number(side + "_node", in: element))
+              guard child > n && child < nodeList.count else {
+                throw CascadeError(
+                  "tree node at line \(element.line) points to node \(child), outside its tree")
+              }
+              children.append(child)
+            }
+          }
+          parsed.nodes.append(
+            Node(
+              left: children[0], right: children[1], featureIndex: parsed.features.count - 1,
+              threshold: Float(try number("threshold", in: element))))
+        }
+        guard leafCount == nodeList.count + 1 else {
+          throw CascadeError(
+            "tree at line \(tree.line) has \(leafCount) leaves for \(nodeList.count) nodes")
+        }
+        parsed.trees.append(
+          Tree(nodeStart: start.nodes, nodeCount: nodeList.count, leafStart: start.leaves))
+      }
+    }
+    return parsed
   }
 
   private static func parse(_ cascade: XMLReader.Element) throws(CascadeError) -> Parsed {
@@ -151,36 +259,7 @@ public final class HaarCascade: Sendable {
     // Features.
     let featureList = try field("features", in: cascade).children
     for element in featureList {
-      let rectList = try field("rects", in: element).children
-      guard (1...3).contains(rectList.count) else {
-        throw CascadeError(
-          "feature at line \(element.line) has \(rectList.count) rectangles (1 to 3 expected)")
-      }
-      var tilted = false
-      if element.child("tilted") != nil {
-        tilted = try integer("tilted", in: element) != 0
-      }
-      var rects: [Rect] = []
-      for r in rectList {
-        let t = r.tokens
-        guard t.count == 5, let x = Int(t[0]), let y = Int(t[1]), let w = Int(t[2]),
-          let h = Int(t[3]), let weight = Double(t[4])
-        else {
-          throw CascadeError(
-            "feature rectangle at line \(r.line) should be \"x y width height weight\"")
-        }
-        let inside =
-          tilted
-          ? x - h >= 0 && x + w <= parsed.width && y >= 0 && y + w + h <= parsed.height
-          : x >= 0 && y >= 0 && x + w <= parsed.width && y + h <= parsed.height
-        guard w >= 0, h >= 0, inside else {
-          throw CascadeError(
-            "feature rectangle at line \(r.line) lies outside the "
-              + "\(parsed.width)x\(parsed.height) window")
-        }
-        rects.append(Rect(x: x, y: y, width: w, height: h, weight: Float(weight)))
-      }
-      parsed.features.append(Feature(rects: rects, tilted: tilted))
+      parsed.features.append(try feature(element, width: parsed.width, height: parsed.height))
     }
     if parsed.features.isEmpty { throw CascadeError("cascade has no features") }
 

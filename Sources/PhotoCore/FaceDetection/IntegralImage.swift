@@ -10,9 +10,10 @@
 ///
 /// Entries wrap modulo 2³² (OpenCV stores them as `CV_32S` too): a whole-image sum overflows 32
 /// bits at 16 MP, and a squared sum at about 66 000 pixels. The difference of four corners is
-/// exact nonetheless, because it is computed modulo 2³² and every rectangle the detector measures
-/// (within one window of at most 1000 × 1000 pixels of 255², or 24 × 24 for the face cascades)
-/// sums to less than 2³².
+/// exact nonetheless, because it is computed modulo 2³² and the rectangles the detector measures
+/// lie inside one window: grey sums stay below 2³¹ for windows up to 1000 × 1000 pixels, squared
+/// sums below 2³² for windows up to 256 × 256 (24 × 24 for the face cascades). Past that size the
+/// squared sum wraps exactly as OpenCV's does, so the two still agree.
 final class IntegralImage {
   let width: Int, height: Int
   /// `width + 1`.
@@ -22,10 +23,12 @@ final class IntegralImage {
   let values: UnsafeMutablePointer<Int32>
   let squares: UnsafeMutablePointer<Int32>
 
-  /// Builds the tables of `image`, with the tilted table when `tilted` is true.
+  /// Builds the tables of `image`, with the tilted table when `tilted` is true, on all cores when
+  /// `parallel` is true (two passes: row prefix sums, then column sums), else on this thread (one
+  /// pass).
   ///
   /// - Complexity: O(width × height).
-  init(_ image: GreyImage, tilted: Bool) {
+  init(_ image: GreyImage, tilted: Bool, parallel: Bool = false) {
     (width, height) = (image.width, image.height)
     stride = width + 1
     let count = stride * (height + 1)
@@ -38,22 +41,61 @@ final class IntegralImage {
       let p = px.baseAddress!
       sum.initialize(repeating: 0, count: st)
       sq.initialize(repeating: 0, count: st)
-      for y in 0..<h {
-        let src = p + y * w
-        let above = sum + y * st
-        let aboveSq = sq + y * st
-        let row = above + st
-        let rowSq = aboveSq + st
-        row[0] = 0
-        rowSq[0] = 0
-        var s: Int32 = 0
-        var q: Int32 = 0
-        for x in 0..<w {
-          let v = Int32(src[x])
-          s &+= v
-          q &+= v &* v
-          row[x + 1] = above[x + 1] &+ s
-          rowSq[x + 1] = aboveSq[x + 1] &+ q
+      if !parallel {
+        for y in 0..<h {
+          let src = p + y * w
+          let above = sum + y * st
+          let aboveSq = sq + y * st
+          let row = above + st
+          let rowSq = aboveSq + st
+          row[0] = 0
+          rowSq[0] = 0
+          var s: Int32 = 0
+          var q: Int32 = 0
+          for x in 0..<w {
+            let v = Int32(src[x])
+            s &+= v
+            q &+= v &* v
+            row[x + 1] = above[x + 1] &+ s
+            rowSq[x + 1] = aboveSq[x + 1] &+ q
+          }
+        }
+        if tilted { Self.fillTilted(p, w, h, sum + count) }
+        return
+      }
+      let shared = UncheckedSendable((p, sum, sq))
+      // Pass 1, rows in parallel: each row's own prefix sums.
+      Parallel.forEachRowRange(h, minimumRows: 64) { rows in
+        let (p, sum, sq) = shared.value
+        for y in rows {
+          let src = p + y * w
+          let row = sum + (y + 1) * st
+          let rowSq = sq + (y + 1) * st
+          row[0] = 0
+          rowSq[0] = 0
+          var s: Int32 = 0
+          var q: Int32 = 0
+          for x in 0..<w {
+            let v = Int32(src[x])
+            s &+= v
+            q &+= v &* v
+            row[x + 1] = s
+            rowSq[x + 1] = q
+          }
+        }
+      }
+      // Pass 2, column strips in parallel: add each row to the one below it.
+      Parallel.forEachRowRange(st, minimumRows: 64) { columns in
+        let (_, sum, sq) = shared.value
+        for y in 1..<h {
+          let above = sum + y * st
+          let row = above + st
+          let aboveSq = sq + y * st
+          let rowSq = aboveSq + st
+          for x in columns {
+            row[x] &+= above[x]
+            rowSq[x] &+= aboveSq[x]
+          }
         }
       }
       if tilted { Self.fillTilted(p, w, h, sum + count) }

@@ -19,7 +19,8 @@ enum RectangleGrouping {
   /// With `minNeighbors` 0 the boxes are returned unchanged. Groups come out in the order of
   /// their first member.
   ///
-  /// - Complexity: O(n²) in the number of boxes.
+  /// - Complexity: O(n log n + n·k), k the number of boxes whose left edges lie within one box's
+  ///   reach of each other (O(n²) at worst).
   static func group(_ boxes: [FaceBox], minNeighbors: Int, eps: Double = 0.2) -> [FaceBox] {
     guard minNeighbors > 0, !boxes.isEmpty else { return boxes }
     // Union-find over all similar pairs.
@@ -31,10 +32,19 @@ enum RectangleGrouping {
       while parent[j] != r { (parent[j], j) = (r, parent[j]) }
       return r
     }
-    for i in boxes.indices {
-      for j in 0..<i where similar(boxes[i], boxes[j], eps: eps) {
-        let (a, b) = (root(i), root(j))
-        if a != b { parent[max(a, b)] = min(a, b) }
+    // Two boxes can only be similar when their left edges are within eps × (w + h) / 2 of the
+    // first one's size, so in order of x each box need only be compared with the few after it.
+    // The components are the same as comparing every pair (OpenCV's partition).
+    let byX = boxes.indices.sorted { boxes[$0].x < boxes[$1].x }
+    for (k, i) in byX.enumerated() {
+      let a = boxes[i]
+      let reach = eps * Double(a.width + a.height) * 0.5
+      for j in byX[(k + 1)...] {
+        if Double(boxes[j].x - a.x) > reach { break }
+        if similar(a, boxes[j], eps: eps) {
+          let (ri, rj) = (root(i), root(j))
+          if ri != rj { parent[max(ri, rj)] = min(ri, rj) }
+        }
       }
     }
     var label = [Int](repeating: -1, count: boxes.count)

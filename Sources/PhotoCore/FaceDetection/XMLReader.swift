@@ -20,7 +20,7 @@ struct XMLReader {
 
     /// The character data split at whitespace.
     var tokens: [Substring] {
-      text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+      text.split(whereSeparator: \.isWhitespace)
     }
   }
 

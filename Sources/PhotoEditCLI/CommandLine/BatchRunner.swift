@@ -9,6 +9,8 @@ struct FileResult: Sendable {
   var fields: [String: JSONValue] = [:]
   /// Lines for standard output without `--json`.
   var lines: [String] = []
+  /// Harmless problems worth knowing, printed on standard error as `photoedit: FILE: warning: ...`.
+  var warnings: [String] = []
 }
 
 /// Runs one command's work over many files: in parallel, in input order on output, with a
@@ -85,6 +87,9 @@ struct BatchRunner {
   }
 
   private func report(_ file: String, _ outcome: Outcome, json: Bool) {
+    for warning in outcome.result?.warnings ?? [] {
+      console.printError("photoedit: \(file): warning: \(warning)")
+    }
     if let error = outcome.error {
       console.printError("photoedit: \(file): \(error)")
     }

@@ -1,4 +1,5 @@
 import Codecs
+import Foundation
 import PhotoCore
 import Recipe
 
@@ -53,7 +54,7 @@ struct EditSettings: Sendable {
 extension FileResult {
   /// A store report as one file's result.
   init(_ report: PhotoReport) {
-    self.init(fields: report.fields, lines: report.lines)
+    self.init(fields: report.fields, lines: report.lines, warnings: report.warnings)
   }
 }
 
@@ -82,13 +83,33 @@ struct OutputTarget: Sendable {
     }
   }
 
-  /// Where the result for `input` goes, or nil for in place.
-  func path(for input: String) -> String? {
+  /// Where the result for `input` goes, or nil for in place. `--output-dir` is created when
+  /// missing (unless this is a dry run).
+  func path(for input: String, dryRun: Bool = false) throws -> String? {
     if let file { return file }
     if let folder {
+      if !dryRun { try createFolder(folder) }
       let name = input.split(separator: "/").last.map(String.init) ?? input
       return folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
     return nil
   }
+
+  private func createFolder(_ folder: String) throws {
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue { return }
+    do {
+      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    } catch {
+      // Another worker may have made it meanwhile.
+      if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue { return }
+      throw OutputFolderError(folder: folder)
+    }
+  }
+}
+
+/// The `--output-dir` folder could not be made.
+struct OutputFolderError: Error, CustomStringConvertible {
+  var folder: String
+  var description: String { "cannot create the output folder '\(folder)'" }
 }

@@ -9,6 +9,7 @@ import Recipe
 /// for that entry, reported like any other failed file.
 enum FileList {
   static let photoExtensions: Set<String> = ["jpg", "jpeg", "png"]
+  static let sidecarSuffix = ".photoedit.json"
 
   struct Entry: Sendable {
     var path: String
@@ -49,8 +50,10 @@ enum FileList {
     return photos(in: path, recursive: true).map { Entry(path: $0) }
   }
 
-  /// The photos in a folder, sorted by path; below it too when `recursive`.
-  static func photos(in folder: String, recursive: Bool) -> [String] {
+  /// The photos in a folder, sorted by path; below it too when `recursive`. With
+  /// `includingEditsWithoutRender`, a sidecar whose photo is missing stands for that photo (so
+  /// `status` reports it).
+  static func photos(in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false) -> [String] {
     let fm = FileManager.default
     var found: [String] = []
     var pending = [folder]
@@ -66,6 +69,13 @@ enum FileList {
           !EditStore.isStoreFile(path)
         {
           found.append(path)
+        } else if includingEditsWithoutRender, name.hasSuffix(sidecarSuffix) {
+          let photo = String(path.dropLast(sidecarSuffix.count))
+          if !fm.fileExists(atPath: photo),
+            photoExtensions.contains((photo as NSString).pathExtension.lowercased())
+          {
+            found.append(photo)
+          }
         }
       }
     }

@@ -48,7 +48,7 @@ enum ApplyCommand {
       return try BatchRunner(arguments: args, console: console).run { path in
         FileResult(
           try EditStore.apply(
-            pending, to: path, output: output.path(for: path),
+            pending, to: path, output: try output.path(for: path, dryRun: settings.dryRun),
             settings: settings.store(for: path, console: console)))
       }
     })

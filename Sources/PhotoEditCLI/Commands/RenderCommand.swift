@@ -18,10 +18,13 @@ enum RenderCommand {
       let settings = try EditSettings(args)
       let output = try OutputTarget(args)
       let maxSize = try args.integer("max-size", in: 1...1_000_000)
+      if maxSize != nil && output.file == nil && output.folder == nil {
+        throw UsageError("--max-size makes an export: give -o FILE or --output-dir DIR", command: "render")
+      }
       return try BatchRunner(arguments: args, console: console).run { path in
         FileResult(
           try EditStore.render(
-            path, output: output.path(for: path), maxSize: maxSize,
+            path, output: try output.path(for: path, dryRun: settings.dryRun), maxSize: maxSize,
             settings: settings.store(for: path, console: console)))
       }
     })

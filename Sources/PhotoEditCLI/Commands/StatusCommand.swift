@@ -16,7 +16,8 @@ enum StatusCommand {
         if operand != "-", FileManager.default.fileExists(atPath: operand, isDirectory: &isDirectory),
           isDirectory.boolValue
         {
-          entries += FileList.photos(in: operand, recursive: args.flag("recursive")).map {
+          entries += FileList.photos(
+            in: operand, recursive: args.flag("recursive"), includingEditsWithoutRender: true).map {
             FileList.Entry(path: $0)
           }
         } else {
