@@ -262,7 +262,9 @@ def fmt_mib(kib: Optional[int]) -> str:
 
 
 def fmt_x(ratio: Optional[float]) -> str:
-    return "-" if ratio is None else f"{ratio:.2f}x"
+    if ratio is None:
+        return "-"
+    return f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -588,7 +590,8 @@ def tool_versions() -> list[tuple[str, str]]:
             not in ("not found", ""):
         source += " (with uncommitted changes)"
     return [
-        ("photoedit", out("photoedit --version") + f", built from {repo}: {source}"),
+        ("photoedit", out("photoedit --version") + ", built from "
+         + ("this checkout" if repo == ROOT else str(repo)) + f": {source}"),
         ("swift", out("/opt/swift/usr/bin/swift --version 2>&1 | grep -m1 'Swift version'")),
         ("libjpeg-turbo (djpeg, cjpeg)", out("djpeg -version 2>&1")),
         ("ImageMagick", out(f"{IM} -version")),
@@ -823,7 +826,7 @@ def main() -> int:
     parser.add_argument("--only", default="",
                         help="comma-separated case keys to run (for trying the harness)")
     args = parser.parse_args()
-    BIN_DIR = Path(args.bin_dir).resolve()
+    BIN_DIR = Path(os.path.abspath(args.bin_dir))  # .build/release is a symlink: keep its name
 
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.perf_counter()
