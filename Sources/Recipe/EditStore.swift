@@ -7,7 +7,7 @@ import PhotoCore
 /// reads and verifies the sidecar and the original, renders from the original, and commits
 /// through a journal, so that a crash at any instant leaves the old state or the new one and
 /// never touches the original. Each call handles one photo; batches call it once per photo from
-/// many threads (there is no global lock). See Docs/store.md.
+/// many threads (there is no global lock). See the README's section on the edit store.
 ///
 ///     var settings = StoreSettings(context: context)
 ///     let step = try Filters.parse("sepia:intensity=0.8", readFile: EditStore.readFile)

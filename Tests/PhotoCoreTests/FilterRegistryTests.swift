@@ -274,7 +274,7 @@ import Testing
   }
 }
 
-/// The worked example of Docs/filters.md, compiled and run against a registry that holds it.
+/// The worked example of README.md, compiled and run against a registry that holds it.
 public struct InvertFilter: Filter {
   public static let name = "invert"
   public static let summary = "Inverts the colours."

@@ -99,7 +99,8 @@ import Testing
     (["render", "-o", "a.gif", "x.jpg"], "the output 'a.gif' must end in .jpg, .jpeg or .png"),
     (["render", "--subsampling", "411", "x.jpg"], "--subsampling must be 444, 422 or 420, not '411'"),
     (["apply", "x.jpg"], "give at least one --filter or --recipe"),
-    (["detect", "--scale-factor", "1", "x.jpg"], "--scale-factor must be a number from 1.01 to 2.0, not '1'"),
+    (["detect", "--scale-factor", "1", "x.jpg"], "--scale-factor must be a number from 1.01 to 4.0, not '1'"),
+    (["detect", "--min-face", "80", "--max-face", "40", "x.jpg"], "--max-face (40) must be at least --min-face (80)"),
     (["show"], "no files given"),
   ])
   func usageErrorsExit64WithOneMessageAndTheUsageLine(arguments: [String], message: String) {

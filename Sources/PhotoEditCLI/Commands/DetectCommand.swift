@@ -13,7 +13,7 @@ enum DetectCommand {
       OpenCV's detectMultiScale rules. Each face's index is the one faceblur's exclude= takes.
       """,
     options: CommonOptions.batch + [
-      OptionSpec(long: "scale-factor", valueName: "F", help: "pyramid step, 1.01-2 (default 1.1)"),
+      OptionSpec(long: "scale-factor", valueName: "F", help: "pyramid step, 1.01-4 (default 1.1)"),
       OptionSpec(long: "min-neighbors", valueName: "N", help: "detections a face needs, 0-100 (default 3)"),
       OptionSpec(long: "min-face", valueName: "PX", help: "smallest face side in pixels (default: none)"),
       OptionSpec(long: "max-face", valueName: "PX", help: "largest face side in pixels (default: none)"),
@@ -21,10 +21,14 @@ enum DetectCommand {
     ],
     run: { args, console throws(UsageError) in
       var options = DetectionOptions()
-      options.scaleFactor = try args.decimal("scale-factor", in: 1.01...2) ?? options.scaleFactor
+      options.scaleFactor = try args.decimal("scale-factor", in: 1.01...4) ?? options.scaleFactor
       options.minNeighbors = try args.integer("min-neighbors", in: 0...100) ?? options.minNeighbors
-      options.minSize = try args.integer("min-face", in: 1...1_000_000)
-      options.maxSize = try args.integer("max-face", in: 1...1_000_000)
+      // The same ranges as faceblur's detector parameters.
+      options.minSize = try args.integer("min-face", in: 1...100_000)
+      options.maxSize = try args.integer("max-face", in: 1...100_000)
+      if let lo = options.minSize, let hi = options.maxSize, lo > hi {
+        throw UsageError("--max-face (\(hi)) must be at least --min-face (\(lo))", command: "detect")
+      }
       var decodeOptions = DecodeOptions()
       decodeOptions.maxPixels =
         try args.integer("max-pixels", in: 1...Int(Int32.max)) ?? decodeOptions.maxPixels
