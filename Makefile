@@ -48,7 +48,7 @@ install: build
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/photoedit
 
 # `make bench` measures photoedit against the codec floor, ImageMagick, libvips and OpenCV and
-# writes BENCHMARKS.md (Docs/bench.md). `make bench QUICK=1`: fewer runs, under two minutes.
+# writes BENCHMARKS.md (the README's "Speed" section). `make bench QUICK=1`: fewer runs, under two minutes.
 # Its tools (apt and a Python venv in .build/bench/venv) are installed by setup.sh when missing.
 # A failed build does not stop it: photoedit's cases then say "failed".
 BENCH_FLAGS := $(if $(filter-out 0,$(QUICK)),--quick,)
