@@ -79,8 +79,8 @@ import Testing
       while let r = rest.range(of: "--filter ") {
         let after = rest[r.upperBound...]
         let word = String(after.prefix { !" `|)".contains($0) })
-        // The synopsis `--filter NAME[:key=value,...]` is a placeholder, not an example.
-        if !word.hasPrefix("NAME") { words.append(word) }
+        // Synopses such as `--filter NAME[:key=value,...]` or `pixelate:...` are placeholders.
+        if !word.hasPrefix("NAME") && !word.hasSuffix("...") { words.append(word) }
         rest = after
       }
     }
