@@ -68,6 +68,34 @@ import Testing
     }
   }
 
+  /// A box far outside the image can only come from a damaged sidecar: refused, not a crash.
+  @Test func absurdStoredBoxesAreRefused() {
+    var image = noiseImage(width: 8, height: 8)
+    let bad = Operation(
+      filter: "faceblur", version: 1, parameters: [:],
+      derived: [
+        "faces": .array([
+          .object(["x": .number(1e300), "y": .number(0.1), "width": .number(0.2), "height": .number(0.2)])
+        ])
+      ])
+    #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "faces")) {
+      try Filters.validate(bad)
+    }
+    #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "faces")) {
+      try Filters.render(bad, on: &image, context: noCascade)
+    }
+  }
+
+  /// `exclude` names faces of one photo: a recipe taken to another photo must blur all of its faces.
+  @Test func excludeIsNotCarriedToOtherPhotos() throws {
+    let stored = Operation(
+      filter: "faceblur", version: 1, parameters: ["exclude": .array([.number(0)]), "blocks": .number(12)],
+      derived: ["faces": .array([])])
+    let pending = try Filters.pending(from: stored)
+    #expect(pending.values["exclude"] == nil)
+    #expect(pending.values["blocks"] != nil)
+  }
+
   /// Detection needs the cascade: its failure is reported as the cascade's own message.
   @Test func resolveReportsAMissingCascade() throws {
     let pending = try Filters.parse("faceblur", readFile: noFiles)

@@ -31,7 +31,8 @@ public struct FaceblurFilter: Filter {
       help: "how each face is hidden"),
     FilterParameter("color", .color, default: .color(RGBA(0, 0, 0, 255)), help: "solid: the fill colour"),
     FilterParameter(
-      "exclude", .integers(0...100_000), help: "faces to leave alone, by index (left to right from 0)"),
+      "exclude", .integers(0...100_000), portable: false,
+      help: "faces to leave alone, by index (left to right from 0); not carried by apply --recipe"),
     FilterParameter("scaleFactor", .number(1.01...4), default: .number(1.1), help: "detector: pyramid step"),
     FilterParameter(
       "minNeighbors", .integer(0...100), default: .integer(3), help: "detector: overlapping hits a face needs"
@@ -110,12 +111,14 @@ public struct FaceblurFilter: Filter {
     }.sorted { ($0.x, $0.y, $0.width) < ($1.x, $1.y, $1.width) }
   }
 
+  /// The stored boxes, or nil when any is malformed. Boxes are fractions of the image; a value
+  /// far outside it (beyond -1...2) can only come from a damaged sidecar and is refused.
   static func faces(_ derived: [String: JSONValue]) -> [Face]? {
     guard let list = derived["faces"]?.array else { return nil }
     var out: [Face] = []
     for item in list {
       guard let o = item.object, let x = o["x"]?.number, let y = o["y"]?.number, let w = o["width"]?.number,
-        let h = o["height"]?.number, [x, y, w, h].allSatisfy(\.isFinite), w >= 0, h >= 0
+        let h = o["height"]?.number, [x, y, w, h].allSatisfy({ (-1...2).contains($0) }), w >= 0, h >= 0
       else { return nil }
       out.append(Face(x: x, y: y, width: w, height: h))
     }

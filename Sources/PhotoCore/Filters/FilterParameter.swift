@@ -119,9 +119,17 @@ public struct FilterParameter: Sendable {
   /// Used when the parameter is not given; nil means "not set" (the filter decides).
   public let defaultValue: ParameterValue?
   public let help: String
+  /// False for a value that means something only for the photo it was given for (faceblur's
+  /// `exclude`, face indices of that photo): `apply --recipe` leaves it out on other photos.
+  public let portable: Bool
 
-  public init(_ name: String, _ kind: Kind, default defaultValue: ParameterValue? = nil, help: String) {
-    (self.name, self.kind, self.defaultValue, self.help) = (name, kind, defaultValue, help)
+  public init(
+    _ name: String, _ kind: Kind, default defaultValue: ParameterValue? = nil, portable: Bool = true,
+    help: String
+  ) {
+    (self.name, self.kind, self.defaultValue, self.portable, self.help) = (
+      name, kind, defaultValue, portable, help
+    )
   }
 
   /// The type's name, for `photoedit filters`.

@@ -107,14 +107,14 @@ public enum Filters {
     return PendingOperation(filter: name, values: values)
   }
 
-  /// A stored operation's portable part, ready to be resolved against another photo (derived
+  /// A stored operation's portable part (parameters marked not portable are left out), ready to be resolved against another photo (derived
   /// state such as face boxes is dropped). Lengths stay fractions.
   public static func pending(from operation: Operation) throws(FilterError) -> PendingOperation {
     // A recipe file's operations carry no derived state: only the portable part is checked.
     let op = try validate(operation, in: all, checkingDerived: false)
     let type = try type(named: op.filter)
     var values: [String: ParameterValue] = [:]
-    for spec in type.parameters {
+    for spec in type.parameters where spec.portable {
       if let j = op.parameters[spec.name], let v = spec.decode(j) { values[spec.name] = v }
     }
     return PendingOperation(filter: op.filter, values: values)
