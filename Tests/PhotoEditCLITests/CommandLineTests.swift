@@ -23,13 +23,15 @@ import Testing
   }
 
   @Test func doubleDashEndsOptions() throws {
-    let p = try ArgumentScanner.scan(["-r", "--", "--json", "-x.jpg"], command: "show", options: Self.options)
+    let p = try ArgumentScanner.scan(
+      ["-r", "--", "--json", "-x.jpg"], command: "show", options: Self.options)
     #expect(p.flag("recursive"))
     #expect(p.operands == ["--json", "-x.jpg"])
   }
 
   @Test func bundledShortFlagsAndAttachedValues() throws {
-    let p = try ArgumentScanner.scan(["-r0", "-j4", "-", "-oout.jpg"], command: "apply", options: Self.options)
+    let p = try ArgumentScanner.scan(
+      ["-r0", "-j4", "-", "-oout.jpg"], command: "apply", options: Self.options)
     #expect(p.flag("recursive") && p.flag("null"))
     #expect(p.value("jobs") == "4")
     #expect(p.value("output") == "out.jpg")
@@ -66,7 +68,9 @@ import Testing
   }
 
   @Test func controlCharactersAreEscapedAndOutputParses() throws {
-    let line = JSONLine.encode(["file": .string("tab\there\nnew\u{1}"), "faces": .array([.object(["x": .number(3)])])])
+    let line = JSONLine.encode([
+      "file": .string("tab\there\nnew\u{1}"), "faces": .array([.object(["x": .number(3)])]),
+    ])
     let parsed = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
     #expect(parsed?["file"] as? String == "tab\there\nnew\u{1}")
     #expect(!line.contains("\n"))
@@ -95,12 +99,20 @@ import Testing
 
   @Test(arguments: [
     (["render", "--quality", "0", "x.jpg"], "--quality must be a whole number from 1 to 100, not '0'"),
-    (["render", "-o", "a.jpg", "x.jpg", "y.jpg"], "-o/--output takes exactly one input; use --output-dir for many"),
+    (
+      ["render", "-o", "a.jpg", "x.jpg", "y.jpg"],
+      "-o/--output takes exactly one input; use --output-dir for many"
+    ),
     (["render", "-o", "a.gif", "x.jpg"], "the output 'a.gif' must end in .jpg, .jpeg or .png"),
     (["render", "--subsampling", "411", "x.jpg"], "--subsampling must be 444, 422 or 420, not '411'"),
     (["apply", "x.jpg"], "give at least one --filter or --recipe"),
-    (["detect", "--scale-factor", "1", "x.jpg"], "--scale-factor must be a number from 1.01 to 4.0, not '1'"),
-    (["detect", "--min-face", "80", "--max-face", "40", "x.jpg"], "--max-face (40) must be at least --min-face (80)"),
+    (
+      ["detect", "--scale-factor", "1", "x.jpg"], "--scale-factor must be a number from 1.01 to 4.0, not '1'"
+    ),
+    (
+      ["detect", "--min-face", "80", "--max-face", "40", "x.jpg"],
+      "--max-face (40) must be at least --min-face (80)"
+    ),
     (["show"], "no files given"),
   ])
   func usageErrorsExit64WithOneMessageAndTheUsageLine(arguments: [String], message: String) {
@@ -170,7 +182,7 @@ import Testing
     try folder.copy("faces/hopper.jpg", as: "a.jpg.original")
     try Data("{}".utf8).write(to: URL(fileURLWithPath: folder.path("a.jpg.photoedit.json")))
     try Data("x".utf8).write(to: URL(fileURLWithPath: folder.path("notes.txt")))
-    let found = FileList.photos(in: folder.url.path, recursive: true)
+    let found = FileList.photos(in: folder.url.path, recursive: true).map(\.path)
     #expect(found == [folder.path("a.jpg"), folder.path("sub/b.JPEG")])
   }
 }

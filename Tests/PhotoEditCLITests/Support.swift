@@ -45,7 +45,9 @@ func launch(
   var env = ProcessInfo.processInfo.environment
   for (k, v) in environment { env[k] = v }
   process.environment = env
-  let outPipe = Pipe(), errPipe = Pipe(), inPipe = Pipe()
+  let outPipe = Pipe()
+  let errPipe = Pipe()
+  let inPipe = Pipe()
   process.standardOutput = outPipe
   process.standardError = errPipe
   process.standardInput = inPipe
@@ -55,7 +57,9 @@ func launch(
   let out = outPipe.fileHandleForReading.readDataToEndOfFile()
   let err = errPipe.fileHandleForReading.readDataToEndOfFile()
   process.waitUntilExit()
-  return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+  return (
+    process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
+  )
 }
 
 /// The repository's Fixtures folder.

@@ -20,13 +20,18 @@ struct BatchRunner {
   var console: Console
 
   /// Expands the operands, runs `work` on each file, prints, and returns the exit status.
-  func run(_ work: @escaping @Sendable (String) throws -> FileResult) throws(UsageError) -> Int32 {
+  /// `check` sees the whole list first and may refuse it before any file is touched.
+  func run(
+    check: ([FileList.Entry]) throws(UsageError) -> Void = { _ in },
+    _ work: @escaping @Sendable (String) throws -> FileResult
+  ) throws(UsageError) -> Int32 {
     let entries = FileList.expand(
       arguments.operands, recursive: arguments.flag("recursive"),
       nulSeparated: arguments.flag("null"), console: console)
     guard !entries.isEmpty else {
       throw UsageError("no files given", command: arguments.command)
     }
+    try check(entries)
     let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
     return run(entries: entries, jobs: jobs, work)
   }

@@ -86,7 +86,12 @@ struct OutputTarget: Sendable {
   /// Where the result for `input` goes, or nil for in place. `--output-dir` is created when
   /// missing (unless this is a dry run).
   func path(for input: String, dryRun: Bool = false) throws -> String? {
-    if let file { return file }
+    if let file {
+      if FileList.kind(of: file) == .directory {
+        throw FileProblem(status: ExitStatus.cannotCreate, description: "the output '\(file)' is a folder")
+      }
+      return file
+    }
     if let folder {
       if !dryRun { try createFolder(folder) }
       let name = input.split(separator: "/").last.map(String.init) ?? input
@@ -97,19 +102,40 @@ struct OutputTarget: Sendable {
 
   private func createFolder(_ folder: String) throws {
     var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue { return }
+    if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue {
+      return
+    }
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
       // Another worker may have made it meanwhile.
-      if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue { return }
-      throw OutputFolderError(folder: folder)
+      if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue {
+        return
+      }
+      throw FileProblem(
+        status: ExitStatus.cannotCreate, description: "cannot create the output folder '\(folder)'")
+    }
+  }
+
+  /// Refuses, before any file is touched, two inputs that `--output-dir` would write to the
+  /// same file.
+  func checkDistinctOutputs(_ entries: [FileList.Entry], command: String) throws(UsageError) {
+    guard folder != nil else { return }
+    var seen: [String: String] = [:]
+    for entry in entries where entry.failure == nil {
+      guard let out = try? path(for: entry.path, dryRun: true) else { continue }
+      if let first = seen[out] {
+        throw UsageError(
+          "'\(first)' and '\(entry.path)' would both be written to '\(out)'; give them separate runs",
+          command: command)
+      }
+      seen[out] = entry.path
     }
   }
 }
 
-/// The `--output-dir` folder could not be made.
-struct OutputFolderError: Error, CustomStringConvertible {
-  var folder: String
-  var description: String { "cannot create the output folder '\(folder)'" }
+/// A problem with one file that the CLI finds itself (the store and codecs describe their own).
+struct FileProblem: Error, CustomStringConvertible {
+  var status: Int32
+  var description: String
 }

@@ -13,7 +13,7 @@ enum ErrorReport {
     case let e as FilterError: (ExitStatus.dataError, e.description)
     case let e as CascadeLoadError: (e.status, e.description)
     case let e as UsageError: (ExitStatus.usage, e.description)
-    case let e as OutputFolderError: (ExitStatus.cannotCreate, e.description)
+    case let e as FileProblem: (e.status, e.description)
     default: (ExitStatus.dataError, "\(error)")
     }
   }

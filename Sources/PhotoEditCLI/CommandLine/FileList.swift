@@ -41,44 +41,76 @@ enum FileList {
   }
 
   private static func expandPath(_ path: String, recursive: Bool) -> [Entry] {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
-    else { return [Entry(path: path)] }
-    guard recursive else {
-      return [Entry(path: path, failure: (ExitStatus.noInput, "is a folder (use -r to walk it)"))]
+    switch kind(of: path) {
+    case .missing, .regular:
+      return [Entry(path: path)]
+    case .other:
+      return [Entry(path: path, failure: notRegular)]
+    case .directory:
+      guard recursive else {
+        return [Entry(path: path, failure: (ExitStatus.noInput, "is a folder (use -r to walk it)"))]
+      }
+      return photos(in: path, recursive: true)
     }
-    return photos(in: path, recursive: true).map { Entry(path: $0) }
   }
 
-  /// The photos in a folder, sorted by path; below it too when `recursive`. With
+  static let notRegular: (status: Int32, message: String) = (
+    ExitStatus.dataError, "not a regular file (a device, pipe or socket)"
+  )
+
+  enum Kind { case missing, regular, directory, other }
+
+  /// What `path` is, following symbolic links unless `followingLinks` is false (then a link
+  /// is `.other`).
+  static func kind(of path: String, followingLinks: Bool = true) -> Kind {
+    var info = stat()
+    guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return .missing }
+    switch info.st_mode & S_IFMT {
+    case S_IFREG: return .regular
+    case S_IFDIR: return .directory
+    default: return .other
+    }
+  }
+
+  /// The photos in a folder, sorted by path; below it too when `recursive`. Hidden files and
+  /// folders (names starting with `.`) are skipped, and so are links to folders (a link loop
+  /// would otherwise list one photo many times); links to photos are followed. A photo-named
+  /// entry that is not a regular file comes back as a failure. With
   /// `includingEditsWithoutRender`, a sidecar whose photo is missing stands for that photo (so
   /// `status` reports it).
-  static func photos(in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false) -> [String] {
+  static func photos(in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false) -> [Entry]
+  {
     let fm = FileManager.default
-    var found: [String] = []
+    var found: [Entry] = []
     var pending = [folder]
     while let dir = pending.popLast() {
       guard let names = try? fm.contentsOfDirectory(atPath: dir) else { continue }
       for name in names where !name.hasPrefix(".") {
         let path = dir == "." && folder == "." ? name : (dir as NSString).appendingPathComponent(name)
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-        if isDirectory.boolValue {
-          if recursive { pending.append(path) }
-        } else if photoExtensions.contains((name as NSString).pathExtension.lowercased()),
-          !EditStore.isStoreFile(path)
-        {
-          found.append(path)
-        } else if includingEditsWithoutRender, name.hasSuffix(sidecarSuffix) {
+        let isPhotoName = photoExtensions.contains((name as NSString).pathExtension.lowercased())
+        switch kind(of: path) {
+        case .directory:
+          if recursive && kind(of: path, followingLinks: false) == .directory { pending.append(path) }
+        case .regular:
+          if isPhotoName && !EditStore.isStoreFile(path) { found.append(Entry(path: path)) }
+        case .other:
+          if isPhotoName { found.append(Entry(path: path, failure: notRegular)) }
+        case .missing:
+          if includingEditsWithoutRender, name.hasSuffix(sidecarSuffix) {
+            // A dangling link named like a sidecar: nothing to report.
+            continue
+          }
+        }
+        if includingEditsWithoutRender, name.hasSuffix(sidecarSuffix) {
           let photo = String(path.dropLast(sidecarSuffix.count))
-          if !fm.fileExists(atPath: photo),
+          if kind(of: photo) == .missing,
             photoExtensions.contains((photo as NSString).pathExtension.lowercased())
           {
-            found.append(photo)
+            found.append(Entry(path: photo))
           }
         }
       }
     }
-    return found.sorted()
+    return found.sorted { $0.path < $1.path }
   }
 }

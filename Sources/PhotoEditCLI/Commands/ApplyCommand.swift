@@ -45,10 +45,22 @@ enum ApplyCommand {
         throw UsageError("give at least one --filter or --recipe", command: "apply")
       }
       let pending = operations
-      return try BatchRunner(arguments: args, console: console).run { path in
-        FileResult(
+      return try BatchRunner(arguments: args, console: console).run(
+        check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "apply") }
+      ) { path in
+        let target = try output.path(for: path, dryRun: settings.dryRun)
+        if target != nil, FileList.kind(of: path + FileList.sidecarSuffix) != .missing {
+          // Its pixels are a render: taking them as the original would hide the recipe behind
+          // them and cost a generation.
+          throw FileProblem(
+            status: ExitStatus.dataError,
+            description:
+              "this photo is already edited (its recipe is \(path)\(FileList.sidecarSuffix)); apply in place, or export it with 'photoedit render \(path) -o OUT'"
+          )
+        }
+        return FileResult(
           try EditStore.apply(
-            pending, to: path, output: try output.path(for: path, dryRun: settings.dryRun),
+            pending, to: path, output: target,
             settings: settings.store(for: path, console: console)))
       }
     })

@@ -21,7 +21,9 @@ enum RenderCommand {
       if maxSize != nil && output.file == nil && output.folder == nil {
         throw UsageError("--max-size makes an export: give -o FILE or --output-dir DIR", command: "render")
       }
-      return try BatchRunner(arguments: args, console: console).run { path in
+      return try BatchRunner(arguments: args, console: console).run(
+        check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "render") }
+      ) { path in
         FileResult(
           try EditStore.render(
             path, output: try output.path(for: path, dryRun: settings.dryRun), maxSize: maxSize,

@@ -17,9 +17,7 @@ enum StatusCommand {
           isDirectory.boolValue
         {
           entries += FileList.photos(
-            in: operand, recursive: args.flag("recursive"), includingEditsWithoutRender: true).map {
-            FileList.Entry(path: $0)
-          }
+            in: operand, recursive: args.flag("recursive"), includingEditsWithoutRender: true)
         } else {
           entries += FileList.expand(
             [operand], recursive: args.flag("recursive"), nulSeparated: args.flag("null"), console: console)
@@ -28,7 +26,12 @@ enum StatusCommand {
       if entries.isEmpty { return ExitStatus.success }
       let jobs = try args.integer("jobs", in: 1...256) ?? 1
       return BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
-        FileResult(EditStore.status(path))
+        // A name that is neither a photo nor an edit is a mistake, not a photo's state.
+        if FileList.kind(of: path) == .missing && FileList.kind(of: path + FileList.sidecarSuffix) == .missing
+        {
+          throw FileProblem(status: ExitStatus.noInput, description: "no such file")
+        }
+        return FileResult(EditStore.status(path))
       }
     })
 }

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import PhotoEditCLI
+
+/// Inputs a careless script or an unlucky folder produces: each gets one clear line and a
+/// documented status, and no file changes.
+@Suite struct AwkwardInputTests {
+  @Test func recursiveWalkDoesNotFollowFolderLinks() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    try folder.copy("faces/hopper.jpg", as: "a.jpg")
+    try FileManager.default.createSymbolicLink(atPath: folder.path("loop"), withDestinationPath: ".")
+    let found = FileList.photos(in: folder.url.path, recursive: true).map(\.path)
+    #expect(found == [folder.path("a.jpg")])
+  }
+
+  @Test func aPipeNamedLikeAPhotoIsRefusedNotRead() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let fifo = folder.path("f.jpg")
+    #expect(mkfifo(fifo, 0o644) == 0)
+    let r = runCLI(["apply", "--filter", "sepia", fifo])
+    #expect(r.status == 65)
+    #expect(r.err == "photoedit: \(fifo): not a regular file (a device, pipe or socket)\n")
+    let walked = runCLI(["detect", "-r", folder.url.path])
+    #expect(walked.status == 65)
+  }
+
+  @Test func outputDirCollisionsAreRefusedBeforeAnythingIsWritten() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    try FileManager.default.createDirectory(atPath: folder.path("sub"), withIntermediateDirectories: true)
+    let a = try folder.copy("faces/hopper.jpg", as: "a.jpg")
+    let b = try folder.copy("faces/hopper.jpg", as: "sub/a.jpg")
+    let out = folder.path("pub")
+    let r = runCLI(["apply", "--filter", "sepia", "--output-dir", out, a, b])
+    #expect(r.status == 64)
+    #expect(r.err.hasPrefix("photoedit: error: '\(a)' and '\(b)' would both be written to '\(out)/a.jpg'"))
+    #expect(!FileManager.default.fileExists(atPath: out))
+  }
+
+  @Test func anOutputThatIsAFolderIsRefused() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    try FileManager.default.createDirectory(atPath: folder.path("out.jpg"), withIntermediateDirectories: true)
+    let r = runCLI(["apply", "--filter", "sepia", "--force", "-o", folder.path("out.jpg"), photo])
+    #expect(r.status == 73)
+    #expect(r.err == "photoedit: \(photo): the output '\(folder.path("out.jpg"))' is a folder\n")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["h.jpg", "out.jpg"])
+  }
+
+  @Test func statusOfAMissingFileIsAnError() {
+    let r = runCLI(["status", "/nonexistent/typo.jpg"])
+    #expect(r.status == 66)
+    #expect(r.err == "photoedit: /nonexistent/typo.jpg: no such file\n")
+  }
+
+  /// An edited photo's pixels are a render: exporting an edit of it with -o would take the render
+  /// for the original.
+  @Test func applyWithOutputRefusesAnEditedInput() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    #expect(runCLI(["apply", "--filter", "sepia", photo]).status == 0)
+    let before = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+    let r = runCLI(["apply", "--filter", "vignette", "-o", folder.path("pub.jpg"), photo])
+    #expect(r.status == 65)
+    #expect(r.err.contains("this photo is already edited"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == before)
+  }
+}
