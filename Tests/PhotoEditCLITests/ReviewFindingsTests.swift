@@ -71,4 +71,20 @@ import Testing
     #expect(r.err.contains("this photo is already edited"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == before)
   }
+
+  /// In place, a link's "original" would be the link, not the photo's bytes.
+  @Test func inPlaceEditOfALinkIsRefused() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    let link = folder.path("link.jpg")
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "h.jpg")
+    let r = runCLI(["apply", "--filter", "sepia", link])
+    #expect(r.status == 65)
+    #expect(r.err.contains("is a symbolic link"))
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["h.jpg", "link.jpg"])
+    #expect(runCLI(["apply", "--filter", "sepia", "-o", folder.path("out.jpg"), link]).status == 0)
+    _ = photo
+  }
 }

@@ -58,6 +58,15 @@ enum ApplyCommand {
               "this photo is already edited (its recipe is \(path)\(FileList.sidecarSuffix)); apply in place, or export it with 'photoedit render \(path) -o OUT'"
           )
         }
+        if target == nil, FileList.kind(of: path, followingLinks: false) == .other,
+          FileList.kind(of: path) == .regular
+        {
+          // Preserving a link would keep the link, not the bytes it points to.
+          throw FileProblem(
+            status: ExitStatus.dataError,
+            description: "is a symbolic link; edit the file it points to, or write the edit elsewhere with -o"
+          )
+        }
         return FileResult(
           try EditStore.apply(
             pending, to: path, output: target,
