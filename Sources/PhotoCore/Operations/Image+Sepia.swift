@@ -8,7 +8,7 @@ extension Image {
   ///
   /// The kernel works in 16-bit lanes so that it vectorises on baseline x86-64: the weights t · M
   /// and 1 - t carry 16 fractional bits and each product keeps 7 fractional bits (truncated), so a
-  /// result can differ from the exact formula only where it lies within 1/25 of a rounding tie
+  /// result can differ from the exact formula only where it lies within 1/20 of a rounding tie
   /// (by one level at most).
   ///
   /// - Parameter intensity: t, in 0...1.
@@ -60,7 +60,7 @@ struct SepiaWeights {
 ///
 /// Each channel v is taken as v · 128 so that mulHigh(v · 128, weight) = ⌊v · weight / 512⌋, the
 /// product with 7 fractional bits; three such terms stay below 2¹⁶ (at most 1.351 · 255 · 128).
-/// Written on scalars with no table, so LLVM vectorises the loop into 16-bit lanes.
+/// Written on scalars with no table, so LLVM vectorises the loop (`pmulhuw`, four pixels a step).
 private func sepiaPixels(_ p: UnsafeMutablePointer<UInt32>, count: Int, weights: SepiaWeights) {
   let (m0, m1, m2, m3, m4, m5, m6, m7, m8) = weights.m
   let (keep, cap) = (weights.keep, weights.cap)
