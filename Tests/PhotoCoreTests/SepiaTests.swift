@@ -54,6 +54,23 @@ import Testing
     #expect(image.sepiaToned(intensity: 1) == Self.reference(image, intensity: 1))
   }
 
+  /// Every colour on a 4-level grid of the RGB cube (including 0 and 255), at several intensities,
+  /// is within one level of the formula and keeps its alpha.
+  @Test(arguments: [0.01, 0.3, 0.8, 1.0]) func colourCubeWithinOneLevel(intensity: Double) {
+    let levels = Array(stride(from: 0, through: 255, by: 4)) + [255]
+    var image = Image(width: levels.count * levels.count, height: levels.count)
+    for (y, b) in levels.enumerated() {
+      for (i, r) in levels.enumerated() {
+        for (j, g) in levels.enumerated() {
+          image[i * levels.count + j, y] = RGBA(UInt8(r), UInt8(g), UInt8(b), UInt8((i * 7 + j) & 255))
+        }
+      }
+    }
+    let fast = image.sepiaToned(intensity: intensity)
+    #expect(maxDifference(fast, Self.reference(image, intensity: intensity)) <= 1)
+    #expect(stride(from: 3, to: image.bytes.count, by: 4).allSatisfy { fast.bytes[$0] == image.bytes[$0] })
+  }
+
   /// The filter runs the same kernel: a large image splits over workers and gives the same bytes.
   @Test func filterMatchesKernelOnManyRows() throws {
     let image = noiseImage(width: 64, height: 300, seed: 9)
@@ -103,6 +120,17 @@ import Testing
     // Mirror symmetry about both centre lines.
     #expect(v.flipped(horizontally: true) == v)
     #expect(v.flipped(horizontally: false) == v)
+  }
+
+  /// A tall image with an odd height splits over several workers, each handling mirrored row
+  /// pairs, and the middle row and column; it still matches the formula.
+  @Test(arguments: [(1.0, 1.0), (0.6, 0.5)])
+  func manyRowsMatchReference(intensity: Double, radius: Double) {
+    let image = noiseImage(width: 67, height: 301, seed: 12, opaque: false)
+    var fast = image
+    fast.applyVignette(intensity: intensity, radius: radius)
+    #expect(maxDifference(fast, Self.reference(image, intensity: intensity, radius: radius)) <= 1)
+    #expect(stride(from: 3, to: image.bytes.count, by: 4).allSatisfy { fast.bytes[$0] == image.bytes[$0] })
   }
 
   @Test func intensityZeroAndOnePixel() throws {
