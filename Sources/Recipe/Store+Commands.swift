@@ -287,7 +287,7 @@ extension Store {
     }
     let outPaths = PhotoPaths(output)
     return try locked(outPaths) { outcome throws(StoreError) in
-      if FileSystem.exists(output) && !settings.force { throw .outputExists(path: output) }
+      if FileSystem.exists(output) && !settings.force { throw .exportExists(path: output) }
       let rendered = try render(original: source, operations: operations, maxSize: maxSize)
       let (quality, subsampling) = renderSettings(existing: existing, decoded: rendered.decoded)
       let (bytes, info) = try encode(

@@ -58,6 +58,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
   case renderModified
   /// The output exists and is not photoedit's own edit of the same original.
   case outputExists(path: String)
+  /// `render -o` would replace an existing file (an export never appends to anything).
+  case exportExists(path: String)
   /// Another photoedit holds this photo's lock.
   case busy
   /// A write, rename, link, unlink or sync failed; nothing was changed.
@@ -67,7 +69,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
   public var status: Int32 {
     switch self {
     case .missing, .cannotRead, .originalMissing: 66
-    case .renderModified, .outputExists, .busy, .cannotWrite: 73
+    case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite: 73
     default: 65
     }
   }
@@ -109,6 +111,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case .outputIsInput(let path): "the output '\(path)' is the input or one of its store files"
     case .renderModified:
       "the render was modified by another program since photoedit wrote it; use --force to overwrite it"
+    case .exportExists(let path): "'\(path)' exists; use --force to replace it"
     case .outputExists(let path):
       "'\(path)' exists and is not photoedit's edit of this original; use --force to replace it"
     case .busy: "busy: another photoedit is editing this photo; try again when it is done"

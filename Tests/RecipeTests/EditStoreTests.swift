@@ -263,7 +263,7 @@ import Testing
     _ = try fakeStore().render(photo, output: out, maxSize: nil)
     #expect(folder.read("x.jpg") == folder.read("p.jpg"))
     #expect(!folder.exists("x.jpg.photoedit.json"))
-    #expect(throws: StoreError.outputExists(path: out)) {
+    #expect(throws: StoreError.exportExists(path: out)) {
       try fakeStore().render(photo, output: out, maxSize: nil)
     }
     let preview = try fakeStore(force: true).render(photo, output: out, maxSize: 3)
