@@ -35,6 +35,22 @@ import Testing
     ) { try apply("crop:x=0,y=50%,width=1,height=60%", to: Self.grid) }
     // Touching the border is fine.
     #expect(try apply("crop:x=5,y=3,width=2,height=2", to: Self.grid).width == 2)
+    // A stored rectangle that leaves the image (a hand-edited sidecar) is refused too.
+    var image = Self.grid
+    let stored = Operation(
+      filter: "crop", version: 1,
+      parameters: [
+        "shape": .string("rect"), "x": .number(0.5), "y": .number(0), "width": .number(0.9),
+        "height": .number(1),
+      ])
+    let error = #expect(throws: FilterError.self) {
+      try Filters.render(stored, on: &image, context: FilterContext(cascade: { throw CascadeError("none") }))
+    }
+    guard case .regionOutsideImage = error else {
+      Issue.record("expected regionOutsideImage, got \(String(describing: error))")
+      return
+    }
+    #expect(image == Self.grid)
     #expect(
       throws: FilterError.outOfRange(
         filter: "crop", key: "width", value: "0", range: "> 0 px, or 0%...100% of the width")

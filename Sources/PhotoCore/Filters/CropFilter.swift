@@ -61,7 +61,14 @@ public struct CropFilter: Filter {
     throws(FilterError)
     -> [String: JSONValue]
   {
-    guard p.choice("shape") == "rect", !p.has("aspect") else { return [:] }
+    try requireInside(p, image)
+    return [:]
+  }
+
+  /// A rectangle must lie inside the image, on the command line and in a stored recipe alike (a
+  /// hand-edited sidecar is refused, never silently cut down).
+  static func requireInside(_ p: FilterValues, _ image: Image) throws(FilterError) {
+    guard p.choice("shape") == "rect", !p.has("aspect") else { return }
     let x = p.pixels("x", .horizontal, of: image)!
     let y = p.pixels("y", .vertical, of: image)!
     let w = p.pixels("width", .horizontal, of: image)!
@@ -74,7 +81,6 @@ public struct CropFilter: Filter {
           "rectangle x=\(p.text("x")),y=\(p.text("y")),width=\(p.text("width")),height=\(p.text("height"))",
         width: image.width, height: image.height)
     }
-    return [:]
   }
 
   /// The crop window in pixels of `image`: (x, y, width, height), inside the image, at least 1x1.
@@ -117,6 +123,7 @@ public struct CropFilter: Filter {
   public static func render(
     _ p: FilterValues, derived: [String: JSONValue], on image: inout Image, context: FilterContext
   ) throws(FilterError) {
+    try requireInside(p, image)
     let r = window(p, in: image)
     image = image.cropped(x: r.x, y: r.y, width: r.width, height: r.height)
     if p.choice("shape") == "circle" { image.maskToInscribedCircle() }
