@@ -101,17 +101,12 @@ struct OutputTarget: Sendable {
   }
 
   private func createFolder(_ folder: String) throws {
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue {
-      return
-    }
+    if FileList.kind(of: folder) == .directory { return }
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     } catch {
       // Another worker may have made it meanwhile.
-      if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue {
-        return
-      }
+      if FileList.kind(of: folder) == .directory { return }
       throw FileProblem(
         status: ExitStatus.cannotCreate, description: "cannot create the output folder '\(folder)'")
     }

@@ -12,10 +12,7 @@ enum StatusCommand {
       // A folder named here is listed (not an error, unlike the editing commands).
       var entries: [FileList.Entry] = []
       for operand in args.operands.isEmpty ? ["."] : args.operands {
-        var isDirectory: ObjCBool = false
-        if operand != "-", FileManager.default.fileExists(atPath: operand, isDirectory: &isDirectory),
-          isDirectory.boolValue
-        {
+        if operand != "-", FileList.kind(of: operand) == .directory {
           entries += FileList.photos(
             in: operand, recursive: args.flag("recursive"), includingEditsWithoutRender: true)
         } else {
