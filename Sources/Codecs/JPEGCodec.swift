@@ -156,14 +156,77 @@ enum JPEGCodec {
   /// Encodes RGBA to JPEG with `tjCompress2`, then inserts the metadata segments after the JFIF
   /// APP0 segment that TurboJPEG writes.
   ///
-  /// - Complexity: O(width × height).
+  /// - Complexity: O(width × height), spread over all cores (see `compress`).
   static func encode(_ image: Image, options: EncodeOptions) throws(CodecError) -> [UInt8] {
     guard (1...100).contains(options.quality) else {
       throw .encodingFailed(.jpeg, "quality \(options.quality) is not in 1...100")
     }
-    guard image.width <= 65535, image.height <= 65535 else {
-      throw .encodingFailed(.jpeg, "\(image.width)x\(image.height) is larger than JPEG allows (65535)")
+    guard image.width <= 65500, image.height <= 65500 else {
+      throw .encodingFailed(.jpeg, "\(image.width)x\(image.height) is larger than libjpeg allows (65500)")
     }
+    let encoded = try compress(image, options: options)
+    // After SOI, skip TurboJPEG's APP0 (JFIF) segment so ours follow it.
+    var insertAt = 2
+    if encoded.count >= 6, encoded[2] == 0xFF, encoded[3] == 0xE0 {
+      insertAt = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
+    }
+    let segments = JPEGMarkers.segments(for: options.metadata)
+    var out: [UInt8] = []
+    out.reserveCapacity(encoded.count + segments.count)
+    out += encoded[0..<insertAt]
+    out += segments
+    out += encoded[insertAt...]
+    return out
+  }
+
+  /// Compresses the image in horizontal bands of whole MCU rows, one `tjCompress2` per band on
+  /// all cores, and joins them with restart markers (`JPEGBands`). The pixels are those of one
+  /// `tjCompress2` of the whole image; the bands only make it faster (0.13 s to about 0.07 s for
+  /// 24 MP on two cores). Small images, one core, or bands that cannot be joined take one call.
+  ///
+  /// - Parameter bands: how many bands to aim for; the default suits the machine. 1 is one call.
+  static func compress(_ image: Image, options: EncodeOptions, bands: Int? = nil) throws(CodecError)
+    -> [UInt8]
+  {
+    let (mcuWidth, mcuHeight) =
+      switch options.subsampling {
+      case .s444: (8, 8)
+      case .s422: (16, 8)
+      case .s420: (16, 16)
+      }
+    let mcusPerRow = (image.width + mcuWidth - 1) / mcuWidth
+    let mcuRows = (image.height + mcuHeight - 1) / mcuHeight
+    // A band per core, or two when the image is big enough that the last one to finish matters;
+    // none under a quarter megapixel each, where starting a compressor costs more than it saves.
+    let wanted = bands ?? min(2 * Parallel.workerCount, image.width * image.height / (1 << 18))
+    // A restart interval counts MCUs in 16 bits.
+    let rowsPerBand = min(max(1, (mcuRows + wanted - 1) / max(1, wanted)), 65535 / mcusPerRow)
+    let bandCount = (mcuRows + rowsPerBand - 1) / rowsPerBand
+    guard wanted > 1, bandCount > 1 else { return try compressRows(image, 0..<image.height, options) }
+
+    let bandHeight = rowsPerBand * mcuHeight
+    let results = UnsafeMutableBufferPointer<Result<[UInt8], CodecError>>.allocate(capacity: bandCount)
+    results.initialize(repeating: .success([]))
+    defer { results.deinitialize().deallocate() }
+    let shared = UncheckedResults(results)
+    Parallel.forEach(bandCount) { band in
+      let rows = (band * bandHeight)..<min(image.height, (band + 1) * bandHeight)
+      shared.buffer[band] = Result { () throws(CodecError) in try compressRows(image, rows, options) }
+    }
+    var encodedBands: [[UInt8]] = []
+    for result in results { encodedBands.append(try result.get()) }
+    if let joined = JPEGBands.join(
+      encodedBands, height: image.height, restartInterval: rowsPerBand * mcusPerRow)
+    {
+      return joined
+    }
+    return try compressRows(image, 0..<image.height, options)
+  }
+
+  /// One `tjCompress2` of the given rows, as a JPEG of their own.
+  private static func compressRows(_ image: Image, _ rows: Range<Int>, _ options: EncodeOptions)
+    throws(CodecError) -> [UInt8]
+  {
     guard let handle = tjInitCompress() else { throw .encodingFailed(.jpeg, "cannot start libjpeg-turbo") }
     defer { tjDestroy(handle) }
     let subsampling: TJSAMP =
@@ -181,27 +244,22 @@ enum JPEGCodec {
     var size: UInt = 0
     let status = image.bytes.withUnsafeBufferPointer { p in
       tjCompress2(
-        handle, p.baseAddress, Int32(image.width), 0, Int32(image.height), Int32(TJPF_RGBA.rawValue),
-        &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), flags)
+        handle, p.baseAddress! + rows.lowerBound * image.width * 4, Int32(image.width), 0,
+        Int32(rows.count), Int32(TJPF_RGBA.rawValue), &jpeg, &size, Int32(subsampling.rawValue),
+        Int32(options.quality), flags)
     }
     defer { if let jpeg { tjFree(jpeg) } }
     guard status == 0, let jpeg, size >= 4 else {
       throw .encodingFailed(.jpeg, String(cString: tjGetErrorStr2(handle)))
     }
-    let encoded = UnsafeBufferPointer(start: jpeg, count: Int(size))
-    // After SOI, skip TurboJPEG's APP0 (JFIF) segment so ours follow it.
-    var insertAt = 2
-    if encoded[2] == 0xFF, encoded[3] == 0xE0, size >= 6 {
-      insertAt = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
-    }
-    let segments = JPEGMarkers.segments(for: options.metadata)
-    var out: [UInt8] = []
-    out.reserveCapacity(Int(size) + segments.count)
-    out += encoded[0..<insertAt]
-    out += segments
-    out += encoded[insertAt...]
-    return out
+    return Array(UnsafeBufferPointer(start: jpeg, count: Int(size)))
   }
+}
+
+/// Per-band results written by the band workers, each to its own slot.
+private struct UncheckedResults: @unchecked Sendable {
+  let buffer: UnsafeMutableBufferPointer<Result<[UInt8], CodecError>>
+  init(_ buffer: UnsafeMutableBufferPointer<Result<[UInt8], CodecError>>) { self.buffer = buffer }
 }
 
 /// A raw pointer handed to row-parallel workers that write disjoint rows.

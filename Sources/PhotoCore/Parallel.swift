@@ -18,12 +18,22 @@ public enum Parallel {
       return
     }
     // The caller's closure writes disjoint rows, so sharing it across workers is safe.
+    forEach(chunks) { i in
+      let start = rows * i / chunks, end = rows * (i + 1) / chunks
+      if start < end { body(start..<end) }
+    }
+  }
+
+  /// Calls `body` once for each of `0..<count`, on all cores, and returns when all are done.
+  /// `body` must write only what its index owns.
+  public static func forEach(_ count: Int, _ body: (Int) -> Void) {
+    guard count > 1, workerCount > 1 else {
+      for i in 0..<max(0, count) { body(i) }
+      return
+    }
     withoutActuallyEscaping(body) { body in
       let shared = UncheckedSendable(body)
-      DispatchQueue.concurrentPerform(iterations: chunks) { i in
-        let start = rows * i / chunks, end = rows * (i + 1) / chunks
-        if start < end { shared.value(start..<end) }
-      }
+      DispatchQueue.concurrentPerform(iterations: count) { shared.value($0) }
     }
   }
 }

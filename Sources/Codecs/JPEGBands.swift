@@ -1,0 +1,101 @@
+/// Joins baseline JPEGs of consecutive horizontal bands of one image into a single JPEG, with a
+/// restart marker between bands, so that the bands can be compressed on all cores at once.
+///
+/// This is exact, not an approximation. A band whose height is a whole number of MCU rows is
+/// compressed by libjpeg exactly as the same rows inside the whole image: chroma downsampling
+/// (without smoothing) never looks across an MCU row, and edge padding happens only at the
+/// image's right and bottom edges. A restart marker does what a band boundary does: it resets the
+/// DC predictors and pads the entropy coder to a byte with 1-bits, as libjpeg does at the end of
+/// an image. So the joined file decodes to the same pixels as one `tjCompress2` of the whole
+/// image, and only its restart markers (two bytes per band) tell them apart.
+enum JPEGBands {
+  /// Joins `bands` (top to bottom) into one JPEG of `height` rows, or returns `nil` when they
+  /// cannot be joined: not the baseline Huffman JPEGs this expects, already using restart markers,
+  /// or differing in anything but their height (say, Huffman tables optimised per band because
+  /// the environment set `TJ_OPTIMIZE`). The caller then compresses the whole image in one go.
+  ///
+  /// - Parameters:
+  ///   - restartInterval: MCUs per band: every band but the last holds exactly this many.
+  /// - Complexity: O(total size of the bands).
+  static func join(_ bands: [[UInt8]], height: Int, restartInterval: Int) -> [UInt8]? {
+    guard let first = bands.first, (1...65535).contains(height),
+      (1...65535).contains(restartInterval)
+    else { return nil }
+    var layouts: [Layout] = []
+    for band in bands {
+      guard let layout = Layout(band) else { return nil }
+      layouts.append(layout)
+    }
+    // Every band's header must be band 0's except for the frame's height.
+    let reference = layouts[0].headerWithoutHeight(first)
+    for (band, layout) in zip(bands, layouts).dropFirst() {
+      guard layout.headerWithoutHeight(band) == reference else { return nil }
+    }
+
+    let head = layouts[0]
+    var out: [UInt8] = []
+    out.reserveCapacity(bands.reduce(0) { $0 + $1.count } + 6 + 2 * bands.count)
+    out += first[0..<head.scanStart]
+    out[head.frameHeightOffset] = UInt8(height >> 8)
+    out[head.frameHeightOffset + 1] = UInt8(height & 0xFF)
+    out += [0xFF, 0xDD, 0x00, 0x04, UInt8(restartInterval >> 8), UInt8(restartInterval & 0xFF)]
+    out += first[head.scanStart..<head.dataStart]
+    for (index, (band, layout)) in zip(bands, layouts).enumerated() {
+      if index > 0 { out += [0xFF, 0xD0 + UInt8((index - 1) & 7)] }
+      out += band[layout.dataStart..<(band.count - 2)]
+    }
+    out += [0xFF, 0xD9]
+    return out
+  }
+
+  /// Where a band's frame header, scan header and entropy-coded data are.
+  private struct Layout {
+    /// The offset of the SOF0/SOF1 segment's 16-bit height.
+    var frameHeightOffset: Int
+    /// The offset of the SOS marker, and of the first byte after the SOS segment.
+    var scanStart: Int, dataStart: Int
+
+    /// Walks the segments from SOI to the first SOS. The data must run to an EOI at the very end.
+    init?(_ bytes: [UInt8]) {
+      guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8,
+        bytes[bytes.count - 2] == 0xFF, bytes[bytes.count - 1] == 0xD9
+      else { return nil }
+      var offset = 2
+      var frameHeightOffset: Int?
+      while offset + 4 <= bytes.count {
+        guard bytes[offset] == 0xFF else { return nil }
+        let marker = bytes[offset + 1]
+        let length = Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        let next = offset + 2 + length
+        guard length >= 2, next <= bytes.count else { return nil }
+        switch marker {
+        case 0xC0, 0xC1:  // baseline or extended sequential Huffman
+          guard frameHeightOffset == nil, length >= 8 else { return nil }
+          frameHeightOffset = offset + 5
+        case 0xC2...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
+          return nil  // progressive, lossless or arithmetic: bands do not join this way
+        case 0xDD:
+          return nil  // restart markers already in use
+        case 0xDA:
+          guard let frameHeightOffset else { return nil }
+          self.frameHeightOffset = frameHeightOffset
+          scanStart = offset
+          dataStart = next
+          return
+        default:
+          break
+        }
+        offset = next
+      }
+      return nil
+    }
+
+    /// The header bytes (SOI through SOS) with the frame's height zeroed.
+    func headerWithoutHeight(_ bytes: [UInt8]) -> [UInt8] {
+      var header = Array(bytes[0..<dataStart])
+      header[frameHeightOffset] = 0
+      header[frameHeightOffset + 1] = 0
+      return header
+    }
+  }
+}
