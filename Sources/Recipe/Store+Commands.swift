@@ -202,6 +202,7 @@ extension Store {
       let edited = try loadEdited(paths, read)
       try refuseModified(edited)
       let originalSHA = edited.original.sha256
+      let conversion = try revertConversion(edited, output: photo)
       if !settings.dryRun {
         var transaction = Transaction(paths)
         let sidecarName = paths.name + PhotoPaths.sidecarSuffix
@@ -214,6 +215,14 @@ extension Store {
           transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
           transaction.add(
             .remove(target: originalName, guardPath: paths.name, guardSHA256: originalSHA, role: .original))
+        } else if let conversion {
+          // An -o output named for another format than the original's: the unedited original,
+          // encoded in the format its name says (the output's format follows its extension).
+          let temp = try transaction.stage(
+            conversion.bytes, mode: Self.mode(of: photo, fallback: edited.originalPath))
+          transaction.add(
+            .replace(temp: temp, target: paths.name, sha256: conversion.info.sha256, role: .render))
+          transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
         } else {
           // An -o output: a copy of the original's bytes, never a link to the input.
           let temp = try transaction.stage(
@@ -225,11 +234,34 @@ extension Store {
       }
       var report = PhotoReport(
         fields: ["reverted": .bool(true), "original": .string(originalSHA)], lines: outcome.lines)
-      report.lines.append(
-        settings.dryRun
-          ? "would revert to the original" : "reverted to the original (sha256 \(originalSHA.prefix(12)))")
+      if let conversion {
+        report.fields["converted"] = .string(conversion.info.format)
+        report.lines.append(
+          "\(settings.dryRun ? "would revert" : "reverted") to the original, re-encoded as "
+            + "\(conversion.info.format.uppercased()) for this name (the original, \(edited.originalPath), is "
+            + "a \(conversion.originalFormat.rawValue.uppercased()))")
+      } else {
+        report.lines.append(
+          settings.dryRun
+            ? "would revert to the original" : "reverted to the original (sha256 \(originalSHA.prefix(12)))")
+      }
       return report
     }
+  }
+
+  /// For an -o output whose name says another format than its original's (`apply -o out.png
+  /// in.jpg`), the unedited original encoded as the name says: reverting must not leave JPEG
+  /// bytes under a .png name. Nil when the original's bytes can go back as they are.
+  private func revertConversion(_ edited: Edited, output: String) throws(StoreError)
+    -> (bytes: [UInt8], info: AdjustmentData.Render, originalFormat: ImageFormat)?
+  {
+    guard !edited.originalIsPreserved, let wanted = ImageFormat(pathExtension: output),
+      let originalFormat = try? ImageCodec.format(of: edited.originalBytes), originalFormat != wanted
+    else { return nil }
+    let rendered = try render(original: edited.originalBytes, operations: [])
+    let (quality, subsampling) = renderSettings(existing: edited.data.render, decoded: rendered.decoded)
+    let (bytes, info) = try encode(rendered, as: wanted, quality: quality, subsampling: subsampling, operations: [])
+    return (bytes, info, originalFormat)
   }
 
   // MARK: render

@@ -94,6 +94,30 @@ import Testing
       folder.read("alpha.png") == Array(FileManager.default.contents(atPath: fixture("png/basn6a08.png"))!))
   }
 
+  /// `revert` on an -o output puts the original's bytes there, unless the output's name says
+  /// another format: then the unedited original is encoded as the name says, never JPEG bytes
+  /// under a .png name.
+  @Test func revertingAnOutputOfAnotherFormatEncodesTheOriginalAsItsNameSays() throws {
+    let photo = copy("jpeg/testorig.jpg", as: "in.jpg")
+    let original = folder.read("in.jpg")!
+    for name in ["out.png", "same.jpeg"] {
+      _ = try EditStore.apply([try parse("sepia")], to: photo, output: folder.file(name), settings: settings())
+      let report = try EditStore.revert(folder.file(name), settings: settings())
+      #expect(!folder.exists(name + ".photoedit.json"))
+      let reverted = folder.read(name)!
+      if name == "out.png" {
+        #expect(report.fields["converted"] == .string("png"))
+        #expect(try ImageCodec.format(of: reverted) == .png)
+        #expect(try ImageCodec.decode(reverted).image == (try ImageCodec.decode(original)).image)
+        #expect(report.lines.last?.contains("re-encoded as PNG") == true)
+      } else {
+        #expect(report.fields["converted"] == nil)
+        #expect(reverted == original)
+      }
+    }
+    #expect(folder.read("in.jpg") == original)
+  }
+
   @Test func previewExportUsesMaxSize() throws {
     let photo = copy("jpeg/xmp_test.jpg", as: "big.jpg")
     let report = try EditStore.render(
