@@ -5,16 +5,18 @@
 /// The store's only door to the operating system: every Glibc call for files, fsync, links,
 /// locks and the fault-injection kill lives in this file, each behind a small Swift wrapper.
 ///
-/// Paths are plain strings as the user gave them. Failures are `FileError` values carrying the
-/// errno; callers turn them into `StoreError` with the path they were working on.
-enum FileSystem {
+/// Paths are strings as the user gave them, which may stand for bytes that are not UTF-8
+/// (`PathName`); every call here passes the path's own bytes to the system. Failures are
+/// `FileError` values carrying the errno; callers turn them into `StoreError` with the path they
+/// were working on.
+public enum FileSystem {
   /// A failed system call: which one, and its errno.
-  struct FileError: Error, Equatable {
+  public struct FileError: Error, Equatable {
     var call: String
     var code: Int32
     /// strerror's text, e.g. "Permission denied".
     var reason: String { String(cString: strerror(code)) }
-    var isNotFound: Bool { code == ENOENT }
+    public var isNotFound: Bool { code == ENOENT }
     var isExists: Bool { code == EEXIST }
     /// link(2) is not possible here (no hard links on this file system, or another device).
     var linkUnsupported: Bool { code == EPERM || code == EXDEV || code == EMLINK || code == ENOTSUP }
@@ -32,18 +34,18 @@ enum FileSystem {
   /// stat(2) following symbolic links, or nil when the path does not exist.
   static func info(_ path: String) throws(FileError) -> Info? {
     var s = stat()
-    if stat(path, &s) != 0 {
+    if pathStat(path, &s) != 0 {
       if errno == ENOENT || errno == ENOTDIR { return nil }
       throw failure("stat")
     }
     return Info(s)
   }
 
-  static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+  static func exists(_ path: String) -> Bool { PathName.withCString(path) { access($0, F_OK) } == 0 }
 
   /// Reads a whole regular file.
-  static func read(_ path: String) throws(FileError) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
+  public static func read(_ path: String) throws(FileError) -> [UInt8] {
+    let fd = pathOpen(path, O_RDONLY | O_CLOEXEC)
     if fd < 0 { throw failure("open") }
     defer { close(fd) }
     var s = stat()
@@ -74,13 +76,13 @@ enum FileSystem {
   static func createSynced(
     _ path: String, bytes: [UInt8], mode: UInt32, midWrite: () -> Void = {}
   ) throws(FileError) {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o600))
+    let fd = pathOpen(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o600))
     if fd < 0 { throw failure("open") }
     var ok = false
     defer {
       if !ok {
         close(fd)
-        unlink(path)
+        pathUnlink(path)
       }
     }
     // Set the final mode explicitly: open's mode is filtered by the umask, and the render keeps
@@ -111,37 +113,46 @@ enum FileSystem {
 
   /// rename(2): atomically replaces `to` with `from`.
   static func rename(_ from: String, _ to: String) throws(FileError) {
-    if Glibc.rename(from, to) != 0 { throw failure("rename") }
+    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.rename(f, $0) } }) != 0 { throw failure("rename") }
   }
 
   /// link(2): a new name for an existing file; fails with EEXIST rather than replace anything.
   static func link(_ from: String, _ to: String) throws(FileError) {
     if TestHooks.hardLinksUnsupported(for: to) { throw FileError(call: "link", code: EPERM) }
-    if Glibc.link(from, to) != 0 { throw failure("link") }
+    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.link(f, $0) } }) != 0 { throw failure("link") }
   }
 
   /// unlink(2); a missing file is not an error.
   static func remove(_ path: String) throws(FileError) {
-    if unlink(path) != 0 && errno != ENOENT { throw failure("unlink") }
+    if pathUnlink(path) != 0 && errno != ENOENT { throw failure("unlink") }
   }
 
   /// Flushes a folder's entries (renames, links, unlinks) to disk.
   static func syncDirectory(_ path: String) throws(FileError) {
-    let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let fd = pathOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if fd < 0 { throw failure("open") }
     defer { close(fd) }
     if fsync(fd) != 0 && errno != EINVAL { throw failure("fsync") }
   }
 
-  /// The names in a folder, without "." and "..".
-  static func list(_ path: String) throws(FileError) -> [String] {
-    guard let dir = opendir(path) else { throw failure("opendir") }
+  /// Creates a folder and its missing parents, as `mkdir -p` does.
+  public static func createDirectories(_ path: String) throws(FileError) {
+    let bytes = PathName.bytes(path)
+    let ends = bytes.indices.filter { $0 > 0 && bytes[$0] == UInt8(ascii: "/") } + [bytes.count]
+    for end in ends {
+      let part = PathName.string(bytes[..<end])
+      if PathName.withCString(part, { mkdir($0, 0o777) }) != 0 && errno != EEXIST { throw failure("mkdir") }
+    }
+    guard try info(path)?.isDirectory == true else { throw FileError(call: "mkdir", code: ENOTDIR) }
+  }
+
+  /// The names in a folder, without "." and "..", as `PathName` strings.
+  public static func list(_ path: String) throws(FileError) -> [String] {
+    guard let dir = PathName.withCString(path, { opendir($0) }) else { throw failure("opendir") }
     defer { closedir(dir) }
     var names: [String] = []
     while let entry = readdir(dir) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) { p in
-        p.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-      }
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in PathName.string(raw.prefix { $0 != 0 }) }
       if name != "." && name != ".." { names.append(name) }
     }
     return names
@@ -151,7 +162,7 @@ enum FileSystem {
   static func currentDirectory() -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     guard getcwd(&buffer, buffer.count) != nil else { return "." }
-    return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    return PathName.string(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
   }
 
   static func environment(_ name: String) -> String? {
@@ -193,10 +204,10 @@ enum FileSystem {
       var waited = 0.0
       while true {
         var created = true
-        var fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o644))
+        var fd = pathOpen(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o644))
         if fd < 0 && errno == EEXIST {
           created = false
-          fd = open(path, O_RDWR | O_CLOEXEC)
+          fd = pathOpen(path, O_RDWR | O_CLOEXEC)
           if fd < 0 && errno == ENOENT { continue }  // removed meanwhile: create it
         }
         if fd < 0 { throw .system(failure("open")) }
@@ -213,7 +224,7 @@ enum FileSystem {
         }
         var held = stat()
         var named = stat()
-        if fstat(fd, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino,
+        if fstat(fd, &held) == 0, pathStat(path, &named) == 0, held.st_ino == named.st_ino,
           held.st_dev == named.st_dev
         {
           return Lock(path: path, fd: fd, foundLeftover: !created)
@@ -225,7 +236,7 @@ enum FileSystem {
     /// True while another process (or thread) holds the lock at `path`. Takes nothing: it tries a
     /// shared lock without waiting and drops it at once.
     static func isHeld(_ path: String) -> Bool {
-      let fd = open(path, O_RDONLY | O_CLOEXEC)
+      let fd = pathOpen(path, O_RDONLY | O_CLOEXEC)
       if fd < 0 { return false }
       defer { close(fd) }
       return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
@@ -234,7 +245,7 @@ enum FileSystem {
     /// Removes the lock file, then releases the lock.
     func release() {
       guard fd >= 0 else { return }
-      unlink(path)
+      pathUnlink(path)
       close(fd)
       fd = -1
     }
@@ -249,4 +260,15 @@ extension FileSystem.Info {
       device: UInt64(s.st_dev), inode: UInt64(s.st_ino), size: Int(s.st_size), mode: UInt32(s.st_mode),
       links: Int(s.st_nlink))
   }
+}
+
+// The path-taking system calls, given the bytes a path string stands for (`PathName`).
+private func pathOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+  PathName.withCString(path) { open($0, flags, mode) }
+}
+private func pathStat(_ path: String, _ s: inout stat) -> Int32 {
+  PathName.withCString(path) { stat($0, &s) }
+}
+@discardableResult private func pathUnlink(_ path: String) -> Int32 {
+  PathName.withCString(path) { unlink($0) }
 }

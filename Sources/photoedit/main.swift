@@ -4,4 +4,4 @@ import PhotoEditCLI
   import Glibc
 #endif
 
-exit(PhotoEditCLI.run(arguments: Array(CommandLine.arguments.dropFirst())))
+exit(PhotoEditCLI.run(arguments: PhotoEditCLI.processArguments()))

@@ -33,17 +33,15 @@ final class CascadeLoader: Sendable {
       path == defaultPath
       ? "install Debian's opencv-data (apt-get install opencv-data), or name a cascade with --cascade FILE or PHOTOEDIT_CASCADE"
       : "name an OpenCV Haar cascade XML with --cascade FILE or PHOTOEDIT_CASCADE"
-    guard FileManager.default.fileExists(atPath: path) else {
-      return .failure(
-        CascadeLoadError(status: ExitStatus.noInput, description: "face cascade \(path) not found: \(hint)"))
-    }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      return .failure(
-        CascadeLoadError(status: ExitStatus.noInput, description: "cannot read face cascade \(path): \(hint)")
-      )
+    let data: [UInt8]
+    do {
+      data = try FileSystem.read(path)
+    } catch {
+      let problem = error.isNotFound ? "face cascade \(path) not found" : "cannot read face cascade \(path)"
+      return .failure(CascadeLoadError(status: ExitStatus.noInput, description: "\(problem): \(hint)"))
     }
     do {
-      return .success(try HaarCascade(xml: [UInt8](data)))
+      return .success(try HaarCascade(xml: data))
     } catch {
       return .failure(
         CascadeLoadError(

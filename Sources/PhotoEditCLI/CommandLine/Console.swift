@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 import Synchronization
 
 /// Where a command's output goes. The real program writes to the process's streams; tests
@@ -27,12 +28,15 @@ public final class Console: Sendable {
     readInput: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
     errorIsTerminal: isatty(2) == 1)
 
+  // Every text goes out through `PathName.display`, so a file name's bytes that are not UTF-8
+  // show as \xHH in messages and JSON alike.
+
   /// Writes one line (a newline is added) to standard output.
-  public func print(_ line: String) { lock.withLock { _ in writeOut(line + "\n") } }
+  public func print(_ line: String) { lock.withLock { _ in writeOut(PathName.display(line) + "\n") } }
   /// Writes one line (a newline is added) to standard error.
-  public func printError(_ line: String) { lock.withLock { _ in writeErr(line + "\n") } }
+  public func printError(_ line: String) { lock.withLock { _ in writeErr(PathName.display(line) + "\n") } }
   /// Writes raw text to standard error (progress bars).
-  public func writeError(_ text: String) { lock.withLock { _ in writeErr(text) } }
+  public func writeError(_ text: String) { lock.withLock { _ in writeErr(PathName.display(text)) } }
   /// Everything on standard input.
   public func readInput() -> [UInt8] { readIn() }
 }

@@ -103,7 +103,7 @@ struct OutputTarget: Sendable {
   private func createFolder(_ folder: String) throws {
     if FileList.kind(of: folder) == .directory { return }
     do {
-      try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      try FileSystem.createDirectories(folder)
     } catch {
       // Another worker may have made it meanwhile.
       if FileList.kind(of: folder) == .directory { return }

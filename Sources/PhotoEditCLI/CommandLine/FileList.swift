@@ -29,7 +29,7 @@ enum FileList {
         let bytes = console.readInput()
         let separator: UInt8 = nulSeparated ? 0 : UInt8(ascii: "\n")
         for name in bytes.split(separator: separator, omittingEmptySubsequences: true) {
-          var text = String(decoding: name, as: UTF8.self)
+          var text = PathName.string(Array(name))
           if !nulSeparated, text.hasSuffix("\r") { text.removeLast() }
           if !text.isEmpty { entries += expandPath(text, recursive: recursive) }
         }
@@ -64,7 +64,8 @@ enum FileList {
   /// is `.other`).
   static func kind(of path: String, followingLinks: Bool = true) -> Kind {
     var info = stat()
-    guard (followingLinks ? stat(path, &info) : lstat(path, &info)) == 0 else { return .missing }
+    let status = PathName.withCString(path) { followingLinks ? stat($0, &info) : lstat($0, &info) }
+    guard status == 0 else { return .missing }
     switch info.st_mode & S_IFMT {
     case S_IFREG: return .regular
     case S_IFDIR: return .directory
@@ -80,11 +81,10 @@ enum FileList {
   /// `status` reports it).
   static func photos(in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false) -> [Entry]
   {
-    let fm = FileManager.default
     var found: [Entry] = []
     var pending = [folder]
     while let dir = pending.popLast() {
-      guard let names = try? fm.contentsOfDirectory(atPath: dir) else { continue }
+      guard let names = try? FileSystem.list(dir) else { continue }
       for name in names where !name.hasPrefix(".") {
         let path = dir == "." && folder == "." ? name : (dir as NSString).appendingPathComponent(name)
         let isPhotoName = photoExtensions.contains((name as NSString).pathExtension.lowercased())

@@ -1,4 +1,5 @@
 import PhotoCore
+import Recipe
 
 /// Writes one-line JSON with a stable key order: `file`, `status`, `error`, `seconds`, then the
 /// rest sorted, so that scripts and diffs see the same bytes for the same result.
@@ -53,9 +54,10 @@ enum JSONLine {
     return "\(n)"
   }
 
+  /// A string, with a file name's bytes that are not UTF-8 shown as \\xHH (`PathName.display`).
   private static func writeString(_ s: String, into out: inout String) {
     out += "\""
-    for scalar in s.unicodeScalars {
+    for scalar in PathName.display(s).unicodeScalars {
       switch scalar {
       case "\"": out += "\\\""
       case "\\": out += "\\\\"

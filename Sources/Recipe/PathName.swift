@@ -1,0 +1,102 @@
+/// File names on Linux are bytes, not text: an old camera card or a Windows zip can hold
+/// `caf\xE9.jpg` (Latin-1), which is not UTF-8. Swift's `String` would repair such bytes into
+/// U+FFFD and so lose the name. photoedit keeps paths in `String`s losslessly instead:
+///
+/// - valid UTF-8 decodes as usual;
+/// - every byte that is not part of valid UTF-8 becomes one private-use scalar, U+10FE00 plus the
+///   byte (U+10FE80...U+10FEFF), and so does each byte of a genuine U+10FE80...U+10FEFF, so
+///   that decoding then encoding gives back the exact bytes for every name;
+/// - `withCString` turns such a string back into the bytes for a system call, and `display`
+///   shows those bytes as `\xE9` in messages and JSON.
+public enum PathName {
+  private static let escapeBase: UInt32 = 0x10FE00
+  private static let escapes: ClosedRange<UInt32> = 0x10FE80...0x10FEFF
+
+  /// The string for a file name's bytes; lossless for any bytes (see the type's comment).
+  ///
+  /// - Complexity: O(n).
+  public static func string<C: Collection<UInt8>>(_ bytes: C) -> String where C.Index == Int {
+    if let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: isEscape) {
+      return text
+    }
+    var scalars = String.UnicodeScalarView()
+    var i = bytes.startIndex
+    while i < bytes.endIndex {
+      if let (scalar, length) = decodeScalar(bytes, at: i), !escapes.contains(scalar.value) {
+        scalars.append(scalar)
+        i += length
+      } else {
+        scalars.append(Unicode.Scalar(escapeBase + UInt32(bytes[i]))!)
+        i += 1
+      }
+    }
+    return String(scalars)
+  }
+
+  /// The bytes a path string stands for.
+  public static func bytes(_ path: String) -> [UInt8] {
+    guard path.unicodeScalars.contains(where: isEscape) else { return Array(path.utf8) }
+    var out: [UInt8] = []
+    for scalar in path.unicodeScalars {
+      if isEscape(scalar) {
+        out.append(UInt8(scalar.value - escapeBase))
+      } else {
+        out += Array(String(scalar).utf8)
+      }
+    }
+    return out
+  }
+
+  /// Calls `body` with the path as the NUL-terminated bytes a system call takes.
+  public static func withCString<R, E: Error>(_ path: String, _ body: (UnsafePointer<CChar>) throws(E) -> R)
+    throws(E) -> R
+  {
+    var bytes = bytes(path)
+    bytes.append(0)
+    let result: Result<R, E> = bytes.withUnsafeBufferPointer { buffer in
+      buffer.withMemoryRebound(to: CChar.self) { chars in Result { () throws(E) in try body(chars.baseAddress!) } }
+    }
+    return try result.get()
+  }
+
+  /// The text for people and JSON: a byte that is not UTF-8 appears as `\xHH`.
+  public static func display(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isEscape) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      if isEscape(scalar) {
+        let byte = scalar.value - escapeBase
+        let digits = Array("0123456789ABCDEF")
+        out += "\\x\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  private static func isEscape(_ scalar: Unicode.Scalar) -> Bool { escapes.contains(scalar.value) }
+
+  /// One well-formed UTF-8 sequence at `i` (shortest form, no surrogates, at most U+10FFFF).
+  private static func decodeScalar<C: Collection<UInt8>>(_ bytes: C, at i: Int) -> (Unicode.Scalar, Int)?
+  where C.Index == Int {
+    let lead = bytes[i]
+    let (length, minimum, initial): (Int, UInt32, UInt32) =
+      switch lead {
+      case 0x00...0x7F: (1, 0, UInt32(lead))
+      case 0xC2...0xDF: (2, 0x80, UInt32(lead & 0x1F))
+      case 0xE0...0xEF: (3, 0x800, UInt32(lead & 0x0F))
+      case 0xF0...0xF4: (4, 0x10000, UInt32(lead & 0x07))
+      default: (0, 0, 0)
+      }
+    guard length > 0, i + length <= bytes.endIndex else { return nil }
+    var value = initial
+    for k in 1..<length {
+      let byte = bytes[i + k]
+      guard byte & 0xC0 == 0x80 else { return nil }
+      value = value << 6 | UInt32(byte & 0x3F)
+    }
+    guard value >= minimum, let scalar = Unicode.Scalar(value) else { return nil }
+    return (scalar, length)
+  }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// File names that are not UTF-8 (an old camera card, a Windows zip) through the real binary:
+/// argv and `-r` reach the file by its own bytes, messages and JSON show the bytes as \xHH.
+@Suite struct FileNameTests {
+  /// Runs a shell script with the binary as $P inside `folder` (Foundation's Process can only
+  /// pass UTF-8 arguments; the shell's printf makes the raw bytes).
+  static func shell(_ script: String, in folder: TemporaryFolder) throws -> (status: Int32, out: String, err: String)
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+    process.arguments = ["-c", "P=\"$1\"; cd \"$2\" || exit 99; " + script, "sh", photoeditBinary.path, folder.url.path]
+    let (outPipe, errPipe) = (Pipe(), Pipe())
+    process.standardOutput = outPipe
+    process.standardError = errPipe
+    try process.run()
+    let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+    let err = errPipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+  }
+
+  @Test func latin1NamesAreEditedRevertedAndShownAsHex() throws {
+    let folder = try TemporaryFolder()
+    defer { _ = try? Self.shell("rm -rf ./*", in: folder); folder.cleanUp() }
+    try folder.copy("jpeg/testorig.jpg", as: "ok.jpg")
+    try folder.copy("jpeg/testorig.jpg", as: "pristine.bin")
+    let name = "n=$(printf 'caf\\351.jpg'); "
+    _ = try Self.shell(name + "cp ok.jpg \"$n\"", in: folder)
+
+    let applied = try Self.shell("$P apply --filter sepia -r --json .", in: folder)
+    #expect(applied.status == 0, "\(applied.err)")
+    let lines = applied.out.split(separator: "\n").map(String.init)
+    #expect(lines.count == 2, "\(applied)")
+    #expect(lines.contains { $0.hasPrefix(#"{"file": "caf\\xE9.jpg", "status": "ok""#) }, "\(lines)")
+    for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)") }
+
+    let files = try Self.shell(name + "ls \"$n\" \"$n.photoedit.json\" \"$n.original\" && cmp pristine.bin \"$n.original\"", in: folder)
+    #expect(files.status == 0, "\(files.err)")
+
+    let reverted = try Self.shell(name + "$P revert \"$n\" && cmp pristine.bin \"$n\" && ! ls \"$n.photoedit.json\" 2>/dev/null", in: folder)
+    #expect(reverted.status == 0, "\(reverted.err)")
+    #expect(reverted.out.hasPrefix("caf\\xE9.jpg: reverted to the original"), "\(reverted.out)")
+
+    let missing = try Self.shell("$P show \"$(printf 'gone\\351.jpg')\"", in: folder)
+    #expect(missing.status == 66)
+    #expect(missing.err == "photoedit: gone\\xE9.jpg: no such file\n")
+  }
+}
