@@ -162,6 +162,7 @@ public enum ImageCodec {
       metadata.pngChunks = structure.colourChunks
       metadata.icc = structure.icc
       metadata.exif = structure.exif.flatMap(EXIF.sanitized)
+      metadata.xmp = structure.xmp.map(XMP.withOrientationOne)
       let upright = image.uprighted(exifOrientation: structure.orientation)
       return DecodedImage(
         image: upright, format: .png, orientation: structure.orientation, subsampling: nil,

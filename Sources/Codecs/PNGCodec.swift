@@ -24,7 +24,12 @@ enum PNGCodec {
     /// The eXIf chunk's TIFF structure (before IDAT), and the orientation it gives (1...8).
     var exif: [UInt8]?
     var orientation = 1
+    /// The XMP packet of the first iTXt chunk with keyword `XML:com.adobe.xmp`.
+    var xmp: [UInt8]?
   }
+
+  /// The iTXt keyword Adobe's XMP specification gives XMP in PNG.
+  static let xmpKeyword = "XML:com.adobe.xmp".asciiBytes
 
   /// Walks every chunk, checking each CRC, and requires IHDR first, an IDAT and IEND.
   ///
@@ -83,6 +88,8 @@ enum PNGCodec {
         let tiff = Array(bytes[dataStart..<dataEnd])
         s.exif = tiff
         s.orientation = EXIF.orientation(in: tiff) ?? 1
+      } else if type == "iTXt", full, s.xmp == nil {
+        s.xmp = xmp(fromITXt: Array(bytes[dataStart..<dataEnd]))
       } else if type == "IEND" {
         guard sawIDAT else { throw .corruptData(.png, "no image data (IDAT)") }
         return s
@@ -95,6 +102,26 @@ enum PNGCodec {
       }
       i = dataEnd + 4
     }
+  }
+
+  /// The XMP packet in an iTXt chunk's data (keyword, 0, compression flag, method, language tag,
+  /// 0, translated keyword, 0, text), or nil when the chunk is not XMP or cannot be read.
+  static func xmp(fromITXt data: [UInt8]) -> [UInt8]? {
+    let keywordEnd = xmpKeyword.count
+    guard data.count > keywordEnd + 2, data.starts(with: xmpKeyword), data[keywordEnd] == 0 else { return nil }
+    let compressed = data[keywordEnd + 1] == 1
+    guard let languageEnd = data[(keywordEnd + 3)...].firstIndex(of: 0),
+      let translatedEnd = data[(languageEnd + 1)...].firstIndex(of: 0)
+    else { return nil }
+    let text = Array(data[(translatedEnd + 1)...])
+    let packet = compressed ? inflate(text, maxSize: 16 << 20) : text
+    return packet?.isEmpty == false ? packet : nil
+  }
+
+  /// An iTXt chunk's data carrying an XMP packet, uncompressed (as the XMP specification asks,
+  /// so that tools can find the packet by scanning).
+  static func itxtData(forXMP packet: [UInt8]) -> [UInt8] {
+    xmpKeyword + [0, 0, 0, 0, 0] + packet
   }
 
   /// The ICC profile inside an iCCP chunk's data (name, 0, method 0, zlib stream), or nil.
@@ -142,7 +169,8 @@ enum PNGCodec {
   }
 
   /// Encodes 8-bit RGB (opaque images) or RGBA with `cpng_encode_rgba`, then inserts the colour
-  /// chunks after IHDR: `metadata.pngChunks` unchanged, or an iCCP made from `metadata.icc`.
+  /// chunks after IHDR: `metadata.pngChunks` unchanged, or an iCCP made from `metadata.icc`; then
+  /// EXIF as eXIf and XMP as iTXt.
   ///
   /// - Complexity: O(width × height).
   static func encode(_ image: Image, options: EncodeOptions) throws(CodecError) -> [UInt8] {
@@ -166,6 +194,10 @@ enum PNGCodec {
     {
       chunks.append(("iCCP", iccp))
     }
+    // EXIF (orientation already 1, thumbnail removed) before the image data, as eXIf must be;
+    // XMP as iTXt beside it.
+    if let exif = options.metadata.exif, !exif.isEmpty { chunks.append(("eXIf", exif)) }
+    if let xmp = options.metadata.xmp, !xmp.isEmpty { chunks.append(("iTXt", itxtData(forXMP: xmp))) }
     let encoded = UnsafeBufferPointer(start: data, count: size)
     let afterIHDR = signature.count + 25
     var out: [UInt8] = []

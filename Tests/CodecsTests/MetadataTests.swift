@@ -121,6 +121,36 @@ import Testing
     #expect(decoded.metadata.icc == decodedIn.metadata.icc)
   }
 
+  /// EXIF goes into a PNG as eXIf and XMP as an uncompressed iTXt, and both come back out of it,
+  /// into a PNG or a JPEG, as they went in.
+  @Test func exifAndXMPGoIntoPNGAndBackOut() throws {
+    let decodedIn = try ImageCodec.decode(try fixture("jpeg/xmp_test.jpg"))
+    let exif = try #require(decodedIn.metadata.exif)
+    let xmp = try #require(decodedIn.metadata.xmp)
+    let (_, png) = try render("jpeg/xmp_test.jpg", as: .png)
+    let structure = try PNGCodec.walk(png, full: true)
+    #expect(structure.exif == exif)
+    #expect(structure.xmp == xmp)
+    #expect(png.contains(bytes: Array("iTXtXML:com.adobe.xmp\0\0\0\0\0".utf8)))
+    let decodedPNG = try ImageCodec.decode(png)
+    #expect(decodedPNG.metadata.exif == exif)
+    #expect(decodedPNG.metadata.xmp == xmp)
+    var options = EncodeOptions()
+    options.metadata = decodedPNG.metadata
+    let jpeg = try ImageCodec.encode(decodedPNG.image, as: .jpeg, options: options)
+    #expect(payloads(jpeg, marker: 0xE1, signature: "http://ns.adobe.com/xap/1.0/\0") == [xmp])
+    #expect(payloads(jpeg, marker: 0xE1, signature: "Exif\0\0") == [exif])
+  }
+
+  @Test func compressedXMPInPNGIsRead() throws {
+    let packet = Array("<x:xmpmeta xmlns:x='adobe:ns:meta/'/>".utf8)
+    let deflated = try #require(PNGCodec.deflate(packet))
+    let chunk = PNGCodec.xmpKeyword + [0, 1, 0] + Array("en\0XMP\0".utf8) + deflated
+    #expect(PNGCodec.xmp(fromITXt: chunk) == packet)
+    #expect(PNGCodec.xmp(fromITXt: Array("Comment\0\0\0\0\0hello".utf8)) == nil)
+    #expect(PNGCodec.xmp(fromITXt: PNGCodec.xmpKeyword + [0, 0]) == nil)
+  }
+
   @Test func pngiCCPGoesIntoJPEGAPP2() throws {
     let original = try ImageCodec.decode(try fixture("faces/astronaut.png"))
     #expect(original.metadata.icc?.count == 3144)
