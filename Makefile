@@ -4,7 +4,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 PREFIX ?= /usr/local
 SWIFT ?= swift
 # Debian packages the build, the tests and the demo need.
-APT_PACKAGES := pkg-config libturbojpeg0-dev libpng-dev libssl-dev zlib1g-dev opencv-data
+APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libssl-dev zlib1g-dev opencv-data
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 

@@ -19,7 +19,10 @@ let package = Package(
       name: "CPNGShim",
       linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("z")]),
 
-    .target(name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim"]),
+    // And around libjpeg's scanline API, to decode a JPEG a band of rows at a time.
+    .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
+
+    .target(name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim"]),
     .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CCrypto"]),
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),

@@ -142,17 +142,10 @@ public enum ImageCodec {
     case .jpeg:
       let decoded = try JPEGCodec.decode(bytes, options: options)
       let header = decoded.header
-      var metadata = ImageMetadata()
-      metadata.exif = header.exif.flatMap(EXIF.sanitized)
-      metadata.icc = header.icc
-      metadata.xmp = header.xmp.map(XMP.withOrientationOne)
-      metadata.photoshop = header.photoshop.map(PhotoshopResources.removingThumbnails)
-      if metadata.photoshop?.isEmpty == true { metadata.photoshop = nil }
-      metadata.comments = header.comments
       let turned = header.orientation >= 5
       return DecodedImage(
         image: decoded.image.uprighted(exifOrientation: header.orientation), format: .jpeg,
-        orientation: header.orientation, subsampling: header.subsampling, metadata: metadata,
+        orientation: header.orientation, subsampling: header.subsampling, metadata: header.metadata,
         warnings: decoded.warnings,
         fullWidth: turned ? header.height : header.width,
         fullHeight: turned ? header.width : header.height)
@@ -192,6 +185,15 @@ public enum ImageCodec {
     }
   }
 
+  /// Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata.
+  static func renderable(_ metadata: ImageMetadata) -> ImageMetadata {
+    var metadata = metadata
+    metadata.exif = metadata.exif.flatMap(EXIF.sanitized)
+    metadata.xmp = metadata.xmp.map(XMP.withOrientationOne)
+    metadata.photoshop = metadata.photoshop.map(PhotoshopResources.removingThumbnails)
+    return metadata
+  }
+
   /// Encodes an image; an image with any non-opaque pixel gets an alpha channel in PNG.
   ///
   /// JPEG: `tjCompress2` at `options.quality` and `options.subsampling`, followed by the
@@ -204,10 +206,7 @@ public enum ImageCodec {
     throws(CodecError) -> [UInt8]
   {
     var options = options
-    // Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata.
-    options.metadata.exif = options.metadata.exif.flatMap(EXIF.sanitized)
-    options.metadata.xmp = options.metadata.xmp.map(XMP.withOrientationOne)
-    options.metadata.photoshop = options.metadata.photoshop.map(PhotoshopResources.removingThumbnails)
+    options.metadata = renderable(options.metadata)
     switch format {
     case .jpeg: return try JPEGCodec.encode(image, options: options)
     case .png: return try PNGCodec.encode(image, options: options)

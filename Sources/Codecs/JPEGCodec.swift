@@ -13,7 +13,7 @@ enum JPEGCodec {
   }
 
   /// libjpeg warnings that leave the pixels intact: they go to `warnings`, and decoding goes on.
-  private static let harmlessWarnings = [
+  static let harmlessWarnings = [
     "extraneous bytes before marker", "bad ICC marker", "unknown JFIF revision",
     "Unknown Adobe color transform",
   ]
@@ -108,7 +108,7 @@ enum JPEGCodec {
 
   /// Maps a libjpeg message to the error a user reads. Every warning that is not harmless means
   /// damaged data (libjpeg would have returned padded or garbled pixels).
-  private static func error(fromLibjpeg message: String, isWarning: Bool) -> CodecError {
+  static func error(fromLibjpeg message: String, isWarning: Bool) -> CodecError {
     if message.contains("Premature end of JPEG file") { return .truncated(.jpeg) }
     if isWarning {
       var detail = message
@@ -158,19 +158,27 @@ enum JPEGCodec {
   ///
   /// - Complexity: O(width × height), spread over all cores (see `compress`).
   static func encode(_ image: Image, options: EncodeOptions) throws(CodecError) -> [UInt8] {
+    try checkEncodable(width: image.width, height: image.height, options: options)
+    return withMetadata(try compress(image, options: options), options.metadata)
+  }
+
+  /// Refuses what libjpeg cannot write, before any work is done.
+  static func checkEncodable(width: Int, height: Int, options: EncodeOptions) throws(CodecError) {
     guard (1...100).contains(options.quality) else {
       throw .encodingFailed(.jpeg, "quality \(options.quality) is not in 1...100")
     }
-    guard image.width <= 65500, image.height <= 65500 else {
-      throw .encodingFailed(.jpeg, "\(image.width)x\(image.height) is larger than libjpeg allows (65500)")
+    guard width <= 65500, height <= 65500 else {
+      throw .encodingFailed(.jpeg, "\(width)x\(height) is larger than libjpeg allows (65500)")
     }
-    let encoded = try compress(image, options: options)
-    // After SOI, skip TurboJPEG's APP0 (JFIF) segment so ours follow it.
+  }
+
+  /// A JPEG from TurboJPEG with the metadata segments inserted after its JFIF APP0 segment.
+  static func withMetadata(_ encoded: [UInt8], _ metadata: ImageMetadata) -> [UInt8] {
     var insertAt = 2
     if encoded.count >= 6, encoded[2] == 0xFF, encoded[3] == 0xE0 {
       insertAt = 4 + (Int(encoded[4]) << 8 | Int(encoded[5]))
     }
-    let segments = JPEGMarkers.segments(for: options.metadata)
+    let segments = JPEGMarkers.segments(for: metadata)
     var out: [UInt8] = []
     out.reserveCapacity(encoded.count + segments.count)
     out += encoded[0..<insertAt]
@@ -188,45 +196,24 @@ enum JPEGCodec {
   static func compress(_ image: Image, options: EncodeOptions, bands: Int? = nil) throws(CodecError)
     -> [UInt8]
   {
-    let (mcuWidth, mcuHeight) =
-      switch options.subsampling {
-      case .s444: (8, 8)
-      case .s422: (16, 8)
-      case .s420: (16, 16)
-      }
-    let mcusPerRow = (image.width + mcuWidth - 1) / mcuWidth
-    let mcuRows = (image.height + mcuHeight - 1) / mcuHeight
     // A band per core, or two when the image is big enough that the last one to finish matters;
     // none under a quarter megapixel each, where starting a compressor costs more than it saves.
     let wanted = bands ?? min(2 * Parallel.workerCount, image.width * image.height / (1 << 18))
-    // A restart interval counts MCUs in 16 bits.
-    let rowsPerBand = min(max(1, (mcuRows + wanted - 1) / max(1, wanted)), 65535 / mcusPerRow)
-    let bandCount = (mcuRows + rowsPerBand - 1) / rowsPerBand
-    guard wanted > 1, bandCount > 1 else { return try compressRows(image, 0..<image.height, options) }
-
-    let bandHeight = rowsPerBand * mcuHeight
-    let results = UnsafeMutableBufferPointer<Result<[UInt8], CodecError>>.allocate(capacity: bandCount)
-    results.initialize(repeating: .success([]))
-    defer { results.deinitialize().deallocate() }
-    let shared = UncheckedResults(results)
-    Parallel.forEach(bandCount) { band in
-      let rows = (band * bandHeight)..<min(image.height, (band + 1) * bandHeight)
-      shared.buffer[band] = Result { () throws(CodecError) in try compressRows(image, rows, options) }
+    let plan = BandPlan(width: image.width, height: image.height, subsampling: options.subsampling, bands: wanted)
+    return try image.bytes.withUnsafeBufferPointer { p throws(CodecError) in
+      // Read only: tjCompress2 takes a const buffer.
+      let all = ImageRows(
+        base: UnsafeMutablePointer(mutating: p.baseAddress!), width: image.width, height: image.height,
+        rows: 0..<image.height)
+      guard plan.count > 1 else { return try compressRows(all, options) }
+      let results = BandResults(plan.count)
+      Parallel.forEach(plan.count) { k in results.set(k, Result { () throws(CodecError) in try compressRows(all.band(plan.rows(k)), options) }) }
+      return try plan.join(try results.all(), orElse: { () throws(CodecError) in try compressRows(all, options) })
     }
-    var encodedBands: [[UInt8]] = []
-    for result in results { encodedBands.append(try result.get()) }
-    if let joined = JPEGBands.join(
-      encodedBands, height: image.height, restartInterval: rowsPerBand * mcusPerRow)
-    {
-      return joined
-    }
-    return try compressRows(image, 0..<image.height, options)
   }
 
-  /// One `tjCompress2` of the given rows, as a JPEG of their own.
-  private static func compressRows(_ image: Image, _ rows: Range<Int>, _ options: EncodeOptions)
-    throws(CodecError) -> [UInt8]
-  {
+  /// One `tjCompress2` of a band of rows, as a JPEG of its own.
+  static func compressRows(_ band: ImageRows, _ options: EncodeOptions) throws(CodecError) -> [UInt8] {
     guard let handle = tjInitCompress() else { throw .encodingFailed(.jpeg, "cannot start libjpeg-turbo") }
     defer { tjDestroy(handle) }
     let subsampling: TJSAMP =
@@ -242,24 +229,24 @@ enum JPEGCodec {
     let flags = options.quality > 90 ? TJFLAG_ACCURATEDCT : 0
     var jpeg: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
-    let status = image.bytes.withUnsafeBufferPointer { p in
-      tjCompress2(
-        handle, p.baseAddress! + rows.lowerBound * image.width * 4, Int32(image.width), 0,
-        Int32(rows.count), Int32(TJPF_RGBA.rawValue), &jpeg, &size, Int32(subsampling.rawValue),
-        Int32(options.quality), flags)
-    }
+    let status = tjCompress2(
+      handle, band.row(band.rows.lowerBound), Int32(band.width), 0, Int32(band.rows.count),
+      Int32(TJPF_RGBA.rawValue), &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), flags)
     defer { if let jpeg { tjFree(jpeg) } }
     guard status == 0, let jpeg, size >= 4 else {
       throw .encodingFailed(.jpeg, String(cString: tjGetErrorStr2(handle)))
     }
     return Array(UnsafeBufferPointer(start: jpeg, count: Int(size)))
   }
-}
 
-/// Per-band results written by the band workers, each to its own slot.
-private struct UncheckedResults: @unchecked Sendable {
-  let buffer: UnsafeMutableBufferPointer<Result<[UInt8], CodecError>>
-  init(_ buffer: UnsafeMutableBufferPointer<Result<[UInt8], CodecError>>) { self.buffer = buffer }
+  /// The MCU size in pixels of a JPEG we write at this subsampling.
+  static func mcuSize(_ subsampling: ChromaSubsampling) -> (width: Int, height: Int) {
+    switch subsampling {
+    case .s444: (8, 8)
+    case .s422: (16, 8)
+    case .s420: (16, 16)
+    }
+  }
 }
 
 /// A raw pointer handed to row-parallel workers that write disjoint rows.

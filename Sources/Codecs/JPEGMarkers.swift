@@ -25,6 +25,19 @@ struct JPEGHeader {
   /// Where the first SOS segment starts.
   var firstScanOffset = 0
 
+  /// The metadata a render carries: EXIF without thumbnail (orientation 1), ICC, XMP
+  /// (orientation 1), IPTC without Photoshop's thumbnails, comments.
+  var metadata: ImageMetadata {
+    var metadata = ImageMetadata()
+    metadata.exif = exif.flatMap(EXIF.sanitized)
+    metadata.icc = icc
+    metadata.xmp = xmp.map(XMP.withOrientationOne)
+    metadata.photoshop = photoshop.map(PhotoshopResources.removingThumbnails)
+    if metadata.photoshop?.isEmpty == true { metadata.photoshop = nil }
+    metadata.comments = comments
+    return metadata
+  }
+
   /// The ICC profile reassembled from its APP2 chunks in sequence order.
   var icc: [UInt8]? {
     guard !iccChunks.isEmpty else { return nil }

@@ -14,6 +14,14 @@ struct DecodedPhoto: Sendable {
   var warnings: [String]
 }
 
+extension DecodedPhoto {
+  init(_ d: DecodedImage) {
+    self.init(
+      image: d.image, format: d.format, orientation: d.orientation, subsampling: d.subsampling,
+      metadata: d.metadata, fullWidth: d.fullWidth, fullHeight: d.fullHeight, warnings: d.warnings)
+  }
+}
+
 /// The codecs and filters the store renders with, behind one seam so that tests can run the
 /// store's file protocol on tiny synthetic formats as well as on real JPEG and PNG.
 protocol RenderEngine: Sendable {
@@ -32,6 +40,37 @@ protocol RenderEngine: Sendable {
   func flattened(_ image: Image, operations: [Operation]) -> Image
   /// The image scaled down so its longest side is `longestSide` pixels.
   func resampled(_ image: Image, longestSide: Int) -> Image
+
+  /// A photo to decode, filter and encode to JPEG as a pipeline, or nil when it cannot be
+  /// streamed (see `JPEGStream`); then `decode`, `render` and `encode` do it one after the other.
+  func stream(_ bytes: [UInt8], maxPixels: Int) throws(StoreError) -> (any PhotoStream)?
+  /// True when the filter works row by row (`RowFilter`), so that a stream can run it.
+  func isRowFilter(_ name: String) -> Bool
+  /// The band renderer of a row filter's operation for an image of this size, else nil.
+  func rowRenderer(_ operation: Operation, width: Int, height: Int) throws(StoreError)
+    -> (@Sendable (ImageRows) -> Void)?
+}
+
+extension RenderEngine {
+  func stream(_ bytes: [UInt8], maxPixels: Int) throws(StoreError) -> (any PhotoStream)? { nil }
+  func isRowFilter(_ name: String) -> Bool { false }
+  func rowRenderer(_ operation: Operation, width: Int, height: Int) throws(StoreError)
+    -> (@Sendable (ImageRows) -> Void)?
+  { nil }
+}
+
+/// A photo being decoded, filtered and encoded as a pipeline (`JPEGStream` behind a seam).
+protocol PhotoStream {
+  /// The photo as `decode` describes it, but with a 1x1 stand-in for its image.
+  var decoded: DecodedPhoto { get }
+  /// Calls `body` with the full-size image before it is decoded (see `JPEGStream`).
+  func withUndecodedImage<R>(_ body: (Image) throws(StoreError) -> R) throws(StoreError) -> R
+  /// Decodes, runs `rows` on each band, and encodes to JPEG: the filtered image, the JPEG, and
+  /// the decoder's harmless warnings.
+  func run(
+    quality: Int, subsampling: ChromaSubsampling, metadata: ImageMetadata,
+    rows: (@Sendable (ImageRows) -> Void)?
+  ) throws(StoreError) -> (image: Image, jpeg: [UInt8], warnings: [String])
 }
 
 extension StoreError {
@@ -49,11 +88,9 @@ struct LiveEngine: RenderEngine {
     var options = DecodeOptions()
     options.maxPixels = maxPixels
     options.minimumLongestSide = minimumLongestSide
-    let d: DecodedImage
-    do { d = try ImageCodec.decode(bytes, options: options) } catch { throw .codec(error.description) }
-    return DecodedPhoto(
-      image: d.image, format: d.format, orientation: d.orientation, subsampling: d.subsampling,
-      metadata: d.metadata, fullWidth: d.fullWidth, fullHeight: d.fullHeight, warnings: d.warnings)
+    do { return DecodedPhoto(try ImageCodec.decode(bytes, options: options)) } catch {
+      throw .codec(error.description)
+    }
   }
 
   func encode(
@@ -93,5 +130,47 @@ struct LiveEngine: RenderEngine {
 
   func resampled(_ image: Image, longestSide: Int) -> Image {
     image.resampled(longestSide: longestSide)
+  }
+
+  func stream(_ bytes: [UInt8], maxPixels: Int) throws(StoreError) -> (any PhotoStream)? {
+    var options = DecodeOptions()
+    options.maxPixels = maxPixels
+    do { return try ImageCodec.jpegStream(bytes, options: options).map(LiveStream.init) } catch {
+      throw .codec(error.description)
+    }
+  }
+
+  func isRowFilter(_ name: String) -> Bool { Filters.isRowFilter(name) }
+
+  func rowRenderer(_ operation: Operation, width: Int, height: Int) throws(StoreError)
+    -> (@Sendable (ImageRows) -> Void)?
+  {
+    do { return try Filters.rowRenderer(operation, width: width, height: height) } catch { throw StoreError(error) }
+  }
+}
+
+/// The real codecs' JPEG pipeline.
+struct LiveStream: PhotoStream {
+  let stream: JPEGStream
+  let decoded: DecodedPhoto
+
+  init(_ stream: JPEGStream) {
+    self.stream = stream
+    decoded = DecodedPhoto(stream.decoded)
+  }
+
+  func withUndecodedImage<R>(_ body: (Image) throws(StoreError) -> R) throws(StoreError) -> R {
+    try stream.withUndecodedImage(body)
+  }
+
+  func run(
+    quality: Int, subsampling: ChromaSubsampling, metadata: ImageMetadata,
+    rows: (@Sendable (ImageRows) -> Void)?
+  ) throws(StoreError) -> (image: Image, jpeg: [UInt8], warnings: [String]) {
+    var options = EncodeOptions()
+    options.quality = quality
+    options.subsampling = subsampling
+    options.metadata = metadata
+    do { return try stream.run(encoding: options, rows: rows) } catch { throw .codec(error.description) }
   }
 }

@@ -77,11 +77,10 @@ extension Store {
     _ steps: [NewStep], base: AdjustmentData?, originalBytes: [UInt8], originalPath: String,
     format: ImageFormat
   ) throws(StoreError) -> (AdjustmentData, [UInt8], [String]) {
-    let rendered = try render(original: originalBytes, operations: base?.operations ?? [], adding: steps)
+    let (rendered, bytes, renderInfo) = try renderEncoded(
+      original: originalBytes, operations: base?.operations ?? [], adding: steps, as: format,
+      existing: base?.render)
     let operations = (base?.operations ?? []) + rendered.added
-    let (quality, subsampling) = renderSettings(existing: base?.render, decoded: rendered.decoded)
-    let (bytes, renderInfo) = try encode(
-      rendered, as: format, quality: quality, subsampling: subsampling, operations: operations)
     let original =
       base?.original
       ?? AdjustmentData.Original(
@@ -177,10 +176,8 @@ extension Store {
   private func rerender(_ data: inout AdjustmentData, original: [UInt8], format: ImageFormat)
     throws(StoreError) -> (bytes: [UInt8], warnings: [String])
   {
-    let rendered = try render(original: original, operations: data.operations)
-    let (quality, subsampling) = renderSettings(existing: data.render, decoded: rendered.decoded)
-    let (bytes, info) = try encode(
-      rendered, as: format, quality: quality, subsampling: subsampling, operations: data.operations)
+    let (rendered, bytes, info) = try renderEncoded(
+      original: original, operations: data.operations, as: format, existing: data.render)
     data.render = info
     return (bytes, rendered.decoded.warnings)
   }
@@ -258,9 +255,8 @@ extension Store {
     guard !edited.originalIsPreserved, let wanted = ImageFormat(pathExtension: output),
       let originalFormat = try? ImageCodec.format(of: edited.originalBytes), originalFormat != wanted
     else { return nil }
-    let rendered = try render(original: edited.originalBytes, operations: [])
-    let (quality, subsampling) = renderSettings(existing: edited.data.render, decoded: rendered.decoded)
-    let (bytes, info) = try encode(rendered, as: wanted, quality: quality, subsampling: subsampling, operations: [])
+    let (_, bytes, info) = try renderEncoded(
+      original: edited.originalBytes, operations: [], as: wanted, existing: edited.data.render)
     return (bytes, info, originalFormat)
   }
 
@@ -320,10 +316,8 @@ extension Store {
     let outPaths = PhotoPaths(output)
     return try locked(outPaths) { outcome throws(StoreError) in
       if FileSystem.exists(output) && !settings.force { throw .exportExists(path: output) }
-      let rendered = try render(original: source, operations: operations, maxSize: maxSize)
-      let (quality, subsampling) = renderSettings(existing: existing, decoded: rendered.decoded)
-      let (bytes, info) = try encode(
-        rendered, as: format, quality: quality, subsampling: subsampling, operations: operations)
+      let (rendered, bytes, info) = try renderEncoded(
+        original: source, operations: operations, maxSize: maxSize, as: format, existing: existing)
       source = []
       if !settings.dryRun {
         var transaction = Transaction(outPaths)

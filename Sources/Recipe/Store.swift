@@ -200,6 +200,60 @@ struct Store {
     return Rendered(decoded: decoded, image: image, added: added)
   }
 
+  /// Renders (as `render`) and encodes (as `encode`, at `renderSettings`) in one go. When the
+  /// photo is a baseline JPEG, the output a JPEG at full size and every operation a row filter
+  /// (none, sepia, vignette), it runs as a pipeline (`PhotoStream`): the decode, the filters and
+  /// the encode overlap, with the same pixels and bytes as one after the other.
+  func renderEncoded(
+    original: [UInt8], operations: [Operation], adding steps: [NewStep] = [], maxSize: Int? = nil,
+    as format: ImageFormat, existing: AdjustmentData.Render?
+  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], info: AdjustmentData.Render) {
+    if format == .jpeg, maxSize == nil,
+      operations.allSatisfy({ engine.isRowFilter($0.filter) }), steps.allSatisfy({ engine.isRowFilter($0.filter) }),
+      let stream = try engine.stream(original, maxPixels: settings.maxPixels)
+    {
+      return try streamed(stream, operations: operations, adding: steps, existing: existing)
+    }
+    let rendered = try render(original: original, operations: operations, adding: steps, maxSize: maxSize)
+    let (quality, subsampling) = renderSettings(existing: existing, decoded: rendered.decoded)
+    let (bytes, info) = try encode(
+      rendered, as: format, quality: quality, subsampling: subsampling, operations: operations + rendered.added)
+    return (rendered, bytes, info)
+  }
+
+  private func streamed(
+    _ stream: any PhotoStream, operations: [Operation], adding steps: [NewStep], existing: AdjustmentData.Render?
+  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], info: AdjustmentData.Render) {
+    var decoded = stream.decoded
+    let (width, height) = (decoded.fullWidth, decoded.fullHeight)
+    // A row filter's resolve looks at the image's size only, never at its pixels.
+    let added = try stream.withUndecodedImage { image throws(StoreError) in
+      var added: [Operation] = []
+      for step in steps { added.append(try step.resolve(image, settings.context)) }
+      return added
+    }
+    var renderers: [@Sendable (ImageRows) -> Void] = []
+    for operation in operations + added {
+      guard let renderer = try engine.rowRenderer(operation, width: width, height: height) else {
+        throw .filter("\(operation.filter) cannot render a band of rows")
+      }
+      renderers.append(renderer)
+    }
+    var rows: (@Sendable (ImageRows) -> Void)? = nil
+    if !renderers.isEmpty {
+      let all = renderers
+      rows = { band in for renderer in all { renderer(band) } }
+    }
+    let (quality, subsampling) = renderSettings(existing: existing, decoded: decoded)
+    let (image, bytes, warnings) = try stream.run(
+      quality: quality, subsampling: subsampling, metadata: decoded.metadata, rows: rows)
+    decoded.warnings = warnings
+    let info = AdjustmentData.Render(
+      sha256: SHA256.hex(bytes), format: ImageFormat.jpeg.rawValue, quality: quality,
+      subsampling: subsampling.rawValue)
+    return (Rendered(decoded: decoded, image: image, added: added), bytes, info)
+  }
+
   /// A DCT-scaled decode of at least a megapixel, for the first operation's detector.
   private func reducedSource(_ original: [UInt8], image: Image) throws(StoreError) -> Image? {
     let long = Double(max(image.width, image.height))

@@ -64,6 +64,27 @@ extension Filter {
   { parameters }
 }
 
+/// A filter whose every output row depends only on the same input row and where it lies
+/// (sepia, vignette). Such a filter renders any band of rows on its own, so a JPEG can be
+/// filtered and encoded band by band while the rest of it is still being decoded.
+///
+/// A row filter implements `rowRenderer` instead of `render`. It must leave alpha as it is, and
+/// its `resolve` must not read pixels (it may be called before they are decoded).
+public protocol RowFilter: Filter {
+  /// Prepares `p` (stored form) for an image of this size. The renderer is called from several
+  /// threads at once, on disjoint bands, and must give each row exactly what `render` gives.
+  static func rowRenderer(_ p: FilterValues, derived: [String: JSONValue], width: Int, height: Int)
+    -> @Sendable (ImageRows) -> Void
+}
+
+extension RowFilter {
+  public static func render(
+    _ p: FilterValues, derived: [String: JSONValue], on image: inout Image, context: FilterContext
+  ) throws(FilterError) {
+    image.forEachBand(rowRenderer(p, derived: derived, width: image.width, height: image.height))
+  }
+}
+
 /// The values of one operation's parameters, with defaults filled in, and typed accessors.
 ///
 /// Lengths are pixels or fractions before `resolve` and fractions after; the `pixels` accessors

@@ -190,6 +190,23 @@ public enum Filters {
       FilterValues(filter: op.filter, values: values), derived: op.derived, on: &image, context: context)
   }
 
+  /// A row renderer for `operation` on an image of this size when its filter is a `RowFilter`
+  /// (see there), else nil.
+  public static func rowRenderer(_ operation: Operation, width: Int, height: Int) throws(FilterError)
+    -> (@Sendable (ImageRows) -> Void)?
+  {
+    let op = try validate(operation)
+    guard let type = try type(named: op.filter) as? any RowFilter.Type else { return nil }
+    let values = try decodeValues(op.parameters, of: type)
+    return type.rowRenderer(
+      FilterValues(filter: op.filter, values: values), derived: op.derived, width: width, height: height)
+  }
+
+  /// True when the filter named `name` is a `RowFilter`.
+  public static func isRowFilter(_ name: String) -> Bool {
+    (try? type(named: name)) is any RowFilter.Type
+  }
+
   /// The colour a JPEG render fills transparency with: the `background` of the last circular crop
   /// in `operations`, or opaque white.
   public static func background(for operations: [Operation]) -> RGBA {

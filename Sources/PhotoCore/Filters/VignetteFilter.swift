@@ -1,5 +1,5 @@
 /// `vignette`: darkens smoothly towards the corners; see `Image.applyVignette` for the formula.
-public struct VignetteFilter: Filter {
+public struct VignetteFilter: RowFilter {
   public static let name = "vignette"
   public static let summary = "Darkens the image smoothly with the distance from its centre."
   public static let version = 1
@@ -12,9 +12,12 @@ public struct VignetteFilter: Filter {
       help: "where the darkening is complete, relative to half the diagonal (1 = the corners)"),
   ]
 
-  public static func render(
-    _ p: FilterValues, derived: [String: JSONValue], on image: inout Image, context: FilterContext
-  ) throws(FilterError) {
-    image.applyVignette(intensity: p.number("intensity"), radius: p.number("radius"))
+  public static func rowRenderer(_ p: FilterValues, derived: [String: JSONValue], width: Int, height: Int)
+    -> @Sendable (ImageRows) -> Void
+  {
+    let intensity = p.number("intensity")
+    if intensity == 0 { return { _ in } }
+    let kernel = VignetteKernel(intensity: intensity, radius: p.number("radius"), width: width, height: height)
+    return { kernel.apply($0) }
   }
 }

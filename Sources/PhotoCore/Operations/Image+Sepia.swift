@@ -17,13 +17,7 @@ extension Image {
     precondition((0...1).contains(intensity), "sepia intensity must be in 0...1")
     if intensity == 0 { return }
     let weights = SepiaWeights(intensity: intensity)
-    let w = width
-    bytes.withUnsafeMutableBytes { raw in
-      let pixels = raw.bindMemory(to: UInt32.self).baseAddress!
-      Parallel.forEachRowRange(height) { rows in
-        sepiaPixels(pixels + rows.lowerBound * w, count: rows.count * w, weights: weights)
-      }
-    }
+    forEachBand { $0.applySepia(weights) }
   }
 
   /// A copy toned with `applySepia(intensity:)`.
@@ -34,10 +28,18 @@ extension Image {
   }
 }
 
+extension ImageRows {
+  /// Tones these rows as `Image.applySepia` does.
+  func applySepia(_ weights: SepiaWeights) {
+    let start = UnsafeMutableRawPointer(row(rows.lowerBound))
+    sepiaPixels(start.bindMemory(to: UInt32.self, capacity: rows.count * width), count: rows.count * width, weights: weights)
+  }
+}
+
 /// Sepia's weights at one intensity t, in fixed point: `m` holds t · M[k][j] with 16 fractional
 /// bits (row-major), `keep` 1 - t with 16 fractional bits (at most 65535), and `cap` t · 255 with
 /// 7 fractional bits.
-struct SepiaWeights {
+struct SepiaWeights: Sendable {
   static let matrix: [Double] = [0.393, 0.769, 0.189, 0.349, 0.686, 0.168, 0.272, 0.534, 0.131]
   let m: (UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16)
   let keep: UInt16

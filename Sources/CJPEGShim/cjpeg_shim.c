@@ -1,0 +1,125 @@
+#include "cjpeg_shim.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+#define MAX_WARNINGS 16
+
+/* libjpeg's error manager first, so that a j_common_ptr's err is one of these. */
+typedef struct {
+  struct jpeg_error_mgr manager;
+  jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+  int warningCount;
+  char warnings[MAX_WARNINGS][JMSG_LENGTH_MAX];
+} cjpeg_errors;
+
+struct cjpeg_reader {
+  struct jpeg_decompress_struct info;
+  cjpeg_errors errors;
+  int created;
+};
+
+static void set_message(char *message, size_t messageSize, const char *text) {
+  if (message == NULL || messageSize == 0) return;
+  strncpy(message, text, messageSize - 1);
+  message[messageSize - 1] = '\0';
+}
+
+static void on_error(j_common_ptr info) {
+  cjpeg_errors *errors = (cjpeg_errors *)info->err;
+  (*info->err->format_message)(info, errors->message);
+  longjmp(errors->jump, 1);
+}
+
+/* Level -1 is a warning (corrupt data, a premature end); higher levels are trace messages. */
+static void on_message(j_common_ptr info, int level) {
+  cjpeg_errors *errors = (cjpeg_errors *)info->err;
+  if (level >= 0) return;
+  /* The first ones, and always the latest in the last slot. */
+  int slot = errors->warningCount < MAX_WARNINGS ? errors->warningCount : MAX_WARNINGS - 1;
+  (*info->err->format_message)(info, errors->warnings[slot]);
+  errors->warningCount += 1;
+  info->err->num_warnings += 1;
+}
+
+cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *message, size_t messageSize) {
+  cjpeg_reader *reader = calloc(1, sizeof(cjpeg_reader));
+  if (reader == NULL) {
+    set_message(message, messageSize, "out of memory");
+    return NULL;
+  }
+  reader->info.err = jpeg_std_error(&reader->errors.manager);
+  reader->errors.manager.error_exit = on_error;
+  reader->errors.manager.emit_message = on_message;
+  if (setjmp(reader->errors.jump)) {
+    set_message(message, messageSize, reader->errors.message);
+    cjpeg_reader_close(reader);
+    return NULL;
+  }
+  jpeg_create_decompress(&reader->info);
+  reader->created = 1;
+  jpeg_mem_src(&reader->info, data, (unsigned long)size);
+  jpeg_read_header(&reader->info, TRUE);
+  struct jpeg_decompress_struct *info = &reader->info;
+  int supported = !info->progressive_mode && !info->arith_code && info->data_precision == 8 &&
+                  (info->jpeg_color_space == JCS_YCbCr || info->jpeg_color_space == JCS_GRAYSCALE ||
+                   info->jpeg_color_space == JCS_RGB);
+  if (!supported) {
+    set_message(message, messageSize, "not a baseline 8-bit JPEG with one or three components");
+    cjpeg_reader_close(reader);
+    return NULL;
+  }
+  info->out_color_space = JCS_EXT_RGBA;
+  jpeg_start_decompress(info);
+  return reader;
+}
+
+unsigned int cjpeg_reader_width(const cjpeg_reader *reader) { return reader->info.output_width; }
+
+unsigned int cjpeg_reader_height(const cjpeg_reader *reader) { return reader->info.output_height; }
+
+int cjpeg_reader_read(cjpeg_reader *reader, unsigned char *out, unsigned int maxRows, char *message,
+                      size_t messageSize) {
+  struct jpeg_decompress_struct *info = &reader->info;
+  if (setjmp(reader->errors.jump)) {
+    set_message(message, messageSize, reader->errors.message);
+    return -1;
+  }
+  size_t stride = (size_t)info->output_width * 4;
+  unsigned int done = 0;
+  while (done < maxRows && info->output_scanline < info->output_height) {
+    JSAMPROW rows[16];
+    unsigned int want = maxRows - done < 16 ? maxRows - done : 16;
+    for (unsigned int k = 0; k < want; k++) rows[k] = out + (size_t)(done + k) * stride;
+    done += jpeg_read_scanlines(info, rows, want);
+  }
+  return (int)done;
+}
+
+int cjpeg_reader_finish(cjpeg_reader *reader, char *message, size_t messageSize) {
+  if (setjmp(reader->errors.jump)) {
+    set_message(message, messageSize, reader->errors.message);
+    return -1;
+  }
+  jpeg_finish_decompress(&reader->info);
+  return 0;
+}
+
+int cjpeg_reader_warning_count(const cjpeg_reader *reader) { return reader->errors.warningCount; }
+
+const char *cjpeg_reader_warning(const cjpeg_reader *reader, int index) {
+  int kept = reader->errors.warningCount < MAX_WARNINGS ? reader->errors.warningCount : MAX_WARNINGS;
+  if (index < 0 || index >= kept) return NULL;
+  return reader->errors.warnings[index];
+}
+
+void cjpeg_reader_close(cjpeg_reader *reader) {
+  if (reader == NULL) return;
+  if (reader->created) jpeg_destroy_decompress(&reader->info);
+  free(reader);
+}

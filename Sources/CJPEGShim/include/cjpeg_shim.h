@@ -1,0 +1,41 @@
+#ifndef CJPEG_SHIM_H
+#define CJPEG_SHIM_H
+
+#include <stddef.h>
+
+// A small C wrapper around libjpeg's scanline API (libjpeg-turbo's libjpeg.so.62), for decoding
+// a JPEG a band of rows at a time while other threads work on the rows already decoded.
+// libjpeg reports errors by longjmp; every setjmp and longjmp stays inside this C file, so no C
+// frame ever jumps over a Swift frame. Functions that can fail return -1 (or NULL) with a
+// one-line reason copied into `message`.
+
+typedef struct cjpeg_reader cjpeg_reader;
+
+/// Reads the header of a baseline (sequential, Huffman) 8-bit JPEG with one or three components
+/// held in memory and starts decoding it to RGBA at full size, with libjpeg's defaults (the
+/// accurate integer IDCT and fancy upsampling: TurboJPEG's tjDecompress2 gives the same pixels).
+/// Any other JPEG is refused with NULL. `data` must stay alive until cjpeg_reader_close.
+cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *message, size_t messageSize);
+
+/// The output size in pixels.
+unsigned int cjpeg_reader_width(const cjpeg_reader *reader);
+unsigned int cjpeg_reader_height(const cjpeg_reader *reader);
+
+/// Decodes up to `maxRows` more rows into consecutive rows at `out`, `width * 4` bytes apart.
+/// Returns the number of rows decoded (0 once every row is), or -1 on an error.
+int cjpeg_reader_read(cjpeg_reader *reader, unsigned char *out, unsigned int maxRows, char *message,
+                      size_t messageSize);
+
+/// Reads on to the end of the image (jpeg_finish_decompress). 0, or -1 on an error.
+int cjpeg_reader_finish(cjpeg_reader *reader, char *message, size_t messageSize);
+
+/// How many warnings libjpeg emitted (corrupt data is only ever a warning to libjpeg).
+int cjpeg_reader_warning_count(const cjpeg_reader *reader);
+
+/// The text of warning `index`, or NULL. The first 15 are kept, and the latest in slot 15.
+const char *cjpeg_reader_warning(const cjpeg_reader *reader, int index);
+
+/// Frees the reader. NULL is allowed.
+void cjpeg_reader_close(cjpeg_reader *reader);
+
+#endif

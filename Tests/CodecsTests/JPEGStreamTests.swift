@@ -1,0 +1,102 @@
+import PhotoCore
+import Synchronization
+import Testing
+
+@testable import Codecs
+
+/// The decode-filter-encode pipeline must give exactly what decode, filter, encode one after the
+/// other give, refuse what it cannot stream, and fail on damage as the decoder does.
+@Suite struct JPEGStreamTests {
+  static let jpegFixtures =
+    (fixtureNames(in: "jpeg", suffix: ".jpg") + fixtureNames(in: "jpeg", suffix: ".jpeg")).map { "jpeg/\($0)" }
+    + ["faces/hopper.jpg", "faces/hopper_orientation_6.jpg", "photos/seeding_by_Clements_Engelhardt.jpg"]
+
+  static func encodeOptions(_ subsampling: ChromaSubsampling, metadata: ImageMetadata) -> EncodeOptions {
+    var options = EncodeOptions()
+    options.subsampling = subsampling
+    options.metadata = metadata
+    return options
+  }
+
+  /// Baseline files stream, with the decoder's exact pixels and an encode of the same pixels;
+  /// progressive, arithmetic, CMYK and turned files do not, and are decoded the usual way.
+  @Test(arguments: jpegFixtures)
+  func streamsExactlyWhatItCanAndNothingElse(path: String) throws {
+    let bytes = try fixture(path)
+    let header = try JPEGMarkers.parseHeader(bytes, metadata: false)
+    let streamable =
+      (header.frameMarker == 0xC0 || header.frameMarker == 0xC1) && header.components.count != 4
+      && header.orientation == 1 && !path.contains("truncated")
+    let stream: JPEGStream?
+    do { stream = try ImageCodec.jpegStream(bytes) } catch {
+      #expect(path.contains("truncated"), "\(path): \(error)")
+      return
+    }
+    #expect((stream != nil) == streamable, "\(path)")
+    guard let stream else { return }
+    let reference = try ImageCodec.decode(bytes)
+    #expect(stream.decoded.metadata == reference.metadata)
+    #expect((stream.decoded.fullWidth, stream.decoded.fullHeight) == (reference.image.width, reference.image.height))
+    let options = Self.encodeOptions(.s420, metadata: reference.metadata)
+    let (image, jpeg, warnings) = try stream.run(encoding: options, rows: nil)
+    #expect(image == reference.image, "\(path): the stream decodes other pixels")
+    #expect(warnings == reference.warnings)
+    let encoded = try ImageCodec.encode(reference.image, as: .jpeg, options: options)
+    #expect(try ImageCodec.decode(jpeg).image == (try ImageCodec.decode(encoded)).image)
+    #expect(try ImageCodec.decode(jpeg).metadata == (try ImageCodec.decode(encoded)).metadata)
+  }
+
+  /// A photo big enough for many bands, at every subsampling, through a row filter.
+  @Test(arguments: ChromaSubsampling.allCases)
+  func bandsThroughARowFilterMatchTheWholeImage(subsampling: ChromaSubsampling) throws {
+    let source = try ImageCodec.decode(try fixture("photos/chelsea.png")).image
+    var big = Image(width: 1203, height: 1100)
+    for y in 0..<big.height {
+      for x in 0..<big.width { big[x, y] = source[x % source.width, y % source.height] }
+    }
+    let original = try ImageCodec.encode(big, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
+    let operation = Operation(filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)])
+    let renderer = try #require(try Filters.rowRenderer(operation, width: big.width, height: big.height))
+    let seen = Mutex<[Range<Int>]>([])
+    let stream = try #require(try ImageCodec.jpegStream(original))
+    let (image, jpeg, _) = try stream.run(encoding: Self.encodeOptions(subsampling, metadata: ImageMetadata())) { band in
+      seen.withLock { $0.append(band.rows) }
+      renderer(band)
+    }
+    var expected = try ImageCodec.decode(original).image
+    try Filters.render(operation, on: &expected, context: FilterContext(cascade: { throw CascadeError("none") }))
+    #expect(image == expected)
+    let bands = seen.withLock { $0 }.sorted { $0.lowerBound < $1.lowerBound }
+    #expect(bands.count > 2)
+    #expect(bands.first?.lowerBound == 0 && bands.last?.upperBound == big.height)
+    #expect(zip(bands, bands.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+    let again = try ImageCodec.encode(expected, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
+    #expect(try ImageCodec.decode(jpeg).image == (try ImageCodec.decode(again)).image)
+  }
+
+  /// Damage found halfway through the pipeline is the decoder's error, not a half-grey JPEG.
+  @Test func damageFailsAsTheDecoderFails() throws {
+    let good = try fixture("faces/hopper.jpg")
+    let cut = Array(good.prefix(good.count * 2 / 3)) + [0xFF, 0xD9]
+    var corrupt = good
+    let scan = try JPEGMarkers.parseHeader(good, metadata: false).firstScanOffset
+    for i in stride(from: scan + 400, to: scan + 4000, by: 7) where corrupt[i] != 0xFF && corrupt[i] != 0x00 {
+      corrupt[i] ^= 0x5A
+    }
+    for bytes in [cut, corrupt] {
+      var decodeError: CodecError?
+      do { _ = try ImageCodec.decode(bytes) } catch { decodeError = error }
+      let expected = try #require(decodeError)
+      let stream = try #require(try ImageCodec.jpegStream(bytes))
+      var streamError: CodecError?
+      do { _ = try stream.run(encoding: EncodeOptions(), rows: nil) } catch { streamError = error }
+      #expect(streamError == expected)
+    }
+  }
+
+  @Test func pixelLimitIsCheckedBeforeAnything() throws {
+    var options = DecodeOptions()
+    options.maxPixels = 100
+    #expect(throws: CodecError.self) { try ImageCodec.jpegStream(try fixture("faces/hopper.jpg"), options: options) }
+  }
+}
