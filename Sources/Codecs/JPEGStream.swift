@@ -86,25 +86,30 @@ public final class JPEGStream {
       rowsPerBand: Self.bandRows)
     let results = BandResults(plan.count)
     let ready = (0..<plan.count).map { _ in DispatchSemaphore(value: 0) }
+    let finished = DispatchSemaphore(value: 0)
     let next = Atomic<Int>(0)
     let failed = Atomic<Bool>(false)
 
     let decodeResult: Result<[String], CodecError> = image.withRows { all in
-      // Takes the next band in order, waits until it is decoded, filters and compresses it.
+      // Takes the next band in order, waits until it is decoded, filters and compresses it, and
+      // says so. Once the decode failed, bands are only counted off.
       @Sendable func work() {
         while true {
           let k = next.add(1, ordering: .relaxed).oldValue
           guard k < plan.count else { return }
           ready[k].wait()
-          if failed.load(ordering: .acquiring) { return }
-          let band = all.band(plan.rows(k))
-          transform?(band)
-          results.set(k, Result { () throws(CodecError) in try JPEGCodec.compressRows(band, options) })
+          if !failed.load(ordering: .acquiring) {
+            let band = all.band(plan.rows(k))
+            transform?(band)
+            results.set(k, Result { () throws(CodecError) in try JPEGCodec.compressRows(band, options) })
+          }
+          finished.signal()
         }
       }
-      // While this thread decodes, the other cores take bands; then this thread joins them.
-      let group = DispatchGroup()
-      for _ in 0..<max(1, Parallel.workerCount - 1) { DispatchQueue.global().async(group: group) { work() } }
+      // While this thread decodes, the other cores take bands; then this thread takes the rest.
+      // It waits for the bands, not for the helpers: a helper that starts late (every core busy
+      // with a batch) finds no band left and touches nothing.
+      for _ in 0..<max(1, Parallel.workerCount - 1) { DispatchQueue.global().async { work() } }
       var signalled = 0
       let outcome = Self.decode(bytes, into: all) { decodedRows in
         while signalled < plan.count, plan.rows(signalled).upperBound <= decodedRows {
@@ -113,12 +118,12 @@ public final class JPEGStream {
         }
       }
       if case .failure = outcome { failed.store(true, ordering: .releasing) }
-      while signalled < plan.count {  // a failure wakes the waiting workers
+      while signalled < plan.count {  // after a failure, wake every band
         ready[signalled].signal()
         signalled += 1
       }
-      if case .success = outcome { work() }
-      group.wait()
+      work()
+      for _ in 0..<plan.count { finished.wait() }
       return outcome
     }
     let warnings = try decodeResult.get()
