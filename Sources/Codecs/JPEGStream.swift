@@ -3,50 +3,50 @@ import Dispatch
 import PhotoCore
 import Synchronization
 
-/// A baseline JPEG decoded, filtered and encoded to JPEG as a pipeline: this thread decodes it a
-/// band of rows at a time (libjpeg's scanline API, through our C shim), while other threads run
-/// the row filters on each band already decoded and compress it (`JPEGCodec.compressRows`); the
-/// bands are then joined with restart markers (`JPEGBands`). Decoding and encoding overlap, so a
-/// 24 MP render takes about as long as its decode alone, where decode, filter, encode one after
-/// the other take half as long again.
+/// A baseline JPEG decoded, filtered and encoded to JPEG as a pipeline, through a window of a
+/// few bands of rows: this thread decodes it a band at a time (libjpeg's scanline API, through
+/// our C shim) into a free slot of the window, while other threads run the row filters on each
+/// band already decoded and compress it as a JPEG of its own (`JPEGCodec.compressRows`), which
+/// frees its slot; the bands are then joined with restart markers (`JPEGBands`).
+///
+/// Decoding and encoding overlap, so a 24 MP render takes about as long as its decode alone
+/// (decode, filter, encode one after the other take half as long again), and the whole frame is
+/// never in memory: the window holds a dozen 128-row bands at most (about 40 MB at 24 MP, against
+/// 96 MB for the frame).
 ///
 /// The pixels are exactly those of `ImageCodec.decode`, then the filters, then
 /// `ImageCodec.encode`: libjpeg's defaults are TurboJPEG's, and the band joining is exact.
 ///
 ///     if let stream = try ImageCodec.jpegStream(bytes, options: DecodeOptions()) {
-///       let (image, jpeg, warnings) = try stream.run(encoding: options, rows: { band in ... })
+///       let (jpeg, warnings) = try stream.run(encoding: options, rows: { band in ... })
 ///     }
 public final class JPEGStream {
   /// The photo as `ImageCodec.decode` describes it, except that its `image` is a 1x1 stand-in:
-  /// the size is `fullWidth` x `fullHeight`, and the pixels come from `run`.
+  /// the size is `fullWidth` x `fullHeight`, and the pixels go through `run`.
   public let decoded: DecodedImage
   private let bytes: [UInt8]
-  /// The full-size image the decoder writes into.
-  private var image: Image
 
-  /// Rows per band, about: small enough that encoding starts early and the last band after the
-  /// decode is short, large enough that each band's compressor start-up does not matter.
-  static let bandRows = 256
+  /// Rows per band, about: small enough that encoding starts early, that the last band after
+  /// the decode is short and that the window is small; large enough that each band's compressor
+  /// start-up (its tables and headers) does not matter.
+  static let bandRows = 128
 
   init(bytes: [UInt8], decoded: DecodedImage) {
-    var described = decoded
-    described.image = Self.standIn
-    (self.bytes, self.decoded, image) = (bytes, described, decoded.image)
+    (self.bytes, self.decoded) = (bytes, decoded)
   }
 
-  static let standIn = Image(width: 1, height: 1, bytes: [0, 0, 0, 0])
-
-  /// Calls `body` with the full-size image before it is decoded (its pixels are undefined), for
-  /// code that needs only its size, such as a row filter's `resolve`. `body` must not keep it:
-  /// `run` would then have to copy the whole buffer.
+  /// Calls `body` with a full-size image whose pixels are undefined, for code that needs only
+  /// its size, such as a row filter's `resolve`. Its memory is never touched, so it costs no RAM.
   public func withUndecodedImage<R, E: Error>(_ body: (Image) throws(E) -> R) throws(E) -> R {
-    try body(image)
+    let count = decoded.fullWidth * decoded.fullHeight * 4
+    let pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    return try body(Image(width: decoded.fullWidth, height: decoded.fullHeight, bytes: pixels))
   }
 
   /// The stream for `bytes`, or nil when the photo cannot be streamed: anything but a baseline
   /// 8-bit JPEG with one or three components, an EXIF orientation other than 1 (turning needs
   /// the whole image), or a DCT-scaled decode. The pixel limit is checked, and the file checked
-  /// to be complete, before the image is allocated.
+  /// to be complete, before anything is allocated.
   static func open(_ bytes: [UInt8], options: DecodeOptions) throws(CodecError) -> JPEGStream? {
     guard options.minimumLongestSide == nil else { return nil }
     let header = try JPEGMarkers.parseHeader(bytes, metadata: true)
@@ -58,87 +58,110 @@ public final class JPEGStream {
       throw .tooLarge(width: header.width, height: header.height, limit: options.maxPixels)
     }
     try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
-    let count = header.width * header.height * 4
-    // Every byte is written by the decoder before anything reads it.
-    let pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     let decoded = DecodedImage(
-      image: Image(width: header.width, height: header.height, bytes: pixels), format: .jpeg, orientation: 1,
+      image: Image(width: 1, height: 1, bytes: [0, 0, 0, 0]), format: .jpeg, orientation: 1,
       subsampling: header.subsampling, metadata: header.metadata, warnings: [],
       fullWidth: header.width, fullHeight: header.height)
     return JPEGStream(bytes: bytes, decoded: decoded)
   }
 
   /// Decodes the whole photo, running `rows` on every band as soon as it is decoded and
-  /// compressing it, and returns the filtered image, the JPEG with `options.metadata` (as
-  /// `ImageCodec.encode` writes it), and libjpeg's harmless warnings. Call it once.
+  /// compressing it, and returns the JPEG with `options.metadata` (as `ImageCodec.encode` writes
+  /// it) and libjpeg's harmless warnings. Call it once.
   ///
   /// - Parameter rows: called on disjoint bands from several threads at once (a `RowFilter`'s
-  ///   renderers); nil leaves the pixels as decoded.
+  ///   renderers); nil leaves the pixels as decoded. A band lives in the window only until it is
+  ///   compressed: keep no pointer to it.
   /// - Throws: `CodecError` for a damaged file (as `ImageCodec.decode` would) or a failed encode.
   public func run(encoding options: EncodeOptions, rows transform: (@Sendable (ImageRows) -> Void)?)
-    throws(CodecError) -> (image: Image, jpeg: [UInt8], warnings: [String])
+    throws(CodecError) -> (jpeg: [UInt8], warnings: [String])
   {
-    try JPEGCodec.checkEncodable(width: image.width, height: image.height, options: options)
-    var image = self.image
-    self.image = Self.standIn  // one owner: no copy on write
-    let plan = BandPlan(
-      width: image.width, height: image.height, subsampling: options.subsampling,
-      rowsPerBand: Self.bandRows)
+    let (width, height) = (decoded.fullWidth, decoded.fullHeight)
+    try JPEGCodec.checkEncodable(width: width, height: height, options: options)
+    let plan = BandPlan(width: width, height: height, subsampling: options.subsampling, rowsPerBand: Self.bandRows)
+    let window = BandWindow(
+      slots: min(plan.count, 2 * Parallel.workerCount + 2), bytesPerSlot: plan.bandHeight * width * 4)
     let results = BandResults(plan.count)
     let ready = (0..<plan.count).map { _ in DispatchSemaphore(value: 0) }
     let finished = DispatchSemaphore(value: 0)
     let next = Atomic<Int>(0)
     let failed = Atomic<Bool>(false)
 
-    let decodeResult: Result<[String], CodecError> = image.withRows { all in
-      // Takes the next band in order, waits until it is decoded, filters and compresses it, and
-      // says so. Once the decode failed, bands are only counted off.
-      @Sendable func work() {
-        while true {
-          let k = next.add(1, ordering: .relaxed).oldValue
-          guard k < plan.count else { return }
-          ready[k].wait()
-          if !failed.load(ordering: .acquiring) {
-            let band = all.band(plan.rows(k))
-            transform?(band)
-            results.set(k, Result { () throws(CodecError) in try JPEGCodec.compressRows(band, options) })
-          }
-          finished.signal()
-        }
-      }
-      // While this thread decodes, the other cores take bands; then this thread takes the rest.
-      // It waits for the bands, not for the helpers: a helper that starts late (every core busy
-      // with a batch) finds no band left and touches nothing.
-      for _ in 0..<max(1, Parallel.workerCount - 1) { DispatchQueue.global().async { work() } }
-      var signalled = 0
-      let outcome = Self.decode(bytes, into: all) { decodedRows in
-        while signalled < plan.count, plan.rows(signalled).upperBound <= decodedRows {
-          ready[signalled].signal()
-          signalled += 1
-        }
-      }
-      if case .failure = outcome { failed.store(true, ordering: .releasing) }
-      while signalled < plan.count {  // after a failure, wake every band
-        ready[signalled].signal()
-        signalled += 1
-      }
-      work()
-      for _ in 0..<plan.count { finished.wait() }
-      return outcome
+    @Sendable func band(_ k: Int) -> ImageRows {
+      ImageRows(base: window.slot(k), width: width, height: height, rows: plan.rows(k))
     }
-    let warnings = try decodeResult.get()
+    // Filters and compresses band k (claimed, decoded), frees its slot and says so. Once the
+    // decode failed, bands are only counted off.
+    @Sendable func process(_ k: Int) {
+      if !failed.load(ordering: .acquiring) {
+        let rows = band(k)
+        transform?(rows)
+        results.set(k, Result { () throws(CodecError) in try JPEGCodec.compressRows(rows, options) })
+      }
+      window.release(k)
+      finished.signal()
+    }
+    // The helpers take bands in order, waiting until each is decoded.
+    @Sendable func help() {
+      while true {
+        let k = next.add(1, ordering: .relaxed).oldValue
+        guard k < plan.count else { return }
+        ready[k].wait()
+        process(k)
+      }
+    }
+    // The decoder takes a band only when it is already decoded (below `limit`).
+    func claimDecoded(below limit: Int) -> Int? {
+      var k = next.load(ordering: .relaxed)
+      while k < limit {
+        let (exchanged, original) = next.compareExchange(expected: k, desired: k + 1, ordering: .relaxed)
+        if exchanged { return k }
+        k = original
+      }
+      return nil
+    }
+
+    // While this thread decodes, the other cores take bands. When the window is full, this
+    // thread compresses a decoded band itself rather than wait, so the pipeline never depends on
+    // a helper having started (with every core busy in a batch, one may start late: it then
+    // finds no band left, and touches nothing). At the end it takes what is left, and waits for
+    // the bands, never for the helpers.
+    for _ in 0..<max(1, Parallel.workerCount - 1) { DispatchQueue.global().async { help() } }
+    var signalled = 0
+    let outcome = Self.decode(
+      bytes, width: width, height: height, bandHeight: plan.bandHeight,
+      destination: { k in
+        while !window.tryAcquire(k) {
+          if let j = claimDecoded(below: k) { process(j) } else { window.acquire(k) ; break }
+        }
+        return window.slot(k)
+      },
+      decodedBand: { k in
+        ready[k].signal()
+        signalled = k + 1
+      })
+    if case .failure = outcome { failed.store(true, ordering: .releasing) }
+    while signalled < plan.count {  // after a failure, wake every band
+      ready[signalled].signal()
+      signalled += 1
+    }
+    while let k = claimDecoded(below: plan.count) { process(k) }
+    for _ in 0..<plan.count { finished.wait() }
+
+    let warnings = try outcome.get()
     let jpeg = try plan.join(try results.all()) { () throws(CodecError) in
-      try JPEGCodec.compress(image, options: options, bands: 1)
+      throw .encodingFailed(.jpeg, "the bands of a streamed JPEG could not be joined")
     }
-    return (image, JPEGCodec.withMetadata(jpeg, ImageCodec.renderable(options.metadata)), warnings)
+    return (JPEGCodec.withMetadata(jpeg, ImageCodec.renderable(options.metadata)), warnings)
   }
 
-  /// Decodes every row into `all`, calling `progress` with the number of rows done after each
-  /// step. Returns libjpeg's harmless warnings; any other warning is damage, as in
-  /// `JPEGCodec.decode`.
-  private static func decode(_ bytes: [UInt8], into all: ImageRows, progress: (Int) -> Void)
-    -> Result<[String], CodecError>
-  {
+  /// Decodes the photo band by band: band k's rows go to `destination(k)`, a band's worth of
+  /// rows `width * 4` bytes apart, and `decodedBand(k)` follows once they are all there. Returns
+  /// libjpeg's harmless warnings; any other warning is damage, as in `JPEGCodec.decode`.
+  private static func decode(
+    _ bytes: [UInt8], width: Int, height: Int, bandHeight: Int,
+    destination: (Int) -> UnsafeMutablePointer<UInt8>, decodedBand: (Int) -> Void
+  ) -> Result<[String], CodecError> {
     var message = [CChar](repeating: 0, count: 256)
     func text() -> String {
       String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -148,18 +171,24 @@ public final class JPEGStream {
         return .failure(JPEGCodec.error(fromLibjpeg: text(), isWarning: false))
       }
       defer { cjpeg_reader_close(reader) }
-      guard Int(cjpeg_reader_width(reader)) == all.width, Int(cjpeg_reader_height(reader)) == all.height else {
+      guard Int(cjpeg_reader_width(reader)) == width, Int(cjpeg_reader_height(reader)) == height else {
         return .failure(.corruptData(.jpeg, "libjpeg reads another size than the frame header says"))
       }
-      var done = 0
-      while done < all.height {
-        let n = cjpeg_reader_read(reader, all.row(done), UInt32(min(16, all.height - done)), &message, message.count)
-        guard n > 0 else {
-          return .failure(
-            n < 0 ? JPEGCodec.error(fromLibjpeg: text(), isWarning: false) : .truncated(.jpeg))
+      var k = 0
+      while k * bandHeight < height {
+        let rows = (k * bandHeight)..<min(height, (k + 1) * bandHeight)
+        let slot = destination(k)
+        var done = 0
+        while done < rows.count {
+          let n = cjpeg_reader_read(
+            reader, slot + done * width * 4, UInt32(min(16, rows.count - done)), &message, message.count)
+          guard n > 0 else {
+            return .failure(n < 0 ? JPEGCodec.error(fromLibjpeg: text(), isWarning: false) : .truncated(.jpeg))
+          }
+          done += Int(n)
         }
-        done += Int(n)
-        progress(done)
+        decodedBand(k)
+        k += 1
       }
       if cjpeg_reader_finish(reader, &message, message.count) != 0 {
         return .failure(JPEGCodec.error(fromLibjpeg: text(), isWarning: false))
@@ -176,6 +205,34 @@ public final class JPEGStream {
       return .success(warnings)
     }
   }
+}
+
+/// A few band-sized buffers that bands take in turn: band k uses slot k mod `count`, and the
+/// decoder waits (or works) until band k - count has released it.
+final class BandWindow: @unchecked Sendable {
+  private let memory: UnsafeMutableRawPointer
+  private let bytesPerSlot: Int
+  private let free: [DispatchSemaphore]
+
+  init(slots: Int, bytesPerSlot: Int) {
+    self.bytesPerSlot = bytesPerSlot
+    memory = .allocate(byteCount: max(1, slots * bytesPerSlot), alignment: 64)
+    free = (0..<max(1, slots)).map { _ in DispatchSemaphore(value: 1) }
+  }
+
+  deinit { memory.deallocate() }
+
+  /// The first byte of band k's slot.
+  func slot(_ k: Int) -> UnsafeMutablePointer<UInt8> {
+    (memory + (k % free.count) * bytesPerSlot).assumingMemoryBound(to: UInt8.self)
+  }
+
+  /// Takes band k's slot if it is free now.
+  func tryAcquire(_ k: Int) -> Bool { free[k % free.count].wait(timeout: .now()) == .success }
+  /// Takes band k's slot, waiting until band k - count releases it.
+  func acquire(_ k: Int) { free[k % free.count].wait() }
+  /// Gives band k's slot back.
+  func release(_ k: Int) { free[k % free.count].signal() }
 }
 
 /// How an image is cut into horizontal bands of whole MCU rows for a banded JPEG encode, and how

@@ -1,11 +1,12 @@
 /// A band of rows of an image, by pointer: what band kernels work on, several threads at once on
 /// disjoint bands, and what a JPEG being decoded hands on a band at a time (see `RowFilter`).
 public struct ImageRows: @unchecked Sendable {
-  /// Pixel (0, 0) of the whole image: RGBA, `width * 4` bytes a row, as in `Image`.
+  /// The first byte of the band's first row; rows follow `width * 4` bytes apart (RGBA, as in
+  /// `Image`). The band may live in a buffer of its own, not inside a whole image.
   public let base: UnsafeMutablePointer<UInt8>
   /// The whole image's size in pixels.
   public let width: Int, height: Int
-  /// The rows of this band.
+  /// The rows of this band, in the whole image's numbering.
   public let rows: Range<Int>
 
   public init(base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, rows: Range<Int>) {
@@ -13,14 +14,14 @@ public struct ImageRows: @unchecked Sendable {
     (self.base, self.width, self.height, self.rows) = (base, width, height, rows)
   }
 
-  /// Rows `rows` (of the whole image) of this band.
+  /// Rows `rows` (in the whole image's numbering) of this band.
   public func band(_ rows: Range<Int>) -> ImageRows {
-    precondition(self.rows.contains(rows.lowerBound) && rows.upperBound <= self.rows.upperBound || rows.isEmpty)
-    return ImageRows(base: base, width: width, height: height, rows: rows)
+    precondition(rows.isEmpty || self.rows.contains(rows.lowerBound) && rows.upperBound <= self.rows.upperBound)
+    return ImageRows(base: rows.isEmpty ? base : row(rows.lowerBound), width: width, height: height, rows: rows)
   }
 
-  /// The first byte of row `y`.
-  public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + y * width * 4 }
+  /// The first byte of row `y` (in the whole image's numbering), which must be in the band.
+  public func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { base + (y - rows.lowerBound) * width * 4 }
 }
 
 extension Image {

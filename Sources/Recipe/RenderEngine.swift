@@ -63,14 +63,14 @@ extension RenderEngine {
 protocol PhotoStream {
   /// The photo as `decode` describes it, but with a 1x1 stand-in for its image.
   var decoded: DecodedPhoto { get }
-  /// Calls `body` with the full-size image before it is decoded (see `JPEGStream`).
+  /// Calls `body` with a full-size image whose pixels are undefined (see `JPEGStream`).
   func withUndecodedImage<R>(_ body: (Image) throws(StoreError) -> R) throws(StoreError) -> R
-  /// Decodes, runs `rows` on each band, and encodes to JPEG: the filtered image, the JPEG, and
-  /// the decoder's harmless warnings.
+  /// Decodes, runs `rows` on each band, and encodes to JPEG: the JPEG, and the decoder's
+  /// harmless warnings.
   func run(
     quality: Int, subsampling: ChromaSubsampling, metadata: ImageMetadata,
     rows: (@Sendable (ImageRows) -> Void)?
-  ) throws(StoreError) -> (image: Image, jpeg: [UInt8], warnings: [String])
+  ) throws(StoreError) -> (jpeg: [UInt8], warnings: [String])
 }
 
 extension StoreError {
@@ -166,7 +166,7 @@ struct LiveStream: PhotoStream {
   func run(
     quality: Int, subsampling: ChromaSubsampling, metadata: ImageMetadata,
     rows: (@Sendable (ImageRows) -> Void)?
-  ) throws(StoreError) -> (image: Image, jpeg: [UInt8], warnings: [String]) {
+  ) throws(StoreError) -> (jpeg: [UInt8], warnings: [String]) {
     var options = EncodeOptions()
     options.quality = quality
     options.subsampling = subsampling

@@ -327,11 +327,11 @@ extension Store {
       }
       var report = PhotoReport(
         fields: [
-          "output": .string(output), "width": .number(Double(rendered.image.width)),
-          "height": .number(Double(rendered.image.height)), "render": .string(info.sha256),
+          "output": .string(output), "width": .number(Double(rendered.width)),
+          "height": .number(Double(rendered.height)), "render": .string(info.sha256),
         ], lines: outcome.lines, warnings: rendered.decoded.warnings)
       report.lines.append(
-        "\(settings.dryRun ? "would export" : "exported") \(output) (\(rendered.image.width)x\(rendered.image.height))"
+        "\(settings.dryRun ? "would export" : "exported") \(output) (\(rendered.width)x\(rendered.height))"
       )
       return report
     }

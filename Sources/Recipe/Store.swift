@@ -163,9 +163,17 @@ struct Store {
 
   struct Rendered {
     var decoded: DecodedPhoto
+    /// The rendered pixels; a 1x1 stand-in when a stream encoded them band by band.
     var image: Image
     /// The new steps, resolved into stored operations.
     var added: [Operation]
+    /// The rendered size in pixels.
+    var width: Int, height: Int
+
+    init(decoded: DecodedPhoto, image: Image, added: [Operation], size: (width: Int, height: Int)? = nil) {
+      (self.decoded, self.image, self.added) = (decoded, image, added)
+      (width, height) = size ?? (image.width, image.height)
+    }
   }
 
   /// Decodes the original, applies the stored operations, then resolves and applies new ones.
@@ -226,7 +234,8 @@ struct Store {
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], info: AdjustmentData.Render) {
     var decoded = stream.decoded
     let (width, height) = (decoded.fullWidth, decoded.fullHeight)
-    // A row filter's resolve looks at the image's size only, never at its pixels.
+    // A row filter's resolve looks at the image's size only, never at its pixels (which are
+    // never all in memory at once).
     let added = try stream.withUndecodedImage { image throws(StoreError) in
       var added: [Operation] = []
       for step in steps { added.append(try step.resolve(image, settings.context)) }
@@ -245,13 +254,13 @@ struct Store {
       rows = { band in for renderer in all { renderer(band) } }
     }
     let (quality, subsampling) = renderSettings(existing: existing, decoded: decoded)
-    let (image, bytes, warnings) = try stream.run(
+    let (bytes, warnings) = try stream.run(
       quality: quality, subsampling: subsampling, metadata: decoded.metadata, rows: rows)
     decoded.warnings = warnings
     let info = AdjustmentData.Render(
       sha256: SHA256.hex(bytes), format: ImageFormat.jpeg.rawValue, quality: quality,
       subsampling: subsampling.rawValue)
-    return (Rendered(decoded: decoded, image: image, added: added), bytes, info)
+    return (Rendered(decoded: decoded, image: Self.placeholder, added: added, size: (width, height)), bytes, info)
   }
 
   /// A DCT-scaled decode of at least a megapixel, for the first operation's detector.

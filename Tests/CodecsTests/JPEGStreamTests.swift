@@ -1,3 +1,4 @@
+import Dispatch
 import PhotoCore
 import Synchronization
 import Testing
@@ -10,6 +11,25 @@ import Testing
   static let jpegFixtures =
     (fixtureNames(in: "jpeg", suffix: ".jpg") + fixtureNames(in: "jpeg", suffix: ".jpeg")).map { "jpeg/\($0)" }
     + ["faces/hopper.jpg", "faces/hopper_orientation_6.jpg", "photos/seeding_by_Clements_Engelhardt.jpg"]
+
+  /// Runs a stream, copying every band (after `transform`) into an image, so that the test can
+  /// see the pixels the pipeline encoded.
+  static func run(
+    _ stream: JPEGStream, _ options: EncodeOptions, transform: (@Sendable (ImageRows) -> Void)? = nil
+  ) throws -> (image: Image, jpeg: [UInt8], warnings: [String], bands: [Range<Int>]) {
+    let (w, h) = (stream.decoded.fullWidth, stream.decoded.fullHeight)
+    let copy = Mutex<(bytes: [UInt8], bands: [Range<Int>])>(([UInt8](repeating: 0, count: w * h * 4), []))
+    let (jpeg, warnings) = try stream.run(encoding: options) { band in
+      transform?(band)
+      let source = UnsafeBufferPointer(start: band.row(band.rows.lowerBound), count: band.rows.count * w * 4)
+      copy.withLock {
+        $0.bytes.replaceSubrange((band.rows.lowerBound * w * 4)..<(band.rows.upperBound * w * 4), with: source)
+        $0.bands.append(band.rows)
+      }
+    }
+    let (bytes, bands) = copy.withLock { ($0.bytes, $0.bands) }
+    return (Image(width: w, height: h, bytes: bytes), jpeg, warnings, bands.sorted { $0.lowerBound < $1.lowerBound })
+  }
 
   static func encodeOptions(_ subsampling: ChromaSubsampling, metadata: ImageMetadata) -> EncodeOptions {
     var options = EncodeOptions()
@@ -38,8 +58,9 @@ import Testing
     #expect(stream.decoded.metadata == reference.metadata)
     #expect((stream.decoded.fullWidth, stream.decoded.fullHeight) == (reference.image.width, reference.image.height))
     let options = Self.encodeOptions(.s420, metadata: reference.metadata)
-    let (image, jpeg, warnings) = try stream.run(encoding: options, rows: nil)
+    let (image, jpeg, warnings, bands) = try Self.run(stream, options)
     #expect(image == reference.image, "\(path): the stream decodes other pixels")
+    #expect(bands.first?.lowerBound == 0 && bands.last?.upperBound == image.height)
     #expect(warnings == reference.warnings)
     let encoded = try ImageCodec.encode(reference.image, as: .jpeg, options: options)
     #expect(try ImageCodec.decode(jpeg).image == (try ImageCodec.decode(encoded)).image)
@@ -57,21 +78,37 @@ import Testing
     let original = try ImageCodec.encode(big, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
     let operation = Operation(filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)])
     let renderer = try #require(try Filters.rowRenderer(operation, width: big.width, height: big.height))
-    let seen = Mutex<[Range<Int>]>([])
     let stream = try #require(try ImageCodec.jpegStream(original))
-    let (image, jpeg, _) = try stream.run(encoding: Self.encodeOptions(subsampling, metadata: ImageMetadata())) { band in
-      seen.withLock { $0.append(band.rows) }
-      renderer(band)
-    }
+    let (image, jpeg, _, bands) = try Self.run(
+      stream, Self.encodeOptions(subsampling, metadata: ImageMetadata()), transform: renderer)
     var expected = try ImageCodec.decode(original).image
     try Filters.render(operation, on: &expected, context: FilterContext(cascade: { throw CascadeError("none") }))
     #expect(image == expected)
-    let bands = seen.withLock { $0 }.sorted { $0.lowerBound < $1.lowerBound }
     #expect(bands.count > 2)
     #expect(bands.first?.lowerBound == 0 && bands.last?.upperBound == big.height)
     #expect(zip(bands, bands.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
     let again = try ImageCodec.encode(expected, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
     #expect(try ImageCodec.decode(jpeg).image == (try ImageCodec.decode(again)).image)
+  }
+
+  /// Streams run at once from every pool thread (a batch with -j) all finish with the right
+  /// pixels: a stream never waits for a helper task that has no thread to run on.
+  @Test func manyStreamsAtOnceFinish() throws {
+    let original = try fixture("faces/hopper.jpg")
+    var big = try ImageCodec.decode(original).image
+    big = big.resampled(longestSide: 1400)
+    let jpeg = try ImageCodec.encode(big, as: .jpeg)
+    let expected = try ImageCodec.decode(jpeg).image
+    let failures = Mutex(0)
+    DispatchQueue.concurrentPerform(iterations: 24) { _ in
+      guard let stream = try? ImageCodec.jpegStream(jpeg), let result = try? Self.run(stream, EncodeOptions()),
+        result.image == expected
+      else {
+        failures.withLock { $0 += 1 }
+        return
+      }
+    }
+    #expect(failures.withLock { $0 } == 0)
   }
 
   /// Damage found halfway through the pipeline is the decoder's error, not a half-grey JPEG.
