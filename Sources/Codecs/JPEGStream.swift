@@ -1,5 +1,8 @@
 import CJPEGShim
 import Dispatch
+#if canImport(Glibc)
+  import Glibc
+#endif
 import PhotoCore
 import Synchronization
 
@@ -48,7 +51,7 @@ public final class JPEGStream {
   /// the whole image), or a DCT-scaled decode. The pixel limit is checked, and the file checked
   /// to be complete, before anything is allocated.
   static func open(_ bytes: [UInt8], options: DecodeOptions) throws(CodecError) -> JPEGStream? {
-    guard options.minimumLongestSide == nil else { return nil }
+    guard options.minimumLongestSide == nil, !compressionIsChangedByEnvironment else { return nil }
     let header = try JPEGMarkers.parseHeader(bytes, metadata: true)
     guard header.frameMarker == 0xC0 || header.frameMarker == 0xC1, header.precision == 8,
       header.components.count == 1 || header.components.count == 3, header.orientation == 1,
@@ -64,6 +67,14 @@ public final class JPEGStream {
       fullWidth: header.width, fullHeight: header.height)
     return JPEGStream(bytes: bytes, decoded: decoded)
   }
+
+  /// TurboJPEG reads these to optimise Huffman tables, code arithmetically, add restart markers
+  /// or write progressive JPEGs. Bands compressed so cannot be joined, and a stream has no whole
+  /// frame to compress again, so then photos are not streamed.
+  static let compressionIsChangedByEnvironment =
+    ["TJ_OPTIMIZE", "TJ_ARITHMETIC", "TJ_RESTART", "TJ_PROGRESSIVE"].contains { (name: String) in
+      getenv(name) != nil
+    }
 
   /// Decodes the whole photo, running `rows` on every band as soon as it is decoded and
   /// compressing it, and returns the JPEG with `options.metadata` (as `ImageCodec.encode` writes
