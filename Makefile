@@ -8,7 +8,7 @@ APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libs
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 
-.PHONY: all deps build test demo install bench clean
+.PHONY: all deps build test demo install bench fuzz clean
 
 all: build
 
@@ -52,6 +52,11 @@ install: build
 # Its tools (apt and a Python venv in .build/bench/venv) are installed by setup.sh when missing.
 # A failed build does not stop it: photoedit's cases then say "failed".
 BENCH_FLAGS := $(if $(filter-out 0,$(QUICK)),--quick,)
+
+# Mutated copies of the fixtures through the release binary; any crash or hang is a finding.
+# `make fuzz COUNT=5000 SEED=7` for a longer or another run.
+fuzz: build
+	python3 Tests/Fuzz/mutate.py --count $(or $(COUNT),1000) --seed $(or $(SEED),1)
 
 bench:
 	@Tests/Benchmarks/setup.sh
