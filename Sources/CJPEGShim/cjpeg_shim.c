@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 
 #define MAX_WARNINGS 16
 
@@ -14,8 +15,11 @@ typedef struct {
   struct jpeg_error_mgr manager;
   jmp_buf jump;
   char message[JMSG_LENGTH_MAX];
+  /* Harmless warnings (the first MAX_WARNINGS kept), and the first harmful one. */
   int warningCount;
   char warnings[MAX_WARNINGS][JMSG_LENGTH_MAX];
+  int harmful;
+  char harmfulMessage[JMSG_LENGTH_MAX];
 } cjpeg_errors;
 
 struct cjpeg_reader {
@@ -36,15 +40,34 @@ static void on_error(j_common_ptr info) {
   longjmp(errors->jump, 1);
 }
 
+/* The warnings that leave the pixels intact; every other warning means damaged data, which
+   libjpeg decodes into grey or garbled rows. Swift's JPEGCodec.harmlessWarnings lists the same
+   four by their text, for TurboJPEG, which reports only the first warning's text. */
+static int is_harmless(int code) {
+  return code == JWRN_EXTRANEOUS_DATA || code == JWRN_ADOBE_XFORM || code == JWRN_JFIF_MAJOR ||
+         code == JWRN_BOGUS_ICC;
+}
+
 /* Level -1 is a warning (corrupt data, a premature end); higher levels are trace messages. */
 static void on_message(j_common_ptr info, int level) {
   cjpeg_errors *errors = (cjpeg_errors *)info->err;
   if (level >= 0) return;
-  /* The first ones, and always the latest in the last slot. */
-  int slot = errors->warningCount < MAX_WARNINGS ? errors->warningCount : MAX_WARNINGS - 1;
-  (*info->err->format_message)(info, errors->warnings[slot]);
-  errors->warningCount += 1;
   info->err->num_warnings += 1;
+  if (!is_harmless(info->err->msg_code)) {
+    if (!errors->harmful) (*info->err->format_message)(info, errors->harmfulMessage);
+    errors->harmful = 1;
+    return;
+  }
+  if (errors->warningCount < MAX_WARNINGS) {
+    (*info->err->format_message)(info, errors->warnings[errors->warningCount]);
+    errors->warningCount += 1;
+  }
+}
+
+static void init_errors(struct jpeg_decompress_struct *info, cjpeg_errors *errors) {
+  info->err = jpeg_std_error(&errors->manager);
+  errors->manager.error_exit = on_error;
+  errors->manager.emit_message = on_message;
 }
 
 cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *message, size_t messageSize) {
@@ -53,9 +76,7 @@ cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *me
     set_message(message, messageSize, "out of memory");
     return NULL;
   }
-  reader->info.err = jpeg_std_error(&reader->errors.manager);
-  reader->errors.manager.error_exit = on_error;
-  reader->errors.manager.emit_message = on_message;
+  init_errors(&reader->info, &reader->errors);
   if (setjmp(reader->errors.jump)) {
     set_message(message, messageSize, reader->errors.message);
     cjpeg_reader_close(reader);
@@ -113,9 +134,37 @@ int cjpeg_reader_finish(cjpeg_reader *reader, char *message, size_t messageSize)
 int cjpeg_reader_warning_count(const cjpeg_reader *reader) { return reader->errors.warningCount; }
 
 const char *cjpeg_reader_warning(const cjpeg_reader *reader, int index) {
-  int kept = reader->errors.warningCount < MAX_WARNINGS ? reader->errors.warningCount : MAX_WARNINGS;
-  if (index < 0 || index >= kept) return NULL;
+  if (index < 0 || index >= reader->errors.warningCount) return NULL;
   return reader->errors.warnings[index];
+}
+
+const char *cjpeg_reader_harmful_warning(const cjpeg_reader *reader) {
+  return reader->errors.harmful ? reader->errors.harmfulMessage : NULL;
+}
+
+int cjpeg_find_damage(const unsigned char *data, size_t size, char *message, size_t messageSize) {
+  /* On the heap, as in cjpeg_reader_open: nothing the longjmp returns to lives in a register. */
+  cjpeg_reader *reader = calloc(1, sizeof(cjpeg_reader));
+  if (reader == NULL) {
+    set_message(message, messageSize, "out of memory");
+    return -1;
+  }
+  init_errors(&reader->info, &reader->errors);
+  if (setjmp(reader->errors.jump)) {
+    set_message(message, messageSize, reader->errors.message);
+    cjpeg_reader_close(reader);
+    return -1;
+  }
+  jpeg_create_decompress(&reader->info);
+  reader->created = 1;
+  jpeg_mem_src(&reader->info, data, (unsigned long)size);
+  jpeg_read_header(&reader->info, TRUE);
+  jpeg_read_coefficients(&reader->info);
+  jpeg_finish_decompress(&reader->info);
+  int found = reader->errors.harmful;
+  if (found) set_message(message, messageSize, reader->errors.harmfulMessage);
+  cjpeg_reader_close(reader);
+  return found;
 }
 
 void cjpeg_reader_close(cjpeg_reader *reader) {

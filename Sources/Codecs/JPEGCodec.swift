@@ -1,3 +1,4 @@
+import CJPEGShim
 import CTurboJPEG
 import PhotoCore
 
@@ -13,6 +14,7 @@ enum JPEGCodec {
   }
 
   /// libjpeg warnings that leave the pixels intact: they go to `warnings`, and decoding goes on.
+  /// CJPEGShim knows the same four by their message codes.
   static let harmlessWarnings = [
     "extraneous bytes before marker", "bad ICC marker", "unknown JFIF revision",
     "Unknown Adobe color transform",
@@ -70,12 +72,18 @@ enum JPEGCodec {
     if status != 0 {
       let message = String(cString: tjGetErrorStr2(handle))
       let isWarning = tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue)
-      // TurboJPEG keeps the last message, so damage after a harmless warning is still seen.
-      if isWarning && harmlessWarnings.contains(where: { message.contains($0) }) {
-        warnings.append(message)
-      } else {
+      guard isWarning && harmlessWarnings.contains(where: { message.contains($0) }) else {
         throw error(fromLibjpeg: message, isWarning: isWarning)
       }
+      // TurboJPEG reports the first warning's text only: damage after a harmless warning would
+      // go unseen, so read the entropy-coded data again and look at every warning.
+      var damage = [CChar](repeating: 0, count: 256)
+      let found = bytes.withUnsafeBufferPointer { cjpeg_find_damage($0.baseAddress, $0.count, &damage, damage.count) }
+      if found != 0 {
+        let text = String(decoding: damage.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        throw error(fromLibjpeg: text, isWarning: found == 1)
+      }
+      warnings.append(message)
     }
     var image = Image(width: scaledWidth, height: scaledHeight, bytes: pixels)
     if isCMYK {
@@ -190,16 +198,19 @@ enum JPEGCodec {
   /// Compresses the image in horizontal bands of whole MCU rows, one `tjCompress2` per band on
   /// all cores, and joins them with restart markers (`JPEGBands`). The pixels are those of one
   /// `tjCompress2` of the whole image; the bands only make it faster (0.13 s to about 0.07 s for
-  /// 24 MP on two cores). Small images, one core, or bands that cannot be joined take one call.
+  /// 24 MP on two cores). Bands that cannot be joined take one call.
   ///
-  /// - Parameter bands: how many bands to aim for; the default suits the machine. 1 is one call.
+  /// The bands are `BandPlan.standard`'s, whatever the machine, and the JPEG pipeline
+  /// (`JPEGStream`) cuts the same ones: the same pixels always give the same bytes, on any number
+  /// of cores and by either path (the store compares renders by their SHA-256).
+  ///
+  /// - Parameter bands: about how many bands to cut instead (tests); 1 is one call.
   static func compress(_ image: Image, options: EncodeOptions, bands: Int? = nil) throws(CodecError)
     -> [UInt8]
   {
-    // A band per core, or two when the image is big enough that the last one to finish matters;
-    // none under a quarter megapixel each, where starting a compressor costs more than it saves.
-    let wanted = bands ?? min(2 * Parallel.workerCount, image.width * image.height / (1 << 18))
-    let plan = BandPlan(width: image.width, height: image.height, subsampling: options.subsampling, bands: wanted)
+    let plan =
+      bands.map { BandPlan(width: image.width, height: image.height, subsampling: options.subsampling, bands: $0) }
+      ?? .standard(width: image.width, height: image.height, subsampling: options.subsampling)
     return try image.bytes.withUnsafeBufferPointer { p throws(CodecError) in
       // Read only: tjCompress2 takes a const buffer.
       let all = ImageRows(

@@ -14,8 +14,8 @@ import Synchronization
 ///
 /// Decoding and encoding overlap, so a 24 MP render takes about as long as its decode alone
 /// (decode, filter, encode one after the other take half as long again), and the whole frame is
-/// never in memory: the window holds 2 × cores + 2 bands of 128 rows (20 MB at 24 MP on two
-/// cores, against 96 MB for the frame).
+/// never in memory: the window holds 2 × cores + 2 bands of 128 rows, 8 at most (20 MB at
+/// 24 MP on two cores, 27 MB at most, against 96 MB for the frame).
 ///
 /// The pixels are exactly those of `ImageCodec.decode`, then the filters, then
 /// `ImageCodec.encode`: libjpeg's defaults are TurboJPEG's, and the band joining is exact.
@@ -29,10 +29,8 @@ public final class JPEGStream {
   public let decoded: DecodedImage
   private let bytes: [UInt8]
 
-  /// Rows per band, about: small enough that encoding starts early, that the last band after
-  /// the decode is short and that the window is small; large enough that each band's compressor
-  /// start-up (its tables and headers) does not matter.
-  static let bandRows = 128
+  /// The window's size limit in bands, whatever the core count.
+  static let maximumSlots = 8
 
   init(bytes: [UInt8], decoded: DecodedImage) {
     (self.bytes, self.decoded) = (bytes, decoded)
@@ -89,9 +87,10 @@ public final class JPEGStream {
   {
     let (width, height) = (decoded.fullWidth, decoded.fullHeight)
     try JPEGCodec.checkEncodable(width: width, height: height, options: options)
-    let plan = BandPlan(width: width, height: height, subsampling: options.subsampling, rowsPerBand: Self.bandRows)
+    let plan = BandPlan.standard(width: width, height: height, subsampling: options.subsampling)
     let window = BandWindow(
-      slots: min(plan.count, 2 * Parallel.workerCount + 2), bytesPerSlot: plan.bandHeight * width * 4)
+      slots: min(plan.count, 2 * Parallel.workerCount + 2, Self.maximumSlots),
+      bytesPerSlot: plan.bandHeight * width * 4)
     let results = BandResults(plan.count)
     let ready = (0..<plan.count).map { _ in DispatchSemaphore(value: 0) }
     let finished = DispatchSemaphore(value: 0)
@@ -137,7 +136,9 @@ public final class JPEGStream {
     // a helper having started (with every core busy in a batch, one may start late: it then
     // finds no band left, and touches nothing). At the end it takes what is left, and waits for
     // the bands, never for the helpers.
-    for _ in 0..<max(1, Parallel.workerCount - 1) { DispatchQueue.global().async { help() } }
+    for _ in 0..<min(max(1, Parallel.workerCount - 1), Self.maximumSlots) {
+      DispatchQueue.global().async { help() }
+    }
     var signalled = 0
     let outcome = Self.decode(
       bytes, width: width, height: height, bandHeight: plan.bandHeight,
@@ -168,7 +169,7 @@ public final class JPEGStream {
 
   /// Decodes the photo band by band: band k's rows go to `destination(k)`, a band's worth of
   /// rows `width * 4` bytes apart, and `decodedBand(k)` follows once they are all there. Returns
-  /// libjpeg's harmless warnings; any other warning is damage, as in `JPEGCodec.decode`.
+  /// libjpeg's harmless warnings; any other warning, wherever it comes, is damage.
   private static func decode(
     _ bytes: [UInt8], width: Int, height: Int, bandHeight: Int,
     destination: (Int) -> UnsafeMutablePointer<UInt8>, decodedBand: (Int) -> Void
@@ -204,16 +205,11 @@ public final class JPEGStream {
       if cjpeg_reader_finish(reader, &message, message.count) != 0 {
         return .failure(JPEGCodec.error(fromLibjpeg: text(), isWarning: false))
       }
-      var warnings: [String] = []
-      for i in 0..<cjpeg_reader_warning_count(reader) {
-        guard let warning = cjpeg_reader_warning(reader, i) else { break }
-        let line = String(cString: warning)
-        guard JPEGCodec.harmlessWarnings.contains(where: { line.contains($0) }) else {
-          return .failure(JPEGCodec.error(fromLibjpeg: line, isWarning: true))
-        }
-        warnings.append(line)
+      if let harmful = cjpeg_reader_harmful_warning(reader) {
+        return .failure(JPEGCodec.error(fromLibjpeg: String(cString: harmful), isWarning: true))
       }
-      return .success(warnings)
+      return .success(
+        (0..<cjpeg_reader_warning_count(reader)).compactMap { cjpeg_reader_warning(reader, $0).map(String.init(cString:)) })
     }
   }
 }
@@ -264,12 +260,17 @@ struct BandPlan: Sendable {
       mcuRowsPerBand: (mcuRows + wanted - 1) / wanted)
   }
 
-  /// Bands of about `rowsPerBand` rows.
-  init(width: Int, height: Int, subsampling: ChromaSubsampling, rowsPerBand: Int) {
+  /// Rows per band in `standard`: small enough that the pipeline starts encoding early, that its
+  /// last band after the decode is short and that its window is small; large enough that each
+  /// band's compressor start-up (tables and headers) does not matter.
+  static let standardRows = 128
+
+  /// The bands every JPEG is written in: 128 rows (fewer for the widest images), so that a JPEG's
+  /// bytes depend on its pixels and settings only, never on the machine or the path.
+  static func standard(width: Int, height: Int, subsampling: ChromaSubsampling) -> BandPlan {
     let mcu = JPEGCodec.mcuSize(subsampling)
-    self.init(
-      width: width, height: height, subsampling: subsampling,
-      mcuRowsPerBand: max(1, rowsPerBand / mcu.height))
+    return BandPlan(
+      width: width, height: height, subsampling: subsampling, mcuRowsPerBand: standardRows / mcu.height)
   }
 
   private init(width: Int, height: Int, subsampling: ChromaSubsampling, mcuRowsPerBand wanted: Int) {

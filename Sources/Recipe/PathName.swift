@@ -47,11 +47,14 @@ public enum PathName {
     return out
   }
 
-  /// Calls `body` with the path as the NUL-terminated bytes a system call takes.
+  /// Calls `body` with the path as the NUL-terminated bytes a system call takes. A path holding
+  /// a NUL byte (no file name can) becomes the empty path, which every call refuses (ENOENT):
+  /// cut at the NUL it would name another file, say `a.jpg` for `a.jpg\0.photoedit.lock`.
   public static func withCString<R, E: Error>(_ path: String, _ body: (UnsafePointer<CChar>) throws(E) -> R)
     throws(E) -> R
   {
     var bytes = bytes(path)
+    if bytes.contains(0) { bytes = [] }
     bytes.append(0)
     let result: Result<R, E> = bytes.withUnsafeBufferPointer { buffer in
       buffer.withMemoryRebound(to: CChar.self) { chars in Result { () throws(E) in try body(chars.baseAddress!) } }

@@ -16,7 +16,8 @@ struct PhotoPaths: Sendable {
 
   init(_ photo: String) {
     self.photo = photo
-    if let slash = photo.lastIndex(of: "/") {
+    // The last "/" byte: a Character search would miss a slash followed by a combining mark.
+    if let slash = photo.utf8.lastIndex(of: UInt8(ascii: "/")) {
       let dir = String(photo[..<slash])
       directory = dir.isEmpty ? "/" : dir
       name = String(photo[photo.index(after: slash)...])
@@ -65,9 +66,16 @@ enum Path {
     normalized(path.hasPrefix("/") ? path : join(FileSystem.currentDirectory(), path))
   }
 
+  /// The parts between "/" bytes, none empty. File names are bytes: a split on Characters would
+  /// miss a slash followed by a combining mark, and `==` on Strings would take a name in NFC and
+  /// the same name in NFD for one file (so parts are compared by their UTF-8).
+  static func components(_ path: String) -> [Substring] {
+    path.unicodeScalars.split(separator: "/").map { Substring($0) }
+  }
+
   static func normalized(_ path: String) -> String {
     var parts: [Substring] = []
-    for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+    for part in components(path) {
       if part == "." { continue }
       if part == ".." {
         if !parts.isEmpty { parts.removeLast() }
@@ -80,10 +88,10 @@ enum Path {
 
   /// The path of `target` relative to the folder `directory` (both made absolute first).
   static func relative(_ target: String, from directory: String) -> String {
-    let to = absolute(target).split(separator: "/")
-    let from = absolute(directory).split(separator: "/")
+    let to = components(absolute(target))
+    let from = components(absolute(directory))
     var common = 0
-    while common < to.count, common < from.count, to[common] == from[common] { common += 1 }
+    while common < to.count, common < from.count, to[common].utf8.elementsEqual(from[common].utf8) { common += 1 }
     let ups = Array(repeating: "..", count: from.count - common)
     let rest = to[common...].map(String.init)
     return (ups + rest).joined(separator: "/")

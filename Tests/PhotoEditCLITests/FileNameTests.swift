@@ -21,6 +21,24 @@ import Testing
     return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
   }
 
+  /// `find -print0 | photoedit revert -` without -0: one line holding NULs. Cut at the first NUL
+  /// it would name a.jpg, and the lock file's name a.jpg too, whose release removed the photo.
+  @Test func namesHoldingNULAreRefusedAndTouchNothing() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let a = try folder.copy("faces/hopper.jpg", as: "a.jpg")
+    let b = try folder.copy("faces/hopper.jpg", as: "b.jpg")
+    let before = FileManager.default.contents(atPath: a)
+    for command in ["revert", "undo", "render", "apply"] {
+      let extra = command == "apply" ? ["--filter", "sepia"] : []
+      let result = runCLI([command] + extra + ["-"], input: "\(a)\0\(b)\0")
+      #expect(result.status == 66, "\(command): \(result.err)")
+      #expect(result.err.contains("give -0 for NUL-separated names"), "\(command): \(result.err)")
+      #expect(FileManager.default.contents(atPath: a) == before, "\(command) changed a.jpg")
+      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["a.jpg", "b.jpg"])
+    }
+  }
+
   @Test func latin1NamesAreEditedRevertedAndShownAsHex() throws {
     let folder = try TemporaryFolder()
     defer { _ = try? Self.shell("rm -rf ./*", in: folder); folder.cleanUp() }

@@ -29,11 +29,21 @@ int cjpeg_reader_read(cjpeg_reader *reader, unsigned char *out, unsigned int max
 /// Reads on to the end of the image (jpeg_finish_decompress). 0, or -1 on an error.
 int cjpeg_reader_finish(cjpeg_reader *reader, char *message, size_t messageSize);
 
-/// How many warnings libjpeg emitted (corrupt data is only ever a warning to libjpeg).
+/// How many harmless warnings libjpeg emitted (extraneous bytes before a marker, a bad ICC
+/// marker, an unknown JFIF revision or Adobe transform), up to 16.
 int cjpeg_reader_warning_count(const cjpeg_reader *reader);
 
-/// The text of warning `index`, or NULL. The first 15 are kept, and the latest in slot 15.
+/// The text of harmless warning `index`, or NULL.
 const char *cjpeg_reader_warning(const cjpeg_reader *reader, int index);
+
+/// The text of the first warning that means damaged data (corrupt entropy data, a premature
+/// end: libjpeg only warns, and fills in grey), or NULL when there was none.
+const char *cjpeg_reader_harmful_warning(const cjpeg_reader *reader);
+
+/// Reads a whole JPEG's entropy-coded data (jpeg_read_coefficients, no IDCT) and looks for a
+/// warning that means damage, for decoders that report only the first warning. Returns 1 with
+/// that warning's text in `message`, 0 when there is none, or -1 with libjpeg's error.
+int cjpeg_find_damage(const unsigned char *data, size_t size, char *message, size_t messageSize);
 
 /// Frees the reader. NULL is allowed.
 void cjpeg_reader_close(cjpeg_reader *reader);

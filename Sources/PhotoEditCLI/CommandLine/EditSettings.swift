@@ -94,7 +94,7 @@ struct OutputTarget: Sendable {
     }
     if let folder {
       if !dryRun { try createFolder(folder) }
-      let name = input.split(separator: "/").last.map(String.init) ?? input
+      let name = input.unicodeScalars.split(separator: "/").last.map { String(Substring($0)) } ?? input
       return folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
     return nil
