@@ -165,9 +165,10 @@ public enum FileSystem {
     return PathName.string(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
   }
 
-  static func environment(_ name: String) -> String? {
+  /// An environment variable, its bytes kept as `PathName` does (it may name a file).
+  public static func environment(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
-    return String(cString: value)
+    return PathName.string(UnsafeBufferPointer(start: value, count: strlen(value)).map { UInt8(bitPattern: $0) })
   }
 
   /// Ends the process at once, as `kill -9` would (the fault-injection switch).

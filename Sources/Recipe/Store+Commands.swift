@@ -95,7 +95,10 @@ extension Store {
   private func refuseSameFile(_ input: String, _ output: String) throws(StoreError) {
     let a = Path.absolute(input)
     let b = Path.absolute(output)
-    if a == b || PhotoPaths.isStoreFile(output) && b.hasPrefix(a) { throw .outputIsInput(path: output) }
+    // Compared as bytes: names that differ only in Unicode normalisation are different files.
+    if a.utf8.elementsEqual(b.utf8) || PhotoPaths.isStoreFile(output) && b.utf8.starts(with: a.utf8) {
+      throw .outputIsInput(path: output)
+    }
     if let i = try? FileSystem.info(input), let o = try? FileSystem.info(output),
       i.device == o.device && i.inode == o.inode
     {

@@ -39,6 +39,23 @@ import Testing
     }
   }
 
+  /// "café.jpg" in NFC and in NFD are two files on Linux: --output-dir writes both, and neither
+  /// is taken for the other's output.
+  @Test func namesDifferingOnlyInNormalisationAreTwoFiles() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    try FileManager.default.createDirectory(atPath: folder.path("one"), withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: folder.path("two"), withIntermediateDirectories: true)
+    let nfc = "caf\u{E9}.jpg", nfd = "cafe\u{301}.jpg"
+    let a = try folder.copy("faces/hopper.jpg", as: "one/" + nfc)
+    let b = try folder.copy("jpeg/testorig.jpg", as: "two/" + nfd)
+    let result = runCLI(["apply", "--filter", "sepia", "--output-dir", folder.path("out"), a, b])
+    #expect(result.status == 0, "\(result.err)")
+    let written = try FileManager.default.contentsOfDirectory(atPath: folder.path("out"))
+      .filter { $0.hasSuffix(".jpg") }.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
+    #expect(written == [Array(nfd.utf8), Array(nfc.utf8)].sorted { $0.lexicographicallyPrecedes($1) })
+  }
+
   @Test func latin1NamesAreEditedRevertedAndShownAsHex() throws {
     let folder = try TemporaryFolder()
     defer { _ = try? Self.shell("rm -rf ./*", in: folder); folder.cleanUp() }

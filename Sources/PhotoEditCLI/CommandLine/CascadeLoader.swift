@@ -13,8 +13,14 @@ final class CascadeLoader: Sendable {
   let path: String
   private let loaded = Mutex<Result<HaarCascade, CascadeLoadError>?>(nil)
 
-  init(option: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
+  init(option: String?, environment: [String: String] = CascadeLoader.processEnvironment) {
     path = option ?? environment["PHOTOEDIT_CASCADE"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultPath
+  }
+
+  /// PHOTOEDIT_CASCADE from the process's environment, with its bytes (it may name a file that
+  /// is not UTF-8).
+  static var processEnvironment: [String: String] {
+    FileSystem.environment("PHOTOEDIT_CASCADE").map { ["PHOTOEDIT_CASCADE": $0] } ?? [:]
   }
 
   /// The cascade, loaded on first use; the same error on every call when it cannot be loaded.

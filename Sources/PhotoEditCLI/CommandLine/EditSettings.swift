@@ -116,15 +116,16 @@ struct OutputTarget: Sendable {
   /// same file.
   func checkDistinctOutputs(_ entries: [FileList.Entry], command: String) throws(UsageError) {
     guard folder != nil else { return }
-    var seen: [String: String] = [:]
+    // Keyed by bytes: two names that differ only in Unicode normalisation are two files.
+    var seen: [[UInt8]: String] = [:]
     for entry in entries where entry.failure == nil {
       guard let out = try? path(for: entry.path, dryRun: true) else { continue }
-      if let first = seen[out] {
+      if let first = seen[PathName.bytes(out)] {
         throw UsageError(
           "'\(first)' and '\(entry.path)' would both be written to '\(out)'; give them separate runs",
           command: command)
       }
-      seen[out] = entry.path
+      seen[PathName.bytes(out)] = entry.path
     }
   }
 }
