@@ -70,7 +70,10 @@ static void init_errors(struct jpeg_decompress_struct *info, cjpeg_errors *error
   errors->manager.emit_message = on_message;
 }
 
-cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *message, size_t messageSize) {
+/* A reader for the JPEG in memory with its header read, or NULL with a message. The reader lives
+   on the heap: nothing a longjmp returns to lives in a register. Every caller sets the jump
+   again before its own libjpeg calls (this function's frame is gone by then). */
+static cjpeg_reader *open_header(const unsigned char *data, size_t size, char *message, size_t messageSize) {
   cjpeg_reader *reader = calloc(1, sizeof(cjpeg_reader));
   if (reader == NULL) {
     set_message(message, messageSize, "out of memory");
@@ -86,12 +89,23 @@ cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *me
   reader->created = 1;
   jpeg_mem_src(&reader->info, data, (unsigned long)size);
   jpeg_read_header(&reader->info, TRUE);
+  return reader;
+}
+
+cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *message, size_t messageSize) {
+  cjpeg_reader *reader = open_header(data, size, message, messageSize);
+  if (reader == NULL) return NULL;
   struct jpeg_decompress_struct *info = &reader->info;
   int supported = !info->progressive_mode && !info->arith_code && info->data_precision == 8 &&
                   (info->jpeg_color_space == JCS_YCbCr || info->jpeg_color_space == JCS_GRAYSCALE ||
                    info->jpeg_color_space == JCS_RGB);
   if (!supported) {
     set_message(message, messageSize, "not a baseline 8-bit JPEG with one or three components");
+    cjpeg_reader_close(reader);
+    return NULL;
+  }
+  if (setjmp(reader->errors.jump)) {
+    set_message(message, messageSize, reader->errors.message);
     cjpeg_reader_close(reader);
     return NULL;
   }
@@ -143,22 +157,13 @@ const char *cjpeg_reader_harmful_warning(const cjpeg_reader *reader) {
 }
 
 int cjpeg_find_damage(const unsigned char *data, size_t size, char *message, size_t messageSize) {
-  /* On the heap, as in cjpeg_reader_open: nothing the longjmp returns to lives in a register. */
-  cjpeg_reader *reader = calloc(1, sizeof(cjpeg_reader));
-  if (reader == NULL) {
-    set_message(message, messageSize, "out of memory");
-    return -1;
-  }
-  init_errors(&reader->info, &reader->errors);
+  cjpeg_reader *reader = open_header(data, size, message, messageSize);
+  if (reader == NULL) return -1;
   if (setjmp(reader->errors.jump)) {
     set_message(message, messageSize, reader->errors.message);
     cjpeg_reader_close(reader);
     return -1;
   }
-  jpeg_create_decompress(&reader->info);
-  reader->created = 1;
-  jpeg_mem_src(&reader->info, data, (unsigned long)size);
-  jpeg_read_header(&reader->info, TRUE);
   jpeg_read_coefficients(&reader->info);
   jpeg_finish_decompress(&reader->info);
   int found = reader->errors.harmful;

@@ -27,3 +27,10 @@ extension String {
   /// The ASCII bytes of a literal signature.
   var asciiBytes: [UInt8] { Array(utf8) }
 }
+
+extension String {
+  /// The text a C shim wrote into a message buffer, up to its NUL.
+  init(cMessage buffer: [CChar]) {
+    self.init(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}

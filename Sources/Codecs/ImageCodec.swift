@@ -86,10 +86,12 @@ public struct DecodeOptions: Sendable {
 
 /// Options for encoding.
 public struct EncodeOptions: Sendable {
-  public var quality: Int = 90
-  public var subsampling: ChromaSubsampling = .s420
-  public var metadata = ImageMetadata()
-  public init() {}
+  public var quality: Int
+  public var subsampling: ChromaSubsampling
+  public var metadata: ImageMetadata
+  public init(quality: Int = 90, subsampling: ChromaSubsampling = .s420, metadata: ImageMetadata = ImageMetadata()) {
+    (self.quality, self.subsampling, self.metadata) = (quality, subsampling, metadata)
+  }
 }
 
 /// What a file's header says about it, read without decoding pixels.

@@ -30,10 +30,7 @@ enum JPEGCodec {
   static func decode(_ bytes: [UInt8], options: DecodeOptions) throws(CodecError) -> Decoded {
     var header = try JPEGMarkers.parseHeader(bytes, metadata: true)
     let (width, height) = (header.width, header.height)
-    if width * height > options.maxPixels {
-      throw .tooLarge(width: width, height: height, limit: options.maxPixels)
-    }
-    try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
+    try checkDecodable(header, bytes, options: options)
 
     guard let handle = tjInitDecompress() else { throw .corruptData(.jpeg, "cannot start libjpeg-turbo") }
     defer { tjDestroy(handle) }
@@ -80,8 +77,7 @@ enum JPEGCodec {
       var damage = [CChar](repeating: 0, count: 256)
       let found = bytes.withUnsafeBufferPointer { cjpeg_find_damage($0.baseAddress, $0.count, &damage, damage.count) }
       if found != 0 {
-        let text = String(decoding: damage.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        throw error(fromLibjpeg: text, isWarning: found == 1)
+        throw error(fromLibjpeg: String(cMessage: damage), isWarning: found == 1)
       }
       warnings.append(message)
     }
@@ -91,6 +87,15 @@ enum JPEGCodec {
     }
     header.orientation = (1...8).contains(header.orientation) ? header.orientation : 1
     return Decoded(image: image, header: header, warnings: warnings)
+  }
+
+  /// Refuses, before any pixel memory is allocated, a JPEG over the pixel limit or one whose
+  /// entropy-coded data does not run to an EOI (a cut file).
+  static func checkDecodable(_ header: JPEGHeader, _ bytes: [UInt8], options: DecodeOptions) throws(CodecError) {
+    if header.width * header.height > options.maxPixels {
+      throw .tooLarge(width: header.width, height: header.height, limit: options.maxPixels)
+    }
+    try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
   }
 
   /// The size TurboJPEG decodes to: the smallest scaling factor (at most 1/1) whose longest side

@@ -55,10 +55,7 @@ public final class JPEGStream {
       header.components.count == 1 || header.components.count == 3, header.orientation == 1,
       header.adobeTransform != 2
     else { return nil }
-    if header.width * header.height > options.maxPixels {
-      throw .tooLarge(width: header.width, height: header.height, limit: options.maxPixels)
-    }
-    try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
+    try JPEGCodec.checkDecodable(header, bytes, options: options)
     let decoded = DecodedImage(
       image: Image(width: 1, height: 1, bytes: [0, 0, 0, 0]), format: .jpeg, orientation: 1,
       subsampling: header.subsampling, metadata: header.metadata, warnings: [],
@@ -175,9 +172,7 @@ public final class JPEGStream {
     destination: (Int) -> UnsafeMutablePointer<UInt8>, decodedBand: (Int) -> Void
   ) -> Result<[String], CodecError> {
     var message = [CChar](repeating: 0, count: 256)
-    func text() -> String {
-      String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    func text() -> String { String(cMessage: message) }
     return bytes.withUnsafeBufferPointer { p -> Result<[String], CodecError> in
       guard let reader = cjpeg_reader_open(p.baseAddress, p.count, &message, message.count) else {
         return .failure(JPEGCodec.error(fromLibjpeg: text(), isWarning: false))

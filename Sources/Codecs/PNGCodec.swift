@@ -158,8 +158,7 @@ enum PNGCodec {
       initialized = count
     }
     guard status == 0 else {
-      let text = String(
-        decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(cMessage: message)
       if text.contains("ends early") || text.contains("Not enough image data") {
         throw .truncated(.png)
       }
@@ -184,8 +183,7 @@ enum PNGCodec {
     }
     defer { cpng_free(data) }
     guard status == 0, let data, size > 33 else {
-      let text = String(
-        decoding: message.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(cMessage: message)
       throw .encodingFailed(.png, text)
     }
     var chunks = options.metadata.pngChunks.filter { colourChunkTypes.contains($0.type) }

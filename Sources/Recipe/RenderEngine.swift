@@ -97,10 +97,7 @@ struct LiveEngine: RenderEngine {
     _ image: Image, as format: ImageFormat, quality: Int, subsampling: ChromaSubsampling,
     metadata: ImageMetadata
   ) throws(StoreError) -> [UInt8] {
-    var options = EncodeOptions()
-    options.quality = quality
-    options.subsampling = subsampling
-    options.metadata = metadata
+    let options = EncodeOptions(quality: quality, subsampling: subsampling, metadata: metadata)
     do { return try ImageCodec.encode(image, as: format, options: options) } catch {
       throw .codec(error.description)
     }
@@ -167,10 +164,7 @@ struct LiveStream: PhotoStream {
     quality: Int, subsampling: ChromaSubsampling, metadata: ImageMetadata,
     rows: (@Sendable (ImageRows) -> Void)?
   ) throws(StoreError) -> (jpeg: [UInt8], warnings: [String]) {
-    var options = EncodeOptions()
-    options.quality = quality
-    options.subsampling = subsampling
-    options.metadata = metadata
+    let options = EncodeOptions(quality: quality, subsampling: subsampling, metadata: metadata)
     do { return try stream.run(encoding: options, rows: rows) } catch { throw .codec(error.description) }
   }
 }

@@ -257,9 +257,7 @@ struct Store {
     let (bytes, warnings) = try stream.run(
       quality: quality, subsampling: subsampling, metadata: decoded.metadata, rows: rows)
     decoded.warnings = warnings
-    let info = AdjustmentData.Render(
-      sha256: SHA256.hex(bytes), format: ImageFormat.jpeg.rawValue, quality: quality,
-      subsampling: subsampling.rawValue)
+    let info = AdjustmentData.Render(of: bytes, format: .jpeg, quality: quality, subsampling: subsampling)
     return (Rendered(decoded: decoded, image: Self.placeholder, added: added, size: (width, height)), bytes, info)
   }
 
@@ -291,10 +289,7 @@ struct Store {
     if format == .jpeg && !image.isOpaque { image = engine.flattened(image, operations: operations) }
     let bytes = try engine.encode(
       image, as: format, quality: quality, subsampling: subsampling, metadata: rendered.decoded.metadata)
-    let info = AdjustmentData.Render(
-      sha256: SHA256.hex(bytes), format: format.rawValue, quality: quality,
-      subsampling: format == .jpeg ? subsampling.rawValue : nil)
-    return (bytes, info)
+    return (bytes, AdjustmentData.Render(of: bytes, format: format, quality: quality, subsampling: subsampling))
   }
 
   /// Writes a new render and sidecar through the journal; with `preserve`, first keeps the
@@ -318,5 +313,14 @@ struct Store {
     transaction.add(
       .replace(temp: renderTemp, target: paths.name, sha256: data.render!.sha256, role: .render))
     try transaction.commit()
+  }
+}
+
+extension AdjustmentData.Render {
+  /// What the sidecar records of a render's bytes; PNG renders keep no subsampling.
+  init(of bytes: [UInt8], format: ImageFormat, quality: Int, subsampling: ChromaSubsampling) {
+    self.init(
+      sha256: SHA256.hex(bytes), format: format.rawValue, quality: quality,
+      subsampling: format == .jpeg ? subsampling.rawValue : nil)
   }
 }
