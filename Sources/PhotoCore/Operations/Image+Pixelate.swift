@@ -92,32 +92,38 @@ extension Image {
         // Five sums per block column: R, G, B, A and the pixel count; reused for every block row.
         var sums = [Int](repeating: 0, count: columns * 5)
         sums.withUnsafeMutableBufferPointer { sums in
+          // Calls `body` with each block column (from `firstColumn`) that row y's span crosses
+          // and the pixel indices of that stretch: no division per pixel.
+          func forEachStretch(ofRow y: Int, _ body: (_ column: Int, _ pixels: Range<Int>) -> Void) {
+            let span = region.span(row: y, width: w)
+            var x = span.lowerBound
+            while x < span.upperBound {
+              let c = (x - b.x0) / blockSize
+              let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
+              body(c - firstColumn, (y * w + x)..<(y * w + end))
+              x = end
+            }
+          }
           for blockRow in blockRows {
             let top = b.y0 + (firstRow + blockRow) * blockSize
             let rows = max(top, ys)...min(top + blockSize - 1, ye)
             for k in 0..<sums.count { sums[k] = 0 }
             for y in rows {
-              let span = region.span(row: y, width: w)
-              var x = span.lowerBound
-              // Walk the span one block column at a time: no division per pixel.
-              while x < span.upperBound {
-                let c = (x - b.x0) / blockSize
-                let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
+              forEachStretch(ofRow: y) { column, stretch in
                 var (r, g, bl, a) = (0, 0, 0, 0)
-                for i in (y * w + x)..<(y * w + end) {
+                for i in stretch {
                   let p = UInt32(littleEndian: pixels[i])
                   r &+= Int(p & 255)
                   g &+= Int((p >> 8) & 255)
                   bl &+= Int((p >> 16) & 255)
                   a &+= Int(p >> 24)
                 }
-                let k = (c - firstColumn) * 5
+                let k = column * 5
                 sums[k] += r
                 sums[k + 1] += g
                 sums[k + 2] += bl
                 sums[k + 3] += a
-                sums[k + 4] += end - x
-                x = end
+                sums[k + 4] += stretch.count
               }
             }
             // Turn each column's sums into its mean pixel, stored in the R slot.
@@ -128,14 +134,9 @@ extension Image {
               sums[c * 5] = mean
             }
             for y in rows {
-              let span = region.span(row: y, width: w)
-              var x = span.lowerBound
-              while x < span.upperBound {
-                let c = (x - b.x0) / blockSize
-                let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
-                let value = UInt32(truncatingIfNeeded: sums[(c - firstColumn) * 5]).littleEndian
-                for i in (y * w + x)..<(y * w + end) { pixels[i] = value }
-                x = end
+              forEachStretch(ofRow: y) { column, stretch in
+                let value = UInt32(truncatingIfNeeded: sums[column * 5]).littleEndian
+                for i in stretch { pixels[i] = value }
               }
             }
           }
