@@ -1,9 +1,5 @@
 import Recipe
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The photoedit command line, as a library so tests can run it in-process.
 public enum PhotoEditCLI {
   public static let version = "0.1.0"
@@ -21,12 +17,7 @@ public enum PhotoEditCLI {
   /// `CommandLine.arguments` would repair a file name that is not UTF-8 into U+FFFD, which names
   /// no file (see `PathName`).
   public static func processArguments() -> [String] {
-    (1..<Int(CommandLine.argc)).map { i in
-      let argument = CommandLine.unsafeArgv[i]!
-      return argument.withMemoryRebound(to: UInt8.self, capacity: strlen(argument) + 1) {
-        PathName.string(UnsafeBufferPointer(start: $0, count: strlen(argument)))
-      }
-    }
+    (1..<Int(CommandLine.argc)).map { PathName.string(cString: CommandLine.unsafeArgv[$0]!) }
   }
 
   /// Runs one command line (without the program name) and returns the exit status.

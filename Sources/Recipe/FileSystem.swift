@@ -162,13 +162,13 @@ public enum FileSystem {
   static func currentDirectory() -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
     guard getcwd(&buffer, buffer.count) != nil else { return "." }
-    return PathName.string(buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+    return buffer.withUnsafeBufferPointer { PathName.string(cString: $0.baseAddress!) }
   }
 
   /// An environment variable, its bytes kept as `PathName` does (it may name a file).
   public static func environment(_ name: String) -> String? {
     guard let value = getenv(name) else { return nil }
-    return PathName.string(UnsafeBufferPointer(start: value, count: strlen(value)).map { UInt8(bitPattern: $0) })
+    return PathName.string(cString: value)
   }
 
   /// Ends the process at once, as `kill -9` would (the fault-injection switch).

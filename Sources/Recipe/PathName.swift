@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// File names on Linux are bytes, not text: an old camera card or a Windows zip can hold
 /// `caf\xE9.jpg` (Latin-1), which is not UTF-8. Swift's `String` would repair such bytes into
 /// U+FFFD and so lose the name. photoedit keeps paths in `String`s losslessly instead:
@@ -31,6 +35,12 @@ public enum PathName {
       }
     }
     return String(scalars)
+  }
+
+  /// The string for a NUL-terminated name the system handed over (argv, getenv, getcwd).
+  public static func string(cString: UnsafePointer<CChar>) -> String {
+    let bytes = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)
+    return string(UnsafeBufferPointer(start: bytes, count: strlen(cString)))
   }
 
   /// The bytes a path string stands for.
