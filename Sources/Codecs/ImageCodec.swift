@@ -89,7 +89,9 @@ public struct EncodeOptions: Sendable {
   public var quality: Int
   public var subsampling: ChromaSubsampling
   public var metadata: ImageMetadata
-  public init(quality: Int = 90, subsampling: ChromaSubsampling = .s420, metadata: ImageMetadata = ImageMetadata()) {
+  public init(
+    quality: Int = 90, subsampling: ChromaSubsampling = .s420, metadata: ImageMetadata = ImageMetadata()
+  ) {
     (self.quality, self.subsampling, self.metadata) = (quality, subsampling, metadata)
   }
 }

@@ -75,7 +75,9 @@ enum JPEGCodec {
       // TurboJPEG reports the first warning's text only: damage after a harmless warning would
       // go unseen, so read the entropy-coded data again and look at every warning.
       var damage = [CChar](repeating: 0, count: 256)
-      let found = bytes.withUnsafeBufferPointer { cjpeg_find_damage($0.baseAddress, $0.count, &damage, damage.count) }
+      let found = bytes.withUnsafeBufferPointer {
+        cjpeg_find_damage($0.baseAddress, $0.count, &damage, damage.count)
+      }
       if found != 0 {
         throw error(fromLibjpeg: String(cMessage: damage), isWarning: found == 1)
       }
@@ -91,7 +93,9 @@ enum JPEGCodec {
 
   /// Refuses, before any pixel memory is allocated, a JPEG over the pixel limit or one whose
   /// entropy-coded data does not run to an EOI (a cut file).
-  static func checkDecodable(_ header: JPEGHeader, _ bytes: [UInt8], options: DecodeOptions) throws(CodecError) {
+  static func checkDecodable(_ header: JPEGHeader, _ bytes: [UInt8], options: DecodeOptions)
+    throws(CodecError)
+  {
     if header.width * header.height > options.maxPixels {
       throw .tooLarge(width: header.width, height: header.height, limit: options.maxPixels)
     }
@@ -214,7 +218,9 @@ enum JPEGCodec {
     -> [UInt8]
   {
     let plan =
-      bands.map { BandPlan(width: image.width, height: image.height, subsampling: options.subsampling, bands: $0) }
+      bands.map {
+        BandPlan(width: image.width, height: image.height, subsampling: options.subsampling, bands: $0)
+      }
       ?? .standard(width: image.width, height: image.height, subsampling: options.subsampling)
     return try image.bytes.withUnsafeBufferPointer { p throws(CodecError) in
       // Read only: tjCompress2 takes a const buffer.
@@ -223,8 +229,11 @@ enum JPEGCodec {
         rows: 0..<image.height)
       guard plan.count > 1 else { return try compressRows(all, options) }
       let results = BandResults(plan.count)
-      Parallel.forEach(plan.count) { k in results.set(k, Result { () throws(CodecError) in try compressRows(all.band(plan.rows(k)), options) }) }
-      return try plan.join(try results.all(), orElse: { () throws(CodecError) in try compressRows(all, options) })
+      Parallel.forEach(plan.count) { k in
+        results.set(k, Result { () throws(CodecError) in try compressRows(all.band(plan.rows(k)), options) })
+      }
+      return try plan.join(
+        try results.all(), orElse: { () throws(CodecError) in try compressRows(all, options) })
     }
   }
 

@@ -1,10 +1,11 @@
 import CJPEGShim
 import Dispatch
+import PhotoCore
+import Synchronization
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import PhotoCore
-import Synchronization
 
 /// A baseline JPEG decoded, filtered and encoded to JPEG as a pipeline, through a window of a
 /// few bands of rows: this thread decodes it a band at a time (libjpeg's scanline API, through
@@ -141,7 +142,12 @@ public final class JPEGStream {
       bytes, width: width, height: height, bandHeight: plan.bandHeight,
       destination: { k in
         while !window.tryAcquire(k) {
-          if let j = claimDecoded(below: k) { process(j) } else { window.acquire(k); break }
+          if let j = claimDecoded(below: k) {
+            process(j)
+          } else {
+            window.acquire(k)
+            break
+          }
         }
         return window.slot(k)
       },
@@ -190,7 +196,8 @@ public final class JPEGStream {
           let n = cjpeg_reader_read(
             reader, slot + done * width * 4, UInt32(min(16, rows.count - done)), &message, message.count)
           guard n > 0 else {
-            return .failure(n < 0 ? JPEGCodec.error(fromLibjpeg: text(), isWarning: false) : .truncated(.jpeg))
+            return .failure(
+              n < 0 ? JPEGCodec.error(fromLibjpeg: text(), isWarning: false) : .truncated(.jpeg))
           }
           done += Int(n)
         }
@@ -204,7 +211,9 @@ public final class JPEGStream {
         return .failure(JPEGCodec.error(fromLibjpeg: String(cString: harmful), isWarning: true))
       }
       return .success(
-        (0..<cjpeg_reader_warning_count(reader)).compactMap { cjpeg_reader_warning(reader, $0).map(String.init(cString:)) })
+        (0..<cjpeg_reader_warning_count(reader)).compactMap {
+          cjpeg_reader_warning(reader, $0).map(String.init(cString:))
+        })
     }
   }
 }
@@ -281,7 +290,8 @@ struct BandPlan: Sendable {
   func rows(_ k: Int) -> Range<Int> { (k * bandHeight)..<min(height, (k + 1) * bandHeight) }
 
   /// The bands' JPEGs as one; when they cannot be joined (see `JPEGBands.join`), `orElse`.
-  func join(_ bands: [[UInt8]], orElse whole: () throws(CodecError) -> [UInt8]) throws(CodecError) -> [UInt8] {
+  func join(_ bands: [[UInt8]], orElse whole: () throws(CodecError) -> [UInt8]) throws(CodecError) -> [UInt8]
+  {
     if bands.count == 1 { return bands[0] }
     if let joined = JPEGBands.join(bands, height: height, restartInterval: mcuRowsPerBand * mcusPerRow) {
       return joined

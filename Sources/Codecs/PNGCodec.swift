@@ -108,7 +108,9 @@ enum PNGCodec {
   /// 0, translated keyword, 0, text), or nil when the chunk is not XMP or cannot be read.
   static func xmp(fromITXt data: [UInt8]) -> [UInt8]? {
     let keywordEnd = xmpKeyword.count
-    guard data.count > keywordEnd + 2, data.starts(with: xmpKeyword), data[keywordEnd] == 0 else { return nil }
+    guard data.count > keywordEnd + 2, data.starts(with: xmpKeyword), data[keywordEnd] == 0 else {
+      return nil
+    }
     let compressed = data[keywordEnd + 1] == 1
     guard let languageEnd = data[(keywordEnd + 3)...].firstIndex(of: 0),
       let translatedEnd = data[(languageEnd + 1)...].firstIndex(of: 0)

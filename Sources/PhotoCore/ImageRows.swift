@@ -16,8 +16,10 @@ public struct ImageRows: @unchecked Sendable {
 
   /// Rows `rows` (in the whole image's numbering) of this band.
   public func band(_ rows: Range<Int>) -> ImageRows {
-    precondition(rows.isEmpty || self.rows.contains(rows.lowerBound) && rows.upperBound <= self.rows.upperBound)
-    return ImageRows(base: rows.isEmpty ? base : row(rows.lowerBound), width: width, height: height, rows: rows)
+    precondition(
+      rows.isEmpty || self.rows.contains(rows.lowerBound) && rows.upperBound <= self.rows.upperBound)
+    return ImageRows(
+      base: rows.isEmpty ? base : row(rows.lowerBound), width: width, height: height, rows: rows)
   }
 
   /// The first byte of row `y` (in the whole image's numbering), which must be in the band.

@@ -19,7 +19,8 @@ public enum Parallel {
     }
     // The caller's closure writes disjoint rows, so sharing it across workers is safe.
     forEach(chunks) { i in
-      let start = rows * i / chunks, end = rows * (i + 1) / chunks
+      let start = rows * i / chunks
+      let end = rows * (i + 1) / chunks
       if start < end { body(start..<end) }
     }
   }

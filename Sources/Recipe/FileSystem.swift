@@ -113,13 +113,17 @@ public enum FileSystem {
 
   /// rename(2): atomically replaces `to` with `from`.
   static func rename(_ from: String, _ to: String) throws(FileError) {
-    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.rename(f, $0) } }) != 0 { throw failure("rename") }
+    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.rename(f, $0) } }) != 0 {
+      throw failure("rename")
+    }
   }
 
   /// link(2): a new name for an existing file; fails with EEXIST rather than replace anything.
   static func link(_ from: String, _ to: String) throws(FileError) {
     if TestHooks.hardLinksUnsupported(for: to) { throw FileError(call: "link", code: EPERM) }
-    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.link(f, $0) } }) != 0 { throw failure("link") }
+    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.link(f, $0) } }) != 0 {
+      throw failure("link")
+    }
   }
 
   /// unlink(2); a missing file is not an error.

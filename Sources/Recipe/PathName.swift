@@ -67,7 +67,9 @@ public enum PathName {
     if bytes.contains(0) { bytes = [] }
     bytes.append(0)
     let result: Result<R, E> = bytes.withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: CChar.self) { chars in Result { () throws(E) in try body(chars.baseAddress!) } }
+      buffer.withMemoryRebound(to: CChar.self) { chars in
+        Result { () throws(E) in try body(chars.baseAddress!) }
+      }
     }
     return try result.get()
   }

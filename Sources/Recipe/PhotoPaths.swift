@@ -91,7 +91,9 @@ enum Path {
     let to = components(absolute(target))
     let from = components(absolute(directory))
     var common = 0
-    while common < to.count, common < from.count, to[common].utf8.elementsEqual(from[common].utf8) { common += 1 }
+    while common < to.count, common < from.count, to[common].utf8.elementsEqual(from[common].utf8) {
+      common += 1
+    }
     let ups = Array(repeating: "..", count: from.count - common)
     let rest = to[common...].map(String.init)
     return (ups + rest).joined(separator: "/")

@@ -142,7 +142,9 @@ struct LiveEngine: RenderEngine {
   func rowRenderer(_ operation: Operation, width: Int, height: Int) throws(StoreError)
     -> (@Sendable (ImageRows) -> Void)?
   {
-    do { return try Filters.rowRenderer(operation, width: width, height: height) } catch { throw StoreError(error) }
+    do { return try Filters.rowRenderer(operation, width: width, height: height) } catch {
+      throw StoreError(error)
+    }
   }
 }
 

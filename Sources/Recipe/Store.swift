@@ -217,7 +217,8 @@ struct Store {
     as format: ImageFormat, existing: AdjustmentData.Render?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], info: AdjustmentData.Render) {
     if format == .jpeg, maxSize == nil,
-      operations.allSatisfy({ engine.isRowFilter($0.filter) }), steps.allSatisfy({ engine.isRowFilter($0.filter) }),
+      operations.allSatisfy({ engine.isRowFilter($0.filter) }),
+      steps.allSatisfy({ engine.isRowFilter($0.filter) }),
       let stream = try engine.stream(original, maxPixels: settings.maxPixels)
     {
       return try streamed(stream, operations: operations, adding: steps, existing: existing)
@@ -225,12 +226,14 @@ struct Store {
     let rendered = try render(original: original, operations: operations, adding: steps, maxSize: maxSize)
     let (quality, subsampling) = renderSettings(existing: existing, decoded: rendered.decoded)
     let (bytes, info) = try encode(
-      rendered, as: format, quality: quality, subsampling: subsampling, operations: operations + rendered.added)
+      rendered, as: format, quality: quality, subsampling: subsampling,
+      operations: operations + rendered.added)
     return (rendered, bytes, info)
   }
 
   private func streamed(
-    _ stream: any PhotoStream, operations: [Operation], adding steps: [NewStep], existing: AdjustmentData.Render?
+    _ stream: any PhotoStream, operations: [Operation], adding steps: [NewStep],
+    existing: AdjustmentData.Render?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], info: AdjustmentData.Render) {
     var decoded = stream.decoded
     let (width, height) = (decoded.fullWidth, decoded.fullHeight)
@@ -258,7 +261,9 @@ struct Store {
       quality: quality, subsampling: subsampling, metadata: decoded.metadata, rows: rows)
     decoded.warnings = warnings
     let info = AdjustmentData.Render(of: bytes, format: .jpeg, quality: quality, subsampling: subsampling)
-    return (Rendered(decoded: decoded, image: Self.placeholder, added: added, size: (width, height)), bytes, info)
+    return (
+      Rendered(decoded: decoded, image: Self.placeholder, added: added, size: (width, height)), bytes, info
+    )
   }
 
   /// A DCT-scaled decode of at least a megapixel, for the first operation's detector.
@@ -289,7 +294,9 @@ struct Store {
     if format == .jpeg && !image.isOpaque { image = engine.flattened(image, operations: operations) }
     let bytes = try engine.encode(
       image, as: format, quality: quality, subsampling: subsampling, metadata: rendered.decoded.metadata)
-    return (bytes, AdjustmentData.Render(of: bytes, format: format, quality: quality, subsampling: subsampling))
+    return (
+      bytes, AdjustmentData.Render(of: bytes, format: format, quality: quality, subsampling: subsampling)
+    )
   }
 
   /// Writes a new render and sidecar through the journal; with `preserve`, first keeps the

@@ -57,7 +57,8 @@ import Testing
       #expect(Self.restartMarkers(whole) == (false, []))
       #expect(markers.dri && !markers.restarts.isEmpty, "\(size) \(subsampling) was not banded")
       #expect(markers.restarts == (0..<markers.restarts.count).map { 0xD0 + UInt8($0 & 7) })
-      let a = try ImageCodec.decode(whole), b = try ImageCodec.decode(banded)
+      let a = try ImageCodec.decode(whole)
+      let b = try ImageCodec.decode(banded)
       #expect(b.warnings.isEmpty)
       #expect(a.image == b.image, "\(size) \(subsampling) q\(quality)")
     }
@@ -72,7 +73,9 @@ import Testing
     let markers = Self.restartMarkers(banded)
     #expect(markers.restarts.count == 10)  // 81 MCU rows in bands of 8
     #expect(markers.restarts.suffix(3) == [0xD7, 0xD0, 0xD1])
-    #expect(try ImageCodec.decode(banded).image == ImageCodec.decode(try JPEGCodec.compress(image, options: options, bands: 1)).image)
+    #expect(
+      try ImageCodec.decode(banded).image
+        == ImageCodec.decode(try JPEGCodec.compress(image, options: options, bands: 1)).image)
   }
 
   /// Bands that differ in more than their height, or that are not plain baseline JPEGs, are not

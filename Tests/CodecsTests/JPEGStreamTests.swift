@@ -9,7 +9,9 @@ import Testing
 /// other give, refuse what it cannot stream, and fail on damage as the decoder does.
 @Suite struct JPEGStreamTests {
   static let jpegFixtures =
-    (fixtureNames(in: "jpeg", suffix: ".jpg") + fixtureNames(in: "jpeg", suffix: ".jpeg")).map { "jpeg/\($0)" }
+    (fixtureNames(in: "jpeg", suffix: ".jpg") + fixtureNames(in: "jpeg", suffix: ".jpeg")).map {
+      "jpeg/\($0)"
+    }
     + ["faces/hopper.jpg", "faces/hopper_orientation_6.jpg", "photos/seeding_by_Clements_Engelhardt.jpg"]
 
   /// Runs a stream, copying every band (after `transform`) into an image, so that the test can
@@ -23,12 +25,15 @@ import Testing
       transform?(band)
       let source = UnsafeBufferPointer(start: band.row(band.rows.lowerBound), count: band.rows.count * w * 4)
       copy.withLock {
-        $0.bytes.replaceSubrange((band.rows.lowerBound * w * 4)..<(band.rows.upperBound * w * 4), with: source)
+        $0.bytes.replaceSubrange(
+          (band.rows.lowerBound * w * 4)..<(band.rows.upperBound * w * 4), with: source)
         $0.bands.append(band.rows)
       }
     }
     let (bytes, bands) = copy.withLock { ($0.bytes, $0.bands) }
-    return (Image(width: w, height: h, bytes: bytes), jpeg, warnings, bands.sorted { $0.lowerBound < $1.lowerBound })
+    return (
+      Image(width: w, height: h, bytes: bytes), jpeg, warnings, bands.sorted { $0.lowerBound < $1.lowerBound }
+    )
   }
 
   static func encodeOptions(_ subsampling: ChromaSubsampling, metadata: ImageMetadata) -> EncodeOptions {
@@ -56,7 +61,9 @@ import Testing
     guard let stream else { return }
     let reference = try ImageCodec.decode(bytes)
     #expect(stream.decoded.metadata == reference.metadata)
-    #expect((stream.decoded.fullWidth, stream.decoded.fullHeight) == (reference.image.width, reference.image.height))
+    #expect(
+      (stream.decoded.fullWidth, stream.decoded.fullHeight) == (reference.image.width, reference.image.height)
+    )
     let options = Self.encodeOptions(.s420, metadata: reference.metadata)
     let (image, jpeg, warnings, bands) = try Self.run(stream, options)
     #expect(image == reference.image, "\(path): the stream decodes other pixels")
@@ -74,19 +81,25 @@ import Testing
     for y in 0..<big.height {
       for x in 0..<big.width { big[x, y] = source[x % source.width, y % source.height] }
     }
-    let original = try ImageCodec.encode(big, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
-    let operation = Operation(filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)])
+    let original = try ImageCodec.encode(
+      big, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
+    let operation = Operation(
+      filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)])
     let renderer = try #require(try Filters.rowRenderer(operation, width: big.width, height: big.height))
     let stream = try #require(try ImageCodec.jpegStream(original))
     let (image, jpeg, _, bands) = try Self.run(
       stream, Self.encodeOptions(subsampling, metadata: ImageMetadata()), transform: renderer)
     var expected = try ImageCodec.decode(original).image
-    try Filters.render(operation, on: &expected, context: FilterContext(cascade: { throw CascadeError("none") }))
+    try Filters.render(
+      operation, on: &expected, context: FilterContext(cascade: { throw CascadeError("none") }))
     #expect(image == expected)
     #expect(bands.count > 2)
     #expect(bands.first?.lowerBound == 0 && bands.last?.upperBound == big.height)
     #expect(zip(bands, bands.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
-    #expect(jpeg == (try ImageCodec.encode(expected, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))))
+    #expect(
+      jpeg
+        == (try ImageCodec.encode(
+          expected, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))))
   }
 
   /// Streams run at once from every pool thread (a batch with -j) all finish with the right
@@ -99,7 +112,8 @@ import Testing
     let expected = try ImageCodec.decode(jpeg).image
     let failures = Mutex(0)
     DispatchQueue.concurrentPerform(iterations: 24) { _ in
-      guard let stream = try? ImageCodec.jpegStream(jpeg), let result = try? Self.run(stream, EncodeOptions()),
+      guard let stream = try? ImageCodec.jpegStream(jpeg),
+        let result = try? Self.run(stream, EncodeOptions()),
         result.image == expected
       else {
         failures.withLock { $0 += 1 }
@@ -143,13 +157,17 @@ import Testing
     bytes = Array(bytes.prefix(scan + (bytes.count - scan) * 2 / 3)) + [0xFF, 0xD9]
     #expect(throws: CodecError.self, "\(path): decode") { try ImageCodec.decode(bytes) }
     if let stream = try ImageCodec.jpegStream(bytes) {
-      #expect(throws: CodecError.self, "\(path): stream") { try stream.run(encoding: EncodeOptions(), rows: nil) }
+      #expect(throws: CodecError.self, "\(path): stream") {
+        try stream.run(encoding: EncodeOptions(), rows: nil)
+      }
     }
   }
 
   @Test func pixelLimitIsCheckedBeforeAnything() throws {
     var options = DecodeOptions()
     options.maxPixels = 100
-    #expect(throws: CodecError.self) { try ImageCodec.jpegStream(try fixture("faces/hopper.jpg"), options: options) }
+    #expect(throws: CodecError.self) {
+      try ImageCodec.jpegStream(try fixture("faces/hopper.jpg"), options: options)
+    }
   }
 }

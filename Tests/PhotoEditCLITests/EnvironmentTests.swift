@@ -19,7 +19,10 @@ import Testing
       let export = try launch(["render", folder.path("\(name).jpg"), "-o", folder.path("\(name).png")])
       #expect(export.status == 0, "\(export.err)")
     }
-    let (a, b) = (FileManager.default.contents(atPath: folder.path("plain.png")), FileManager.default.contents(atPath: folder.path("tuned.png")))
+    let (a, b) = (
+      FileManager.default.contents(atPath: folder.path("plain.png")),
+      FileManager.default.contents(atPath: folder.path("tuned.png"))
+    )
     #expect(a != nil && a == b, "\(variable)=1 changed the pixels")
   }
 }

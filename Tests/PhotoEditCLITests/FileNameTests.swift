@@ -6,11 +6,14 @@ import Testing
 @Suite struct FileNameTests {
   /// Runs a shell script with the binary as $P inside `folder` (Foundation's Process can only
   /// pass UTF-8 arguments; the shell's printf makes the raw bytes).
-  static func shell(_ script: String, in folder: TemporaryFolder) throws -> (status: Int32, out: String, err: String)
-  {
+  static func shell(_ script: String, in folder: TemporaryFolder) throws -> (
+    status: Int32, out: String, err: String
+  ) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", "P=\"$1\"; cd \"$2\" || exit 99; " + script, "sh", photoeditBinary.path, folder.url.path]
+    process.arguments = [
+      "-c", "P=\"$1\"; cd \"$2\" || exit 99; " + script, "sh", photoeditBinary.path, folder.url.path,
+    ]
     let (outPipe, errPipe) = (Pipe(), Pipe())
     process.standardOutput = outPipe
     process.standardError = errPipe
@@ -18,7 +21,9 @@ import Testing
     let out = outPipe.fileHandleForReading.readDataToEndOfFile()
     let err = errPipe.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    return (
+      process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
+    )
   }
 
   /// `find -print0 | photoedit revert -` without -0: one line holding NULs. Cut at the first NUL
@@ -35,7 +40,8 @@ import Testing
       #expect(result.status == 66, "\(command): \(result.err)")
       #expect(result.err.contains("give -0 for NUL-separated names"), "\(command): \(result.err)")
       #expect(FileManager.default.contents(atPath: a) == before, "\(command) changed a.jpg")
-      #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["a.jpg", "b.jpg"])
+      #expect(
+        try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["a.jpg", "b.jpg"])
     }
   }
 
@@ -46,7 +52,8 @@ import Testing
     defer { folder.cleanUp() }
     try FileManager.default.createDirectory(atPath: folder.path("one"), withIntermediateDirectories: true)
     try FileManager.default.createDirectory(atPath: folder.path("two"), withIntermediateDirectories: true)
-    let nfc = "caf\u{E9}.jpg", nfd = "cafe\u{301}.jpg"
+    let nfc = "caf\u{E9}.jpg"
+    let nfd = "cafe\u{301}.jpg"
     let a = try folder.copy("faces/hopper.jpg", as: "one/" + nfc)
     let b = try folder.copy("jpeg/testorig.jpg", as: "two/" + nfd)
     let result = runCLI(["apply", "--filter", "sepia", "--output-dir", folder.path("out"), a, b])
@@ -58,7 +65,10 @@ import Testing
 
   @Test func latin1NamesAreEditedRevertedAndShownAsHex() throws {
     let folder = try TemporaryFolder()
-    defer { _ = try? Self.shell("rm -rf ./*", in: folder); folder.cleanUp() }
+    defer {
+      _ = try? Self.shell("rm -rf ./*", in: folder)
+      folder.cleanUp()
+    }
     try folder.copy("jpeg/testorig.jpg", as: "ok.jpg")
     try folder.copy("jpeg/testorig.jpg", as: "pristine.bin")
     let name = "n=$(printf 'caf\\351.jpg'); "
@@ -69,12 +79,18 @@ import Testing
     let lines = applied.out.split(separator: "\n").map(String.init)
     #expect(lines.count == 2, "\(applied)")
     #expect(lines.contains { $0.hasPrefix(#"{"file": "caf\\xE9.jpg", "status": "ok""#) }, "\(lines)")
-    for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)") }
+    for line in lines {
+      #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
+    }
 
-    let files = try Self.shell(name + "ls \"$n\" \"$n.photoedit.json\" \"$n.original\" && cmp pristine.bin \"$n.original\"", in: folder)
+    let files = try Self.shell(
+      name + "ls \"$n\" \"$n.photoedit.json\" \"$n.original\" && cmp pristine.bin \"$n.original\"", in: folder
+    )
     #expect(files.status == 0, "\(files.err)")
 
-    let reverted = try Self.shell(name + "$P revert \"$n\" && cmp pristine.bin \"$n\" && ! ls \"$n.photoedit.json\" 2>/dev/null", in: folder)
+    let reverted = try Self.shell(
+      name + "$P revert \"$n\" && cmp pristine.bin \"$n\" && ! ls \"$n.photoedit.json\" 2>/dev/null",
+      in: folder)
     #expect(reverted.status == 0, "\(reverted.err)")
     #expect(reverted.out.hasPrefix("caf\\xE9.jpg: reverted to the original"), "\(reverted.out)")
 

@@ -101,7 +101,8 @@ import Testing
     let photo = copy("jpeg/testorig.jpg", as: "in.jpg")
     let original = folder.read("in.jpg")!
     for name in ["out.png", "same.jpeg"] {
-      _ = try EditStore.apply([try parse("sepia")], to: photo, output: folder.file(name), settings: settings())
+      _ = try EditStore.apply(
+        [try parse("sepia")], to: photo, output: folder.file(name), settings: settings())
       let report = try EditStore.revert(folder.file(name), settings: settings())
       #expect(!folder.exists(name + ".photoedit.json"))
       let reverted = folder.read(name)!

@@ -1,10 +1,10 @@
 import Testing
 
+@testable import Recipe
+
 #if canImport(Glibc)
   import Glibc
 #endif
-
-@testable import Recipe
 
 /// File names are bytes: a name that is not UTF-8 must survive the trip through a String.
 @Suite struct PathNameTests {
@@ -22,7 +22,9 @@ import Testing
     let string = PathName.string(bytes)
     #expect(PathName.bytes(string) == bytes)
     PathName.withCString(string) { c in
-      #expect(Array(UnsafeBufferPointer(start: c, count: bytes.count + 1)).map { UInt8(bitPattern: $0) } == bytes + [0])
+      #expect(
+        Array(UnsafeBufferPointer(start: c, count: bytes.count + 1)).map { UInt8(bitPattern: $0) } == bytes
+          + [0])
     }
   }
 

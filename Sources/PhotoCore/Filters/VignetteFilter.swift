@@ -17,7 +17,8 @@ public struct VignetteFilter: RowFilter {
   {
     let intensity = p.number("intensity")
     if intensity == 0 { return { _ in } }
-    let kernel = VignetteKernel(intensity: intensity, radius: p.number("radius"), width: width, height: height)
+    let kernel = VignetteKernel(
+      intensity: intensity, radius: p.number("radius"), width: width, height: height)
     return { kernel.apply($0) }
   }
 }

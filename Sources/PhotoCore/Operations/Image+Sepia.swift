@@ -32,7 +32,9 @@ extension ImageRows {
   /// Tones these rows as `Image.applySepia` does.
   func applySepia(_ weights: SepiaWeights) {
     let start = UnsafeMutableRawPointer(row(rows.lowerBound))
-    sepiaPixels(start.bindMemory(to: UInt32.self, capacity: rows.count * width), count: rows.count * width, weights: weights)
+    sepiaPixels(
+      start.bindMemory(to: UInt32.self, capacity: rows.count * width), count: rows.count * width,
+      weights: weights)
   }
 }
 

@@ -31,8 +31,12 @@ enum FileList {
         for name in bytes.split(separator: separator, omittingEmptySubsequences: true) {
           if name.contains(0) {
             // `find -print0` without -0: never cut the name at the NUL (that names another file).
-            let shown = PathName.display(PathName.string(Array(name))).replacingOccurrences(of: "\0", with: "\\x00")
-            entries.append(Entry(path: shown, failure: (ExitStatus.noInput, "the name holds a NUL byte (give -0 for NUL-separated names)")))
+            let shown = PathName.display(PathName.string(Array(name))).replacingOccurrences(
+              of: "\0", with: "\\x00")
+            entries.append(
+              Entry(
+                path: shown,
+                failure: (ExitStatus.noInput, "the name holds a NUL byte (give -0 for NUL-separated names)")))
             continue
           }
           var text = PathName.string(Array(name))
