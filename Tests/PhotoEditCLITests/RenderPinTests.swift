@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// The SHA-256 of renders made through the real binary, pinned: a refactoring must not change a
+/// single byte of what a recipe renders. Every filter, every sample recipe in Fixtures/recipes,
+/// JPEG and PNG inputs and outputs, EXIF orientation and metadata.
+///
+/// A case whose bytes change on purpose is updated here in the same commit, with the reason in
+/// the commit message. `PHOTOEDIT_PIN_PRINT=1` prints the values measured instead of checking.
+@Suite struct RenderPinTests {
+  struct Case: Sendable, CustomTestStringConvertible {
+    var photo: String
+    var arguments: [String]
+    /// The output's name when the render goes elsewhere (`-o`); nil renders in place.
+    var output: String?
+    var sha256: String
+    var testDescription: String {
+      "\(photo) \(arguments.joined(separator: " "))" + (output.map { " -o \($0)" } ?? "")
+    }
+  }
+
+  static let recipes = fixtures.appendingPathComponent("recipes").path
+
+  static let cases: [Case] = [
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "sepia:intensity=0.8"],
+      sha256: "e7fbfa5d4c47b49290c5112b6deda6e178ae1275549a8a2cc9726a0d1081e4d2"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "vignette:intensity=0.6,radius=0.8"],
+      sha256: "4d893f5bfdc06d208b96198aebb8d1ded3855f904f9d783ad6e5e4db358183e1"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "pixelate:x=10,y=20,width=60,height=50,block=8"],
+      sha256: "11e8d7855f186599856bb604d274603ebaf0ace36b8b313eac14b09f2bcd7182"),
+    Case(
+      photo: "faces/hopper.jpg",
+      arguments: ["-f", "pixelate:shape=circle,center=50%:50%,radius=20%,block=12"],
+      sha256: "cdcd03fc3d5ac1cd2c7162d45909369b5e71d084535b628e5c15594632db0f8e"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "crop:x=10,y=5,width=100,height=80"],
+      sha256: "d30c3f35e6d736e19883f6db225316df43f966ecf8d95eddbecdd9e314fe9e08"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "crop:aspect=16:9,center=30%:40%,scale=0.5"],
+      sha256: "f48f4cfde7b4f5191e826c3150cacec80ab12517d2f58e8e3474a69a9d0eb786"),
+    Case(
+      photo: "faces/hopper.jpg",
+      arguments: ["-f", "crop:shape=circle,center=50%:40%,scale=0.8,background=#000000"],
+      sha256: "b5af570ac31643f1d228ebf902eaf3182ead1af921950400645286ab2891ff60"),
+    Case(
+      photo: "faces/astronaut.png", arguments: ["-f", "crop:shape=circle,scale=0.5"], output: "out.png",
+      sha256: "e961c68746c472900b9632e4377a228c8110320d4ee92d08371d92cc7a300fa8"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "brush:pen=highlight,points=10:30/100:30/100:100"],
+      sha256: "a87726a4ba3cd1a517a78ffaf154bde9a1d66e91cdebd6997d75c41a43be82d9"),
+    Case(
+      photo: "faces/hopper.jpg",
+      arguments: ["-f", "brush:pen=custom,color=#00FF0080,size=12,hardness=1,points=10:10/120:10/120:120"],
+      sha256: "7e7d3f43208f6493b167f1e842c8872ba3f09a848563a53f99ed1d42429951cf"),
+    Case(
+      photo: "jpeg/testorig.jpg", arguments: ["-f", "brush:pen=red,size=3,strokes=\(recipes)/strokes.json"],
+      sha256: "f8743ce5615e7e89f98a649d6a10a07a8cbc15dcc110d9f246b5c59d1e5a5f4a"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "rotate:angle=270", "-f", "flip:direction=vertical"],
+      sha256: "de58369e760e5d02e9beb0b597ae9f8428b4dd12738fd4782c3bd42c3e6498c5"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "rotate", "-f", "flip"], output: "out.png",
+      sha256: "d4e9e64a5c6d2758bddd7582948a9e011910a23573f9d71c3cd3a5b8ec3a4d0c"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur"],
+      sha256: "0c5d7aa94de44a799d0ec27e009e0b5ff3f386e19721be16ea04c9f6931f6abb"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=blur,blocks=6"],
+      sha256: "8ce01878d9037a95217ec4b57b130723c0a7b5eb190caff58c761921b1455231"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=solid,color=#FF0000,scale=1.3"],
+      sha256: "69bcc792bbe0187cdda5c9ac56c05ac466e480c598c4ced1aed115ee074937cb"),
+    Case(
+      photo: "faces/astronaut.png", arguments: ["-f", "faceblur:blocks=16,scale=1.3"],
+      sha256: "da3a81c089e9efff1b223a9599901b5c6ac98979e4e0292168212782174572da"),
+    Case(
+      photo: "faces/astronaut.png", arguments: ["-f", "sepia", "-f", "vignette", "-f", "faceblur"],
+      output: "out.jpg", sha256: "d217c0af03fd2f16ab16f7214681db2e872bd5727683758e976e566fc0b9d1c6"),
+    Case(
+      photo: "faces/hopper_orientation_6.jpg", arguments: ["-f", "pixelate:x=0,y=0,width=50%,height=50%"],
+      sha256: "3f9c0f085787cb6da57d35300c281c9266e2ab64da2d22d8184cedce442d813e"),
+    Case(
+      photo: "jpeg/xmp_test.jpg", arguments: ["-f", "sepia:intensity=0.5"],
+      sha256: "4cb8c5fefd86307eee1724bc09694969513990c38ac0c998408c59ee382e4a9f"),
+    Case(
+      photo: "jpeg/testorig.jpg", arguments: ["--recipe", "\(recipes)/house-look.json"],
+      sha256: "7526c5209dfecc900a101b86354611477d22d70e8e28b11aea260e9ef84d9a5a"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["--recipe", "\(recipes)/redact.json"],
+      sha256: "db32f8923aa538c3090ba98ebcc25ec463121b107d9ef8ad006a0a832bca71cd"),
+    Case(
+      photo: "photos/coffee.png", arguments: ["--recipe", "\(recipes)/profile-picture.json"],
+      sha256: "efdf34b4290050cd9da8e74f162dce9a28434e349bdee4da52e7fbe6d7e9068b"),
+    Case(
+      photo: "photos/coffee.png", arguments: ["--recipe", "\(recipes)/profile-picture.json"],
+      output: "out.jpg", sha256: "5aab4b02a76601a61c51c5dc82f232d6b285435ae9ad665d28671182ebc9bbd7"),
+    Case(
+      photo: "jpeg/video-001.q50.422.progressive.jpeg",
+      arguments: ["-f", "sepia", "--quality", "75", "--subsampling", "444"],
+      sha256: "d5d209f31e229669a3cb8f4344870ad5cda61cc148d36372acb600fc60080a51"),
+    Case(
+      photo: "jpeg/pil_sample_cmyk.jpg", arguments: ["-f", "vignette"],
+      sha256: "91930b9000d0fa2155036ceae097a12726ff64105be4c907f8ed5cf9edb7389e"),
+  ]
+
+  static let printing = ProcessInfo.processInfo.environment["PHOTOEDIT_PIN_PRINT"] == "1"
+
+  @Test(arguments: cases)
+  func renderBytesArePinned(_ pin: Case) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let name = (pin.photo as NSString).lastPathComponent
+    let photo = try folder.copy(pin.photo, as: name)
+    var arguments = ["apply"] + pin.arguments
+    let rendered: String
+    if let output = pin.output {
+      rendered = folder.path(output)
+      arguments += ["-o", rendered]
+    } else {
+      rendered = photo
+    }
+    let run = runCLI(arguments + [photo])
+    try #require(run.status == 0, "\(run.err)")
+    let sidecar =
+      try JSONSerialization.jsonObject(
+        with: Data(contentsOf: URL(fileURLWithPath: rendered + ".photoedit.json"))) as? [String: Any]
+    let render = try #require(sidecar?["render"] as? [String: Any])
+    let sha = try #require(render["sha256"] as? String)
+    // The sidecar's checksum is the file's: `check` verifies it.
+    #expect(runCLI(["check", rendered]).status == 0)
+    if Self.printing {
+      print("PIN \(pin.testDescription) -> \(sha)")
+    } else {
+      #expect(sha == pin.sha256)
+    }
+  }
+}
