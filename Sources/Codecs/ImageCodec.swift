@@ -48,12 +48,10 @@ public struct ImageMetadata: Sendable, Equatable {
   }
 }
 
-/// A decoded, upright image with what its file said about itself.
-public struct DecodedImage: Sendable {
-  /// Upright pixels: EXIF orientation already applied.
-  public var image: Image
+/// What a file said about itself besides its pixels.
+public struct ImageDetails: Sendable, Equatable {
   public var format: ImageFormat
-  /// The EXIF orientation the file had (1...8); the pixels are already upright.
+  /// The EXIF orientation the file had (1...8); decoded pixels are already upright.
   public var orientation: Int
   /// The JPEG's chroma subsampling, when it maps to one we can write; nil for PNG.
   public var subsampling: ChromaSubsampling?
@@ -64,20 +62,37 @@ public struct DecodedImage: Sendable {
   public var fullWidth: Int, fullHeight: Int
 
   public init(
-    image: Image, format: ImageFormat, orientation: Int = 1, subsampling: ChromaSubsampling? = nil,
-    metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int? = nil,
-    fullHeight: Int? = nil
+    format: ImageFormat, orientation: Int = 1, subsampling: ChromaSubsampling? = nil,
+    metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int, fullHeight: Int
   ) {
-    (self.image, self.format, self.orientation, self.subsampling) = (image, format, orientation, subsampling)
-    (self.metadata, self.warnings) = (metadata, warnings)
-    (self.fullWidth, self.fullHeight) = (fullWidth ?? image.width, fullHeight ?? image.height)
+    (self.format, self.orientation, self.subsampling) = (format, orientation, subsampling)
+    (self.metadata, self.warnings, self.fullWidth, self.fullHeight) = (metadata, warnings, fullWidth, fullHeight)
   }
+}
+
+/// A decoded, upright image with what its file said about itself.
+public struct DecodedImage: Sendable {
+  /// Upright pixels: EXIF orientation already applied.
+  public var image: Image
+  public var details: ImageDetails
+
+  public init(image: Image, details: ImageDetails) { (self.image, self.details) = (image, details) }
+
+  public var format: ImageFormat { details.format }
+  public var orientation: Int { details.orientation }
+  public var subsampling: ChromaSubsampling? { details.subsampling }
+  public var metadata: ImageMetadata { details.metadata }
+  public var warnings: [String] { details.warnings }
+  public var fullWidth: Int { details.fullWidth }
+  public var fullHeight: Int { details.fullHeight }
 }
 
 /// Options for decoding.
 public struct DecodeOptions: Sendable {
   /// Refuse images with more pixels than this, checked from the header before any allocation.
-  public var maxPixels: Int = 250_000_000
+  public var maxPixels: Int = DecodeOptions.defaultMaxPixels
+  /// The default pixel limit: 250 megapixels.
+  public static let defaultMaxPixels = 250_000_000
   /// When set, a JPEG is decoded with DCT-domain scaling to the smallest scale whose longest side
   /// is still at least this many pixels. PNG ignores it.
   public var minimumLongestSide: Int? = nil
@@ -89,8 +104,13 @@ public struct EncodeOptions: Sendable {
   public var quality: Int
   public var subsampling: ChromaSubsampling
   public var metadata: ImageMetadata
+  /// JPEG quality: 1...100.
+  public static let qualityRange = 1...100
+  /// The quality of a render unless the command line or the sidecar says otherwise.
+  public static let defaultQuality = 90
+
   public init(
-    quality: Int = 90, subsampling: ChromaSubsampling = .s420, metadata: ImageMetadata = ImageMetadata()
+    quality: Int = EncodeOptions.defaultQuality, subsampling: ChromaSubsampling = .s420, metadata: ImageMetadata = ImageMetadata()
   ) {
     (self.quality, self.subsampling, self.metadata) = (quality, subsampling, metadata)
   }
@@ -148,11 +168,12 @@ public enum ImageCodec {
       let header = decoded.header
       let turned = header.orientation >= 5
       return DecodedImage(
-        image: decoded.image.uprighted(exifOrientation: header.orientation), format: .jpeg,
-        orientation: header.orientation, subsampling: header.subsampling, metadata: header.metadata,
-        warnings: decoded.warnings,
-        fullWidth: turned ? header.height : header.width,
-        fullHeight: turned ? header.width : header.height)
+        image: decoded.image.uprighted(exifOrientation: header.orientation),
+        details: ImageDetails(
+          format: .jpeg, orientation: header.orientation, subsampling: header.subsampling,
+          metadata: header.metadata, warnings: decoded.warnings,
+          fullWidth: turned ? header.height : header.width,
+          fullHeight: turned ? header.width : header.height))
     case .png:
       let (image, structure) = try PNGCodec.decode(bytes, options: options)
       var metadata = ImageMetadata()
@@ -162,8 +183,10 @@ public enum ImageCodec {
       metadata.xmp = structure.xmp.map(XMP.withOrientationOne)
       let upright = image.uprighted(exifOrientation: structure.orientation)
       return DecodedImage(
-        image: upright, format: .png, orientation: structure.orientation, subsampling: nil,
-        metadata: metadata, warnings: [], fullWidth: upright.width, fullHeight: upright.height)
+        image: upright,
+        details: ImageDetails(
+          format: .png, orientation: structure.orientation, metadata: metadata, fullWidth: upright.width,
+          fullHeight: upright.height))
     }
   }
 

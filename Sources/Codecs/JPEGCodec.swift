@@ -181,7 +181,7 @@ enum JPEGCodec {
 
   /// Refuses what libjpeg cannot write, before any work is done.
   static func checkEncodable(width: Int, height: Int, options: EncodeOptions) throws(CodecError) {
-    guard (1...100).contains(options.quality) else {
+    guard EncodeOptions.qualityRange.contains(options.quality) else {
       throw .encodingFailed(.jpeg, "quality \(options.quality) is not in 1...100")
     }
     guard width <= 65500, height <= 65500 else {

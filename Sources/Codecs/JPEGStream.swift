@@ -25,24 +25,16 @@ import Synchronization
 ///       let (jpeg, warnings) = try stream.run(encoding: options, rows: { band in ... })
 ///     }
 public final class JPEGStream {
-  /// The photo as `ImageCodec.decode` describes it, except that its `image` is a 1x1 stand-in:
-  /// the size is `fullWidth` x `fullHeight`, and the pixels go through `run`.
-  public let decoded: DecodedImage
+  /// The photo as `ImageCodec.decode` describes it; the size is `fullWidth` x `fullHeight`, and
+  /// the pixels go through `run`.
+  public let details: ImageDetails
   private let bytes: [UInt8]
 
   /// The window's size limit in bands, whatever the core count.
   static let maximumSlots = 8
 
-  init(bytes: [UInt8], decoded: DecodedImage) {
-    (self.bytes, self.decoded) = (bytes, decoded)
-  }
-
-  /// Calls `body` with a full-size image whose pixels are undefined, for code that needs only
-  /// its size, such as a row filter's `resolve`. Its memory is never touched, so it costs no RAM.
-  public func withUndecodedImage<R, E: Error>(_ body: (Image) throws(E) -> R) throws(E) -> R {
-    let count = decoded.fullWidth * decoded.fullHeight * 4
-    let pixels = [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-    return try body(Image(width: decoded.fullWidth, height: decoded.fullHeight, bytes: pixels))
+  init(bytes: [UInt8], details: ImageDetails) {
+    (self.bytes, self.details) = (bytes, details)
   }
 
   /// The stream for `bytes`, or nil when the photo cannot be streamed: anything but a baseline
@@ -57,11 +49,10 @@ public final class JPEGStream {
       header.adobeTransform != 2
     else { return nil }
     try JPEGCodec.checkDecodable(header, bytes, options: options)
-    let decoded = DecodedImage(
-      image: Image(width: 1, height: 1, bytes: [0, 0, 0, 0]), format: .jpeg, orientation: 1,
-      subsampling: header.subsampling, metadata: header.metadata, warnings: [],
+    let details = ImageDetails(
+      format: .jpeg, orientation: 1, subsampling: header.subsampling, metadata: header.metadata,
       fullWidth: header.width, fullHeight: header.height)
-    return JPEGStream(bytes: bytes, decoded: decoded)
+    return JPEGStream(bytes: bytes, details: details)
   }
 
   /// TurboJPEG reads these to optimise Huffman tables, code arithmetically, add restart markers
@@ -83,7 +74,7 @@ public final class JPEGStream {
   public func run(encoding options: EncodeOptions, rows transform: (@Sendable (ImageRows) -> Void)?)
     throws(CodecError) -> (jpeg: [UInt8], warnings: [String])
   {
-    let (width, height) = (decoded.fullWidth, decoded.fullHeight)
+    let (width, height) = (details.fullWidth, details.fullHeight)
     try JPEGCodec.checkEncodable(width: width, height: height, options: options)
     let plan = BandPlan.standard(width: width, height: height, subsampling: options.subsampling)
     let window = BandWindow(

@@ -16,67 +16,126 @@ extension AdjustmentData {
     var data: AdjustmentData
     /// The version the file had, when it was older and was migrated in memory.
     var migratedFrom: Int?
-    /// True when an operation had an older filter version and was migrated.
-    var operationsMigrated: Bool
+    /// True when a step had an older filter version and was migrated.
+    var stepsMigrated: Bool
   }
 
-  /// Decodes and validates sidecar or recipe bytes.
-  ///
-  /// - Parameters:
-  ///   - requireProvenance: true for a sidecar, which must name its original and its render.
-  ///   - validate: checks each operation (known filter, version, parameters) and migrates it.
-  static func read(
-    _ bytes: [UInt8], requireProvenance: Bool,
-    validate: (Operation) throws(StoreError) -> Operation
-  ) throws(StoreError) -> ReadResult {
+  /// Decodes and checks sidecar bytes: every step is read against `registry`, with its
+  /// derived state; the sidecar must name its original and its render.
+  static func read(_ bytes: [UInt8], registry: [any Filter.Type]) throws(StoreError) -> ReadResult {
+    let (object, found) = try topLevel(bytes)
+    guard let original = object["original"] else { throw .invalidRecipe(.missing(field: "original")) }
+    guard let render = object["render"] else { throw .invalidRecipe(.missing(field: "render")) }
+    var migrated = false
+    let steps = try readSteps(object, "operations", registry, &migrated)
+    let undone = try readSteps(object, "undone", registry, &migrated)
+    var data = AdjustmentData(
+      original: try JSONCoding.decode(Original.self, from: original, field: "original"),
+      render: try RenderRecord(json: render), steps: steps, undone: undone)
+    data.formatVersion = currentVersion
+    return ReadResult(data: data, migratedFrom: found < currentVersion ? found : nil, stepsMigrated: migrated)
+  }
+
+  /// The portable requests of a sidecar or recipe file's steps, for another photo (`apply
+  /// --recipe`): derived state and the parameters that belong to one photo are left out.
+  static func portableRequests(_ bytes: [UInt8], registry: [any Filter.Type]) throws(StoreError)
+    -> [StepRequest]
+  {
+    let (object, _) = try topLevel(bytes)
+    var requests: [StepRequest] = []
+    for (i, envelope) in try envelopes(object, "operations").enumerated() {
+      do {
+        requests.append(
+          try Filters.portableRequest(
+            filter: envelope.filter, version: envelope.version, parameters: envelope.parameters, in: registry))
+      } catch {
+        throw .step(index: i, error)
+      }
+    }
+    return requests
+  }
+
+  /// The JSON object with its identifier checked and its version migrated to the current one,
+  /// and the version the file had.
+  private static func topLevel(_ bytes: [UInt8]) throws(StoreError) -> ([String: JSONValue], Int) {
     let json: JSONValue
     do {
       json = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     } catch {
-      throw .invalidJSON(detail: jsonProblem(error))
+      throw .invalidJSON(detail: jsonProblem(error), looksLike: ContentKind(bytes))
     }
-    guard var object = json.object else { throw .invalidJSON(detail: "the top level is not an object") }
+    guard var object = json.object else {
+      throw .invalidJSON(detail: "the top level is not an object", looksLike: nil)
+    }
     guard let identifierValue = object["formatIdentifier"] else {
-      throw .invalidRecipe(detail: "no 'formatIdentifier'")
+      throw .invalidRecipe(.missing(field: "formatIdentifier"))
     }
     guard let identifier = identifierValue.string, identifier == Self.identifier else {
       throw .foreignFormat(identifier: identifierValue.string ?? "\(identifierValue)")
     }
     guard let versionNumber = object["formatVersion"]?.number, versionNumber == versionNumber.rounded(),
       abs(versionNumber) < 1e9
-    else { throw .invalidRecipe(detail: "'formatVersion' is not an integer") }
+    else { throw .invalidRecipe(.badValue(field: "formatVersion", value: object["formatVersion"])) }
     var version = Int(versionNumber)
     if version > currentVersion { throw .newerFormat(found: version, supported: currentVersion) }
     let found = version
     while version < currentVersion {
-      guard let step = migrations[version] else {
-        throw .invalidRecipe(detail: "format version \(version) is too old to migrate")
-      }
+      guard let step = migrations[version] else { throw .tooOldFormat(found: version) }
       object = try step(object)
       version += 1
       object["formatVersion"] = .number(Double(version))
     }
-    var data: AdjustmentData
-    do {
-      let migrated = try JSONEncoder().encode(JSONValue.object(object))
-      data = try JSONDecoder().decode(AdjustmentData.self, from: migrated)
-    } catch {
-      throw .invalidRecipe(detail: fieldProblem(error))
+    return (object, found)
+  }
+
+  /// One stored step's envelope: `{"filter", "version", "parameters", "derived"}`.
+  private struct Envelope {
+    var filter: String, version: Int
+    var parameters: [String: JSONValue], derived: [String: JSONValue]
+  }
+
+  private static func envelopes(_ object: [String: JSONValue], _ key: String) throws(StoreError) -> [Envelope] {
+    guard let list = object[key] else {
+      if key == "undone" { return [] }
+      throw .invalidRecipe(.missing(field: key))
     }
-    if requireProvenance {
-      if data.original == nil { throw .invalidRecipe(detail: "no 'original'") }
-      if data.render == nil { throw .invalidRecipe(detail: "no 'render'") }
+    guard let items = list.array else { throw .invalidRecipe(.wrongType(field: key)) }
+    var out: [Envelope] = []
+    for (i, item) in items.enumerated() {
+      let at = "\(key)[\(i)]"
+      guard let o = item.object else { throw .invalidRecipe(.wrongType(field: at)) }
+      guard let filterValue = o["filter"] else { throw .invalidRecipe(.missing(field: "\(at).filter")) }
+      guard let filter = filterValue.string else { throw .invalidRecipe(.wrongType(field: "\(at).filter")) }
+      guard let versionValue = o["version"] else { throw .invalidRecipe(.missing(field: "\(at).version")) }
+      guard let v = versionValue.number, v == v.rounded(), abs(v) < 1e9 else {
+        throw .invalidRecipe(.wrongType(field: "\(at).version"))
+      }
+      func object(_ name: String) throws(StoreError) -> [String: JSONValue] {
+        guard let value = o[name] else { return [:] }
+        guard let dictionary = value.object else { throw .invalidRecipe(.wrongType(field: "\(at).\(name)")) }
+        return dictionary
+      }
+      out.append(
+        Envelope(filter: filter, version: Int(v), parameters: try object("parameters"), derived: try object("derived")))
     }
-    var operationsMigrated = false
-    for i in data.operations.indices {
-      let checked = try validate(data.operations[i])
-      if checked != data.operations[i] { operationsMigrated = true }
-      data.operations[i] = checked
+    return out
+  }
+
+  private static func readSteps(
+    _ object: [String: JSONValue], _ key: String, _ registry: [any Filter.Type], _ migrated: inout Bool
+  ) throws(StoreError) -> [Step] {
+    var steps: [Step] = []
+    for (i, e) in try envelopes(object, key).enumerated() {
+      do {
+        let step = try Filters.step(
+          filter: e.filter, version: e.version, parameters: e.parameters, derived: e.derived, in: registry)
+        if step.version != e.version { migrated = true }
+        steps.append(step)
+      } catch {
+        throw .step(index: key == "operations" ? i : nil, error)
+      }
     }
-    for i in data.undone.indices { data.undone[i] = try validate(data.undone[i]) }
-    return ReadResult(
-      data: data, migratedFrom: found < currentVersion ? found : nil,
-      operationsMigrated: operationsMigrated)
+    return steps
   }
 
   /// Version 0 (photoedit's pre-release format) named the list `adjustments`, each step's filter
@@ -85,14 +144,12 @@ extension AdjustmentData {
   @Sendable static func migrateVersion0(_ old: [String: JSONValue]) throws(StoreError) -> [String: JSONValue]
   {
     var new = old
-    guard let steps = old["adjustments"]?.array else {
-      throw .invalidRecipe(detail: "version 0 data without 'adjustments'")
-    }
+    guard let steps = old["adjustments"]?.array else { throw .invalidRecipe(.missing(field: "adjustments")) }
     new["adjustments"] = nil
     var operations: [JSONValue] = []
-    for step in steps {
+    for (i, step) in steps.enumerated() {
       guard var fields = step.object, let name = fields["name"] else {
-        throw .invalidRecipe(detail: "a version 0 adjustment without 'name'")
+        throw .invalidRecipe(.missing(field: "adjustments[\(i)].name"))
       }
       fields["name"] = nil
       fields["filter"] = name
@@ -127,21 +184,25 @@ extension AdjustmentData {
     }
     return "\(error)"
   }
+}
 
-  private static func fieldProblem(_ error: any Error) -> String {
-    func path(_ keys: [any CodingKey]) -> String {
-      keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        .trimmingCharacters(in: CharacterSet(charactersIn: "."))
-    }
-    switch error {
-    case DecodingError.keyNotFound(let key, let context):
-      let at = path(context.codingPath + [key])
-      return "'\(at)' is missing"
-    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-      return "'\(path(context.codingPath))' has the wrong type"
-    case DecodingError.dataCorrupted(let context):
-      return "'\(path(context.codingPath))': \(context.debugDescription)"
-    default: return "\(error)"
+/// What a file that should be JSON looks like instead, so a refusal can say what it got.
+public enum ContentKind: String, Sendable, Equatable {
+  case jpeg, png, xml, binary
+
+  /// The kind of `bytes` when it is clearly not JSON text, else nil.
+  init?(_ bytes: [UInt8]) {
+    let start = bytes.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+    if bytes.starts(with: [0xFF, 0xD8]) {
+      self = .jpeg
+    } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+      self = .png
+    } else if start.first == UInt8(ascii: "<") {
+      self = .xml
+    } else if bytes.prefix(512).contains(0) {
+      self = .binary
+    } else {
+      return nil
     }
   }
 }

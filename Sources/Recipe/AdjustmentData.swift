@@ -1,60 +1,109 @@
-import Foundation
+import Codecs
 import PhotoCore
 
-/// A recipe step (PhotoCore's, not Foundation's `Operation`).
-typealias Operation = PhotoCore.Operation
-
 /// The adjustment data: a photo's recipe and its provenance, stored as the sidecar
-/// `PHOTO.photoedit.json`, modelled on Photos' PHAdjustmentData.
+/// `PHOTO.photoedit.json`, modelled on Photos' PHAdjustmentData. The format is specified in
+/// docs/sidecar.md.
 ///
 /// A recipe file (for `apply --recipe`) has the same shape without `original` and `render`.
 /// Written pretty-printed with sorted keys, so the same data always gives the same bytes.
-struct AdjustmentData: Codable, Equatable, Sendable {
+public struct AdjustmentData: Equatable, Sendable {
   /// The one identifier photoedit writes and reads.
-  static let identifier = "org.photoedit.adjustments"
+  public static let identifier = "org.photoedit.adjustments"
   /// The format version this photoedit writes; raised on every incompatible change.
-  static let currentVersion = 1
+  public static let currentVersion = 1
 
-  var formatIdentifier = AdjustmentData.identifier
-  var formatVersion = AdjustmentData.currentVersion
-  var original: Original?
-  var render: Render?
-  /// The operations in the order they apply.
-  var operations: [Operation]
-  /// The operations `undo` took off, the most recently undone last; `redo` takes from the end.
-  var undone: [Operation]
+  public var formatVersion = AdjustmentData.currentVersion
+  public var original: Original?
+  public var render: RenderRecord?
+  /// The steps in the order they apply (`operations` in the file).
+  public var steps: [Step]
+  /// The steps `undo` took off, the most recently undone last; `redo` takes from the end.
+  public var undone: [Step]
 
   /// The untouched original this recipe applies to.
-  struct Original: Codable, Equatable, Sendable {
+  public struct Original: Codable, Equatable, Sendable {
     /// Relative to the sidecar's folder (or absolute, when the original is on another root).
-    var path: String
+    public var path: String
     /// Lowercase hexadecimal SHA-256 of the original file's bytes.
-    var sha256: String
+    public var sha256: String
     /// The original file's size in bytes.
-    var bytes: Int
+    public var bytes: Int
     /// Upright size in pixels (after the EXIF orientation is applied).
-    var width: Int
-    var height: Int
+    public var width: Int
+    public var height: Int
     /// The EXIF orientation the original file had, 1...8.
-    var orientation: Int
+    public var orientation: Int
   }
 
-  /// The render photoedit last wrote, so a change by another program is detected.
-  struct Render: Codable, Equatable, Sendable {
-    /// Lowercase hexadecimal SHA-256 of the rendered file's bytes.
-    var sha256: String
-    /// "jpeg" or "png".
-    var format: String
-    /// JPEG quality 1...100 (kept for PNG too, so a later JPEG export uses it).
-    var quality: Int
-    /// JPEG chroma subsampling, "444", "422" or "420"; absent for PNG.
-    var subsampling: String?
-  }
-
-  init(original: Original?, render: Render?, operations: [Operation], undone: [Operation] = []) {
-    (self.original, self.render, self.operations, self.undone) = (original, render, operations, undone)
+  public init(original: Original?, render: RenderRecord?, steps: [Step], undone: [Step] = []) {
+    (self.original, self.render, self.steps, self.undone) = (original, render, steps, undone)
   }
 
   /// The sidecar's bytes: pretty-printed JSON with sorted keys and a final newline.
-  func encoded() -> [UInt8] { JSONCoding.encode(self) }
+  func encoded() -> [UInt8] {
+    var object: [String: JSONValue] = [
+      "formatIdentifier": .string(Self.identifier),
+      "formatVersion": .number(Double(formatVersion)),
+      "operations": .array(steps.map(\.stored)),
+      "undone": .array(undone.map(\.stored)),
+    ]
+    if let original { object["original"] = JSONCoding.value(of: original) }
+    if let render { object["render"] = render.json }
+    return JSONCoding.encode(JSONValue.object(object))
+  }
+}
+
+/// What the sidecar records of the render photoedit last wrote, so that a change by another
+/// program is detected and a re-render uses the same settings. Checked when a sidecar is read.
+public struct RenderRecord: Equatable, Sendable {
+  /// Lowercase hexadecimal SHA-256 of the rendered file's bytes.
+  public var sha256: String
+  public var format: ImageFormat
+  /// JPEG quality, `EncodeOptions.qualityRange` (kept for PNG too, so a later JPEG export uses it).
+  public var quality: Int
+  /// JPEG chroma subsampling; nil for PNG.
+  public var subsampling: ChromaSubsampling?
+
+  public init(sha256: String, format: ImageFormat, quality: Int, subsampling: ChromaSubsampling?) {
+    (self.sha256, self.format, self.quality, self.subsampling) = (sha256, format, quality, subsampling)
+  }
+
+  /// What the sidecar records of a render's bytes; PNG renders keep no subsampling.
+  init(of bytes: [UInt8], format: ImageFormat, quality: Int, subsampling: ChromaSubsampling) {
+    self.init(
+      sha256: SHA256.hex(bytes), format: format, quality: quality,
+      subsampling: format == .jpeg ? subsampling : nil)
+  }
+
+  var json: JSONValue {
+    var o: [String: JSONValue] = [
+      "sha256": .string(sha256), "format": .string(format.rawValue), "quality": .number(Double(quality)),
+    ]
+    if let subsampling { o["subsampling"] = .string(subsampling.rawValue) }
+    return .object(o)
+  }
+
+  /// Reads and checks the sidecar's `render` object.
+  ///
+  /// - Throws: `.invalidRecipe` naming the field and what it holds.
+  init(json: JSONValue) throws(StoreError) {
+    guard let o = json.object else { throw .invalidRecipe(.wrongType(field: "render")) }
+    guard let sha = o["sha256"]?.string, SHA256.isHex(sha) else {
+      throw .invalidRecipe(.badValue(field: "render.sha256", value: o["sha256"]))
+    }
+    guard let formatName = o["format"]?.string, let format = ImageFormat(rawValue: formatName) else {
+      throw .invalidRecipe(.badValue(field: "render.format", value: o["format"]))
+    }
+    guard let q = o["quality"]?.number, q == q.rounded(), EncodeOptions.qualityRange.contains(Int(exactly: q) ?? 0)
+    else { throw .invalidRecipe(.badValue(field: "render.quality", value: o["quality"])) }
+    var subsampling: ChromaSubsampling? = nil
+    if let s = o["subsampling"] {
+      guard let name = s.string, let value = ChromaSubsampling(rawValue: name) else {
+        throw .invalidRecipe(.badValue(field: "render.subsampling", value: s))
+      }
+      subsampling = value
+    }
+    self.init(sha256: sha, format: format, quality: Int(q), subsampling: subsampling)
+  }
 }

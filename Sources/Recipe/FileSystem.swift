@@ -16,6 +16,8 @@ public enum FileSystem {
     var code: Int32
     /// strerror's text, e.g. "Permission denied".
     var reason: String { String(cString: strerror(code)) }
+    /// The fact, for a `StoreError`.
+    var system: SystemError { SystemError(code: code, reason: reason) }
     public var isNotFound: Bool { code == ENOENT }
     var isExists: Bool { code == EEXIST }
     /// link(2) is not possible here (no hard links on this file system, or another device).
@@ -37,6 +39,16 @@ public enum FileSystem {
     if pathStat(path, &s) != 0 {
       if errno == ENOENT || errno == ENOTDIR { return nil }
       throw failure("stat")
+    }
+    return Info(s)
+  }
+
+  /// lstat(2): like `info`, but a symbolic link is described itself, not followed.
+  static func linkInfo(_ path: String) throws(FileError) -> Info? {
+    var s = stat()
+    if PathName.withCString(path, { lstat($0, &s) }) != 0 {
+      if errno == ENOENT || errno == ENOTDIR { return nil }
+      throw failure("lstat")
     }
     return Info(s)
   }

@@ -54,7 +54,7 @@ struct Transaction {
       }
     } catch {
       abandon()
-      throw .cannotWrite(path: paths.inFolder(name), reason: error.reason)
+      throw .cannotWrite(path: paths.inFolder(name), error.system)
     }
     staged.append(name)
     return name
@@ -69,7 +69,7 @@ struct Transaction {
     } catch {
       guard error.linkUnsupported else {
         abandon()
-        throw .cannotWrite(path: paths.inFolder(name), reason: error.reason)
+        throw .cannotWrite(path: paths.inFolder(name), error.system)
       }
       return try stage(bytes, mode: mode)
     }
@@ -101,7 +101,7 @@ struct Transaction {
       // A rename that failed left no journal; a failed folder sync after it must not strand one.
       if FileSystem.exists(paths.journal) { try? FileSystem.remove(paths.journal) }
       abandon()
-      throw .cannotWrite(path: paths.directory, reason: error.reason)
+      throw .cannotWrite(path: paths.directory, error.system)
     }
     CrashPoint.afterJournal.reached(in: paths.directory)
     try Recovery.run(journal, paths: paths, verify: false)

@@ -1,22 +1,16 @@
 /// Finishing an interrupted edit, and removing what a crash left behind.
 enum Recovery {
-  /// What recovery did, for the report.
-  struct Outcome: Sendable, Equatable {
-    var finishedEdit = false
-    var removedTemporaryFiles = 0
-  }
-
   /// Under the photo's lock: finishes the journal's edit if one is there, then (when asked, or
   /// after a journal) removes every temporary file of the photo that no journal needs.
-  static func recover(_ paths: PhotoPaths, scanForTemporaryFiles: Bool = true) throws(StoreError) -> Outcome {
-    var outcome = Outcome()
+  static func recover(_ paths: PhotoPaths, scanForTemporaryFiles: Bool = true) throws(StoreError) -> CrashRecovery {
+    var outcome = CrashRecovery()
     if FileSystem.exists(paths.journal) {
       let bytes: [UInt8]
       do { bytes = try FileSystem.read(paths.journal) } catch {
-        throw .cannotRead(path: paths.journal, reason: error.reason)
+        throw .cannotRead(path: paths.journal, error.system)
       }
       guard let journal = try? JSONCoding.decode(Journal.self, from: bytes) else {
-        throw .damaged("the journal '\(paths.journal)' is unreadable; inspect the photo's files by hand")
+        throw .damaged(.unreadableJournal(path: paths.journal))
       }
       try run(journal, paths: paths, verify: true)
       outcome.finishedEdit = true
@@ -24,11 +18,11 @@ enum Recovery {
     guard scanForTemporaryFiles || outcome.finishedEdit else { return outcome }
     let names: [String]
     do { names = try FileSystem.list(paths.directory) } catch {
-      throw .cannotRead(path: paths.directory, reason: error.reason)
+      throw .cannotRead(path: paths.directory, error.system)
     }
     for name in names where name.hasPrefix(paths.tempPrefix) {
       do { try FileSystem.remove(paths.inFolder(name)) } catch {
-        throw .cannotWrite(path: paths.inFolder(name), reason: error.reason)
+        throw .cannotWrite(path: paths.inFolder(name), error.system)
       }
       outcome.removedTemporaryFiles += 1
     }
@@ -64,7 +58,7 @@ enum Recovery {
 
   private enum StepFailure: Error {
     case system(path: String, FileSystem.FileError)
-    case refused(String)
+    case refused(Damage)
   }
 
   /// A file's checksum, or nil when it does not exist.
@@ -90,13 +84,13 @@ enum Recovery {
       let target = paths.inFolder(to)
       if FileSystem.exists(target) {
         guard try checksum(target) == sha else {
-          throw .refused("'\(target)' is not the original the journal names")
+          throw .refused(.unexpectedFile(path: target))
         }
         return
       }
       if verify {
         guard try checksum(source) == sha else {
-          throw .refused("'\(source)' changed before its original was preserved")
+          throw .refused(.originalChangedBeforePreserving(path: source))
         }
       }
       var linked = true
@@ -124,15 +118,15 @@ enum Recovery {
         }
       } else if verify {
         guard try checksum(targetPath) == sha else {
-          throw .refused("'\(targetPath)' is neither the old nor the new version")
+          throw .refused(.unexpectedFile(path: targetPath))
         }
       } else {
-        throw .refused("the staged file for '\(targetPath)' vanished")
+        throw .refused(.stagedFileVanished(path: targetPath))
       }
     case .remove(let target, let guardPath, let guardSHA, _):
       if let guardPath, let guardSHA {
         guard try checksum(paths.inFolder(guardPath)) == guardSHA else {
-          throw .refused("'\(paths.inFolder(guardPath))' does not hold the original's bytes")
+          throw .refused(.photoIsNotTheOriginal(path: paths.inFolder(guardPath)))
         }
       }
       let path = paths.inFolder(target)

@@ -24,3 +24,10 @@ enum SHA256 {
     return String(decoding: text, as: UTF8.self)
   }
 }
+
+extension SHA256 {
+  /// True for 64 lowercase hexadecimal digits, the form `hex` writes.
+  static func isHex(_ text: String) -> Bool {
+    text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+  }
+}

@@ -1,24 +1,10 @@
 import Codecs
 import PhotoCore
 
-/// An operation to add to a recipe: its filter's name and how it resolves against the image as
-/// it enters the step (pixel geometry normalised, faces detected).
-struct NewStep: Sendable {
-  var filter: String
-  var resolve: @Sendable (Image, FilterContext) throws(StoreError) -> Operation
-}
-
-/// The edit store's commands over one photo, with the engine and settings of one command line.
+/// The edit store's commands over one photo, with the settings of one command line.
 struct Store {
   var settings: StoreSettings
   var engine: any RenderEngine { settings.engine }
-
-  /// Filters that detect faces and so profit from a DCT-scaled copy of a large photo.
-  static let filtersUsingReducedSource: Set<String> = ["faceblur"]
-  /// Photos above this many pixels give the first operation a reduced copy to detect on.
-  static let reducedSourceThreshold = 2_000_000
-  /// The reduced copy has at least this many pixels.
-  static let reducedSourceMinimumPixels = 1_000_000
 
   init(settings: StoreSettings) { self.settings = settings }
 
@@ -27,7 +13,7 @@ struct Store {
   static func readBytes(_ path: String) throws(StoreError) -> [UInt8] {
     do { return try FileSystem.read(path) } catch {
       if error.isNotFound { throw .missing(path: path) }
-      throw .cannotRead(path: path, reason: error.reason)
+      throw .cannotRead(path: path, error.system)
     }
   }
 
@@ -59,11 +45,11 @@ struct Store {
   ///   (`check --repair`); otherwise the folder is listed only after a crash, so a batch over a
   ///   folder of thousands of photos does not list it once per photo.
   func locked<T>(
-    _ paths: PhotoPaths, scanFolder: Bool = false, _ body: (Recovery.Outcome) throws(StoreError) -> T
+    _ paths: PhotoPaths, scanFolder: Bool = false, _ body: (CrashRecovery) throws(StoreError) -> T
   ) throws(StoreError) -> T {
     if settings.dryRun {
       if FileSystem.exists(paths.journal) { throw .interrupted }
-      return try body(Recovery.Outcome())
+      return try body(CrashRecovery())
     }
     let lock: FileSystem.Lock
     do {
@@ -71,28 +57,25 @@ struct Store {
     } catch {
       switch error {
       case .busy: throw .busy
-      case .system(let e): throw .cannotWrite(path: paths.directory, reason: e.reason)
+      case .system(let e): throw .cannotWrite(path: paths.directory, e.system)
       }
     }
     defer { lock.release() }
     CrashPoint.afterLock.reached(in: paths.directory)
-    let outcome = try Recovery.recover(paths, scanForTemporaryFiles: lock.foundLeftover || scanFolder)
-    return try body(outcome)
+    let recovery = try Recovery.recover(paths, scanForTemporaryFiles: lock.foundLeftover || scanFolder)
+    return try body(recovery)
   }
 
   // MARK: Reading the store
 
-  /// The photo's sidecar, read and validated, or nil when the photo has none (unedited).
+  /// The photo's sidecar, read and checked, or nil when the photo has none (unedited).
   func loadSidecar(_ paths: PhotoPaths) throws(StoreError) -> AdjustmentData.ReadResult? {
     let bytes: [UInt8]
     do { bytes = try FileSystem.read(paths.sidecar) } catch {
       if error.isNotFound { return nil }
-      throw .cannotRead(path: paths.sidecar, reason: error.reason)
+      throw .cannotRead(path: paths.sidecar, error.system)
     }
-    let engine = self.engine
-    return try AdjustmentData.read(bytes, requireProvenance: true) { op throws(StoreError) in
-      try engine.validate(op)
-    }
+    return try AdjustmentData.read(bytes, registry: settings.registry)
   }
 
   /// An edited photo: its sidecar, its verified original, and its current render's checksum.
@@ -106,7 +89,7 @@ struct Store {
     /// True when the sidecar was migrated in memory and should be written in today's format.
     var migrated: Bool
     var original: AdjustmentData.Original { data.original! }
-    var render: AdjustmentData.Render { data.render! }
+    var render: RenderRecord { data.render! }
     var isModified: Bool { renderSHA256 != nil && renderSHA256 != render.sha256 }
     /// True when the original is the preserved `.original` beside the photo (in-place edit).
     var originalIsPreserved: Bool { Path.absolute(originalPath) == Path.absolute(paths.original) }
@@ -131,8 +114,7 @@ struct Store {
       if matches(bytes) { originalBytes = bytes } else { failure = .originalChanged(original: originalPath) }
     } catch {
       failure =
-        error.isNotFound
-        ? .originalMissing(original: originalPath) : .cannotRead(path: originalPath, reason: error.reason)
+        error.isNotFound ? .originalMissing(original: originalPath) : .cannotRead(path: originalPath, error.system)
     }
     // An -o output's original may since have been edited in place itself: its bytes then live on
     // as that photo's preserved `.original`.
@@ -145,11 +127,11 @@ struct Store {
     guard let originalBytes else { throw failure! }
     var renderSHA: String? = nil
     do { renderSHA = SHA256.hex(try FileSystem.read(paths.photo)) } catch {
-      if !error.isNotFound { throw .cannotRead(path: paths.photo, reason: error.reason) }
+      if !error.isNotFound { throw .cannotRead(path: paths.photo, error.system) }
     }
     return Edited(
       paths: paths, data: data, originalPath: originalPath, originalBytes: originalBytes,
-      renderSHA256: renderSHA, migrated: read.migratedFrom != nil || read.operationsMigrated)
+      renderSHA256: renderSHA, migrated: read.migratedFrom != nil || read.stepsMigrated)
   }
 
   func refuseModified(_ edited: Edited) throws(StoreError) {
@@ -158,145 +140,133 @@ struct Store {
 
   // MARK: Rendering
 
-  /// Stands in for pixels that have been moved elsewhere.
-  static let placeholder = Image(width: 1, height: 1, bytes: [0, 0, 0, 0])
-
   struct Rendered {
-    var decoded: DecodedPhoto
-    /// The rendered pixels; a 1x1 stand-in when a stream encoded them band by band.
-    var image: Image
-    /// The new steps, resolved into stored operations.
-    var added: [Operation]
+    var details: ImageDetails
+    /// The rendered pixels; nil when a stream encoded them band by band.
+    var image: Image?
+    /// The new steps, made from the requests.
+    var added: [Step]
     /// The rendered size in pixels.
     var width: Int, height: Int
-
-    init(decoded: DecodedPhoto, image: Image, added: [Operation], size: (width: Int, height: Int)? = nil) {
-      (self.decoded, self.image, self.added) = (decoded, image, added)
-      (width, height) = size ?? (image.width, image.height)
-    }
   }
 
-  /// Decodes the original, applies the stored operations, then resolves and applies new ones.
+  /// Decodes the original, applies the stored steps, then makes steps of the requests and
+  /// applies them.
   ///
   /// Always from the original, never from a previous render, so edits cost no generation loss.
   func render(
-    original: [UInt8], operations: [Operation], adding steps: [NewStep] = [], maxSize: Int? = nil
+    original: [UInt8], steps: [Step], adding requests: [StepRequest] = [], maxSize: Int? = nil
   ) throws(StoreError) -> Rendered {
-    var decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
-    // Take the pixels out of `decoded`: while two values share the buffer, the first filter that
-    // writes would copy the whole frame (96 MB at 24 MP).
-    var image = decoded.image
-    decoded.image = Self.placeholder
-    for operation in operations {
-      try engine.render(operation, on: &image, context: settings.context)
+    let decoded: DecodedImage
+    do {
+      decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
+    } catch {
+      throw .codec(error)
     }
-    var added: [Operation] = []
+    let details = decoded.details
+    var image = decoded.image
+    // End `decoded` here: while two values share the buffer, the first step that writes would
+    // copy the whole frame (96 MB at 24 MP).
+    _ = consume decoded
     for (i, step) in steps.enumerated() {
-      var context = settings.context
-      if operations.isEmpty, i == 0, maxSize == nil, Self.filtersUsingReducedSource.contains(step.filter),
-        decoded.format == .jpeg, image.width * image.height > Self.reducedSourceThreshold
-      {
-        context.reducedSource = try reducedSource(original, image: image)
-      }
-      let operation = try step.resolve(image, context)
-      try engine.render(operation, on: &image, context: context)
-      added.append(operation)
+      do { try step.render(on: &image) } catch { throw .step(index: i, error) }
+    }
+    var added: [Step] = []
+    for request in requests {
+      let step = try make(request, for: image)
+      do { try step.render(on: &image) } catch { throw .step(index: nil, error) }
+      added.append(step)
     }
     if let maxSize, max(image.width, image.height) > maxSize {
-      image = engine.resampled(image, longestSide: maxSize)
+      image = image.resampled(longestSide: maxSize)
     }
-    return Rendered(decoded: decoded, image: image, added: added)
+    return Rendered(details: details, image: image, added: added, width: image.width, height: image.height)
   }
 
-  /// Renders (as `render`) and encodes (as `encode`, at `renderSettings`) in one go. When the
-  /// photo is a baseline JPEG, the output a JPEG at full size and every operation a row filter
-  /// (none, sepia, vignette), it runs as a pipeline (`PhotoStream`): the decode, the filters and
-  /// the encode overlap, with the same pixels and bytes as one after the other.
-  func renderEncoded(
-    original: [UInt8], operations: [Operation], adding steps: [NewStep] = [], maxSize: Int? = nil,
-    as format: ImageFormat, existing: AdjustmentData.Render?
-  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], info: AdjustmentData.Render) {
-    if format == .jpeg, maxSize == nil,
-      operations.allSatisfy({ engine.isRowFilter($0.filter) }),
-      steps.allSatisfy({ engine.isRowFilter($0.filter) }),
-      let stream = try engine.stream(original, maxPixels: settings.maxPixels)
-    {
-      return try streamed(stream, operations: operations, adding: steps, existing: existing)
+  /// A step made of `request` for `image`, the image entering it, with what its filter needs: the
+  /// pixels, the face detector.
+  func make(_ request: StepRequest, for image: Image) throws(StoreError) -> Step {
+    var context = ResolveContext(size: ImageSize(image.width, image.height))
+    if request.requirements.contains(.pixels) { context.image = image }
+    if request.requirements.contains(.faceDetector) { context.detector = try detector() }
+    do { return try request.resolve(in: context) } catch {
+      if case .detection(_, let e) = error { throw .detection(e) }
+      throw .step(index: nil, error)
     }
-    let rendered = try render(original: original, operations: operations, adding: steps, maxSize: maxSize)
-    let (quality, subsampling) = renderSettings(existing: existing, decoded: rendered.decoded)
-    let (bytes, info) = try encode(
-      rendered, as: format, quality: quality, subsampling: subsampling,
-      operations: operations + rendered.added)
-    return (rendered, bytes, info)
+  }
+
+  /// The face detector of these settings, timed.
+  func detector() throws(StoreError) -> any FaceDetector {
+    do {
+      return TimedDetector(base: try settings.detectors.detector(), record: settings.recordTiming)
+    } catch {
+      throw .detector(error)
+    }
+  }
+
+  /// Renders (as `render`) and encodes (as `encode`) in one go. When the photo is a baseline
+  /// JPEG, the output a JPEG at full size and every step a row filter (none, sepia, vignette),
+  /// it runs as a pipeline (`PhotoStream`): the decode, the filters and the encode overlap, with
+  /// the same pixels and bytes as one after the other.
+  func renderEncoded(
+    original: [UInt8], steps: [Step], adding requests: [StepRequest] = [], maxSize: Int? = nil,
+    as format: ImageFormat, existing: RenderRecord?
+  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord) {
+    if format == .jpeg, maxSize == nil, requests.allSatisfy(\.isRowFilter), steps.allSatisfy(\.isRowFilter) {
+      let stream: (any PhotoStream)?
+      do { stream = try engine.stream(original, maxPixels: settings.maxPixels) } catch { throw .codec(error) }
+      if let stream { return try streamed(stream, steps: steps, adding: requests, existing: existing) }
+    }
+    let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
+    let options = encodeOptions(existing: existing, details: rendered.details)
+    let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
+    return (rendered, bytes, RenderRecord(of: bytes, format: format, quality: options.quality, subsampling: options.subsampling))
   }
 
   private func streamed(
-    _ stream: any PhotoStream, operations: [Operation], adding steps: [NewStep],
-    existing: AdjustmentData.Render?
-  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], info: AdjustmentData.Render) {
-    var decoded = stream.decoded
-    let (width, height) = (decoded.fullWidth, decoded.fullHeight)
-    // A row filter's resolve looks at the image's size only, never at its pixels (which are
-    // never all in memory at once).
-    let added = try stream.withUndecodedImage { image throws(StoreError) in
-      var added: [Operation] = []
-      for step in steps { added.append(try step.resolve(image, settings.context)) }
-      return added
-    }
-    var renderers: [@Sendable (ImageRows) -> Void] = []
-    for operation in operations + added {
-      guard let renderer = try engine.rowRenderer(operation, width: width, height: height) else {
-        throw .filter("\(operation.filter) cannot render a band of rows")
+    _ stream: any PhotoStream, steps: [Step], adding requests: [StepRequest], existing: RenderRecord?
+  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord) {
+    var details = stream.details
+    let size = ImageSize(details.fullWidth, details.fullHeight)
+    // A row filter's request needs only the image's size, never its pixels (which are never all
+    // in memory at once).
+    var added: [Step] = []
+    for request in requests {
+      do { added.append(try request.resolve(in: ResolveContext(size: size))) } catch {
+        throw .step(index: nil, error)
       }
-      renderers.append(renderer)
     }
+    let renderers = (steps + added).compactMap { $0.rowRenderer(size: size) }
     var rows: (@Sendable (ImageRows) -> Void)? = nil
-    if !renderers.isEmpty {
-      let all = renderers
-      rows = { band in for renderer in all { renderer(band) } }
+    if !renderers.isEmpty { rows = { band in for renderer in renderers { renderer(band) } } }
+    let options = encodeOptions(existing: existing, details: details)
+    let result: (jpeg: [UInt8], warnings: [String])
+    do { result = try stream.run(encoding: options, rows: rows) } catch { throw .codec(error) }
+    details.warnings = result.warnings
+    let record = RenderRecord(of: result.jpeg, format: .jpeg, quality: options.quality, subsampling: options.subsampling)
+    return (Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), result.jpeg, record)
+  }
+
+  /// The quality and subsampling of a render: the command line's, else the sidecar's, else the
+  /// default quality and the original's subsampling (4:2:0 for PNG originals); with the
+  /// original's metadata.
+  func encodeOptions(existing: RenderRecord?, details: ImageDetails) -> EncodeOptions {
+    EncodeOptions(
+      quality: settings.quality ?? existing?.quality ?? EncodeOptions.defaultQuality,
+      subsampling: settings.subsampling ?? existing?.subsampling ?? details.subsampling ?? .s420,
+      metadata: details.metadata)
+  }
+
+  /// Encodes a render; in a format without transparency (JPEG), an image that has some is laid
+  /// over the colour the steps name for it (a circular crop's background), else white.
+  func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions, steps: [Step]) throws(StoreError)
+    -> [UInt8]
+  {
+    var image = image
+    if format == .jpeg && !image.isOpaque {
+      image = image.flattened(over: Filters.transparencyFill(for: steps) ?? RGBA(255, 255, 255, 255))
     }
-    let (quality, subsampling) = renderSettings(existing: existing, decoded: decoded)
-    let (bytes, warnings) = try stream.run(
-      quality: quality, subsampling: subsampling, metadata: decoded.metadata, rows: rows)
-    decoded.warnings = warnings
-    let info = AdjustmentData.Render(of: bytes, format: .jpeg, quality: quality, subsampling: subsampling)
-    return (
-      Rendered(decoded: decoded, image: Self.placeholder, added: added, size: (width, height)), bytes, info
-    )
-  }
-
-  /// A DCT-scaled decode of at least a megapixel, for the first operation's detector.
-  private func reducedSource(_ original: [UInt8], image: Image) throws(StoreError) -> Image? {
-    let long = Double(max(image.width, image.height))
-    let short = Double(min(image.width, image.height))
-    let side = Int((Double(Self.reducedSourceMinimumPixels) * long / short).squareRoot().rounded(.up))
-    let reduced = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: side)
-    return reduced.image.width < image.width ? reduced.image : nil
-  }
-
-  /// The quality and subsampling of a render: the command line's, else the sidecar's, else 90
-  /// and the original's subsampling (4:2:0 for PNG originals).
-  func renderSettings(existing: AdjustmentData.Render?, decoded: DecodedPhoto) -> (Int, ChromaSubsampling) {
-    let quality = settings.quality ?? existing?.quality ?? 90
-    let subsampling =
-      settings.subsampling ?? existing?.subsampling.flatMap(ChromaSubsampling.init(rawValue:))
-      ?? decoded.subsampling ?? .s420
-    return (quality, subsampling)
-  }
-
-  /// Encodes a render; a JPEG of an image with transparency is laid over the recipe's background.
-  func encode(
-    _ rendered: Rendered, as format: ImageFormat, quality: Int, subsampling: ChromaSubsampling,
-    operations: [Operation]
-  ) throws(StoreError) -> (bytes: [UInt8], info: AdjustmentData.Render) {
-    var image = rendered.image
-    if format == .jpeg && !image.isOpaque { image = engine.flattened(image, operations: operations) }
-    let bytes = try engine.encode(
-      image, as: format, quality: quality, subsampling: subsampling, metadata: rendered.decoded.metadata)
-    return (
-      bytes, AdjustmentData.Render(of: bytes, format: format, quality: quality, subsampling: subsampling)
-    )
+    do { return try engine.encode(image, as: format, options: options) } catch { throw .codec(error) }
   }
 
   /// Writes a new render and sidecar through the journal; with `preserve`, first keeps the
@@ -310,24 +280,13 @@ struct Store {
     let sidecarTemp = try transaction.stage(sidecar, mode: mode)
     if preserve {
       transaction.add(
-        .preserve(
-          from: paths.name, to: paths.name + PhotoPaths.originalSuffix, sha256: data.original!.sha256))
+        .preserve(from: paths.name, to: paths.name + PhotoPaths.originalSuffix, sha256: data.original!.sha256))
     }
     transaction.add(
       .replace(
         temp: sidecarTemp, target: paths.name + PhotoPaths.sidecarSuffix, sha256: SHA256.hex(sidecar),
         role: .sidecar))
-    transaction.add(
-      .replace(temp: renderTemp, target: paths.name, sha256: data.render!.sha256, role: .render))
+    transaction.add(.replace(temp: renderTemp, target: paths.name, sha256: data.render!.sha256, role: .render))
     try transaction.commit()
-  }
-}
-
-extension AdjustmentData.Render {
-  /// What the sidecar records of a render's bytes; PNG renders keep no subsampling.
-  init(of bytes: [UInt8], format: ImageFormat, quality: Int, subsampling: ChromaSubsampling) {
-    self.init(
-      sha256: SHA256.hex(bytes), format: format.rawValue, quality: quality,
-      subsampling: format == .jpeg ? subsampling.rawValue : nil)
   }
 }

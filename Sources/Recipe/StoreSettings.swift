@@ -7,34 +7,23 @@ public struct StoreSettings: Sendable {
   public var force = false
   /// Do everything but write: validate, render in memory, report what would change.
   public var dryRun = false
-  /// JPEG quality 1...100; nil keeps the sidecar's, else 90.
+  /// JPEG quality (`EncodeOptions.qualityRange`); nil keeps the sidecar's, else the default.
   public var quality: Int? = nil
   /// JPEG chroma subsampling; nil keeps the sidecar's, else the input's (4:2:0 for PNG input).
   public var subsampling: ChromaSubsampling? = nil
   /// Images with more pixels than this are refused before any allocation.
-  public var maxPixels = 250_000_000
-  /// The face cascade and the timings sink, from the CLI.
-  public var context: FilterContext
-  /// How long to wait for another photoedit's lock on the same photo before failing "busy".
+  public var maxPixels = DecodeOptions.defaultMaxPixels
+  /// How long to wait for another photoedit's lock on the same photo before failing `busy`.
   public var lockTimeoutSeconds: Double = 30
+  /// Where the face detector comes from; it is loaded only when a step needs one.
+  public var detectors: DetectorLoader
+  /// Receives each stage's name and its duration in seconds.
+  public var recordTiming: @Sendable (_ stage: String, _ seconds: Double) -> Void = { _, _ in }
 
-  /// The codecs and filters the store renders with; tests substitute their own.
+  /// The codecs the store renders with; tests substitute their own.
   var engine: any RenderEngine = LiveEngine()
+  /// The filters stored steps are read against; tests add their own.
+  var registry: [any Filter.Type] = Filters.all
 
-  public init(context: FilterContext) { self.context = context }
-}
-
-/// One photo's result.
-///
-/// `fields` go into the photo's `--json` line (besides `file`, `status` and `seconds`, which the
-/// CLI adds); `lines` are the human-readable output, one line each, without the file name.
-public struct PhotoReport: Sendable, Equatable {
-  public var fields: [String: JSONValue]
-  public var lines: [String]
-  /// Harmless decoder warnings about the original (e.g. extraneous bytes before a JPEG marker),
-  /// one line each, for standard error.
-  public var warnings: [String]
-  public init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
-    (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
-  }
+  public init(detectors: DetectorLoader = DetectorLoader()) { self.detectors = detectors }
 }

@@ -19,7 +19,7 @@ import Testing
   static func run(
     _ stream: JPEGStream, _ options: EncodeOptions, transform: (@Sendable (ImageRows) -> Void)? = nil
   ) throws -> (image: Image, jpeg: [UInt8], warnings: [String], bands: [Range<Int>]) {
-    let (w, h) = (stream.decoded.fullWidth, stream.decoded.fullHeight)
+    let (w, h) = (stream.details.fullWidth, stream.details.fullHeight)
     let copy = Mutex<(bytes: [UInt8], bands: [Range<Int>])>(([UInt8](repeating: 0, count: w * h * 4), []))
     let (jpeg, warnings) = try stream.run(encoding: options) { band in
       transform?(band)
@@ -60,9 +60,9 @@ import Testing
     #expect((stream != nil) == streamable, "\(path)")
     guard let stream else { return }
     let reference = try ImageCodec.decode(bytes)
-    #expect(stream.decoded.metadata == reference.metadata)
+    #expect(stream.details.metadata == reference.metadata)
     #expect(
-      (stream.decoded.fullWidth, stream.decoded.fullHeight) == (reference.image.width, reference.image.height)
+      (stream.details.fullWidth, stream.details.fullHeight) == (reference.image.width, reference.image.height)
     )
     let options = Self.encodeOptions(.s420, metadata: reference.metadata)
     let (image, jpeg, warnings, bands) = try Self.run(stream, options)
@@ -83,15 +83,14 @@ import Testing
     }
     let original = try ImageCodec.encode(
       big, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
-    let operation = Operation(
-      filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)])
-    let renderer = try #require(try Filters.rowRenderer(operation, width: big.width, height: big.height))
+    let operation = try Filters.step(
+      filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)], derived: [:])
+    let renderer = try #require(operation.rowRenderer(size: ImageSize(big.width, big.height)))
     let stream = try #require(try ImageCodec.jpegStream(original))
     let (image, jpeg, _, bands) = try Self.run(
       stream, Self.encodeOptions(subsampling, metadata: ImageMetadata()), transform: renderer)
     var expected = try ImageCodec.decode(original).image
-    try Filters.render(
-      operation, on: &expected, context: FilterContext(cascade: { throw CascadeError("none") }))
+    try operation.render(on: &expected)
     #expect(image == expected)
     #expect(bands.count > 2)
     #expect(bands.first?.lowerBound == 0 && bands.last?.upperBound == big.height)

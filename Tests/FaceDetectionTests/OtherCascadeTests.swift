@@ -36,7 +36,7 @@ import Testing
     #expect(photos.keys.sorted() == Self.photos.keys.sorted())
     for (photo, runs) in photos {
       let grey = GreyImage(try decodedFixture(Self.photos[photo]!))
-      let raw = FaceDetector.rawDetections(
+      let raw = HaarDetector.rawDetections(
         in: grey, cascade: cascade, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 0))
       if let expected = runs["0"] {
         #expect(Self.sorted(raw) == expected, "\(cascadeName) on \(photo), raw")

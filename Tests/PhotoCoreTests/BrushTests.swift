@@ -78,17 +78,20 @@ import Testing
 
   @Test func presetsAndInlinePoints() throws {
     let image = Image(width: 60, height: 40, fill: RGBA(255, 255, 255))
-    let op = try Filters.parse("brush:pen=blue,points=10:20/50:20", readFile: noFiles)
-      .resolve(for: image, context: noCascade)
+    let op = try step("brush", ["pen": .choice("blue"), "points": pts((10, 20), (50, 20))], for: image)
     // The preset is stored explicitly; the size as a fraction of the shorter side (50 / 40).
-    #expect(op.parameters["color"] == .string("#0000FFFF"))
-    #expect(op.parameters["size"] == .number(1.25))
-    #expect(op.parameters["hardness"] == .number(0.8))
+    guard case .object(let stored) = op.stored, let parameters = stored["parameters"]?.object else {
+      Issue.record("no stored parameters")
+      return
+    }
+    #expect(parameters["color"] == .string("#0000FFFF"))
+    #expect(parameters["size"] == .number(1.25))
+    #expect(parameters["hardness"] == .number(0.8))
     #expect(
-      op.parameters["points"]
+      parameters["points"]
         == .array([.array([.number(10.0 / 60), .number(0.5)]), .array([.number(50.0 / 60), .number(0.5)])]))
     var out = image
-    try Filters.render(op, on: &out, context: noCascade)
+    try op.render(on: &out)
     var expected = image
     expected.drawStroke(
       [(x: 10, y: 20), (x: 50, y: 20)], pen: Pen(color: RGBA(0, 0, 255), size: 50, hardness: 0.8))
@@ -97,36 +100,35 @@ import Testing
   }
 
   @Test func customPenNeedsAColour() throws {
-    #expect(throws: FilterError.missingParameter(filter: "brush", key: "color")) {
-      try Filters.parse("brush:pen=custom,points=1:1", readFile: noFiles)
+    #expect(throws: FilterError.missingParameter(filter: "brush", keys: ["color"])) {
+      try Filters.request("brush", values: ["pen": .choice("custom"), "points": pts((1, 1))])
     }
-    #expect(throws: FilterError.missingParameter(filter: "brush", key: "points")) {
-      try Filters.parse("brush:pen=red", readFile: noFiles)
+    #expect(throws: FilterError.missingParameter(filter: "brush", keys: ["points"])) {
+      try Filters.request("brush", values: ["pen": .choice("red")])
     }
     let image = Image(width: 9, height: 9, fill: RGBA(0, 0, 0))
-    let out = try apply("brush:pen=custom,color=#FF000080,size=3,hardness=1,points=4:4", to: image)
+    let out = try apply("brush", ["pen": .choice("custom"), "color": .color(RGBA(hex: "#FF000080")!), "size": px(3), "hardness": .number(1), "points": .points([Point(x: .pixels(4), y: .pixels(4))])], to: image)
     #expect(out[4, 4] == RGBA(128, 0, 0))
   }
 
-  /// Strokes from a file are embedded in the stored operation, so the recipe needs no file.
-  @Test func strokesFileIsEmbedded() throws {
+  /// Strokes (from a strokes file) are embedded in the stored step, so the recipe needs no file.
+  @Test func strokesAreEmbedded() throws {
     let file = #"{"strokes": [{"points": [[10, 10], [30, 10]]}, [[5, 30], ["50%", "75%"]]]}"#
-    var reads: [String] = []
-    let pending = try Filters.parse("brush:pen=black,strokes=pen.json") { path in
-      reads.append(path)
-      return Array(file.utf8)
-    }
-    #expect(reads == ["pen.json"])
+    let strokes = try StrokesFile.parse(Array(file.utf8))
     let image = Image(width: 40, height: 40, fill: RGBA(255, 255, 255))
-    let op = try pending.resolve(for: image, context: noCascade)
+    let op = try step("brush", ["pen": .choice("black"), "strokes": .strokes(strokes)], for: image)
+    guard case .object(let stored) = op.stored, let parameters = stored["parameters"]?.object else {
+      Issue.record("no stored parameters")
+      return
+    }
     #expect(
-      op.parameters["strokes"]
+      parameters["strokes"]
         == .array([
           .array([.array([.number(0.25), .number(0.25)]), .array([.number(0.75), .number(0.25)])]),
           .array([.array([.number(0.125), .number(0.75)]), .array([.number(0.5), .number(0.75)])]),
         ]))
     var out = image
-    try Filters.render(op, on: &out, context: noCascade)
+    try op.render(on: &out)
     var expected = image
     let pen = Pen(color: RGBA(0, 0, 0), size: 10, hardness: 0.7)
     expected.drawStroke([(x: 10, y: 10), (x: 30, y: 10)], pen: pen)
@@ -135,43 +137,21 @@ import Testing
   }
 
   @Test func badStrokesFiles() {
-    func parse(_ text: String) throws {
-      _ = try Filters.parse("brush:strokes=s.json") { _ in Array(text.utf8) }
+    func reason(_ text: String) -> String? {
+      do {
+        _ = try StrokesFile.parse(Array(text.utf8))
+        return nil
+      } catch { return error.description }
     }
-    #expect(
-      throws: FilterError.unreadableFile(
-        filter: "brush", key: "strokes", path: "s.json", reason: "the file holds no strokes")
-    ) {
-      try parse("[]")
-    }
-    #expect(
-      throws: FilterError.unreadableFile(
-        filter: "brush", key: "strokes", path: "s.json", reason: "stroke 0: a point is not [x, y]")
-    ) {
-      try parse("[[[1, 2, 3]]]")
-    }
-    #expect(
-      throws: FilterError.unreadableFile(
-        filter: "brush", key: "strokes", path: "s.json", reason: "invalid JSON at byte 5: expected ',' or ']'"
-      )
-    ) {
-      try parse("[[[1 2]]]")
-    }
-    #expect(
-      throws: FilterError.unreadableFile(
-        filter: "brush", key: "strokes", path: "s.json", reason: "a point is negative or beyond 100%")
-    ) {
-      try parse("[[[-1, 2]]]")
-    }
-    #expect(
-      throws: FilterError.unreadableFile(
-        filter: "brush", key: "strokes", path: "missing.json", reason: "no such file")
-    ) {
-      _ = try Filters.parse("brush:strokes=missing.json") { _ in throw CascadeError("no such file") }
-    }
+    #expect(reason("[]") == "the file holds no strokes")
+    #expect(reason("[[[1, 2, 3]]]") == "stroke 0: a point is not [x, y]")
+    #expect(reason("[[[1 2]]]") == "invalid JSON at byte 5: expected ',' or ']'")
+    // A point outside the image is the request's to refuse.
+    let negative = try? StrokesFile.parse(Array("[[[-1, 2]]]".utf8))
+    #expect(throws: FilterError.self) { try Filters.request("brush", values: ["strokes": .strokes(negative ?? [])]) }
   }
 }
 
 extension Pen: CustomTestStringConvertible {
-  public var testDescription: String { "\(colorText(color)) size \(size) hardness \(hardness)" }
+  public var testDescription: String { "\(color.hex) size \(size) hardness \(hardness)" }
 }

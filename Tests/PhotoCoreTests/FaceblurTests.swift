@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import PhotoCore
@@ -7,15 +8,17 @@ import Testing
     .object(["x": .number(x), "y": .number(y), "width": .number(w), "height": .number(h)])
   }
 
-  /// A stored faceblur with two faces on a 200×100 image: boxes (20, 10, 40×40) and (120, 30, 50×50).
-  static let stored = Operation(
-    filter: "faceblur", version: 1, parameters: [:],
-    derived: ["faces": .array([face(0.1, 0.1, 0.2, 0.4), face(0.6, 0.3, 0.25, 0.5)])])
+  /// Two faces on a 200×100 image: boxes (20, 10, 40×40) and (120, 30, 50×50).
+  static let faces = JSONValue.array([face(0.1, 0.1, 0.2, 0.4), face(0.6, 0.3, 0.25, 0.5)])
+
+  static func stored(_ parameters: [String: JSONValue] = [:], faces: JSONValue = faces) throws -> Step {
+    try Filters.step(filter: "faceblur", version: 1, parameters: parameters, derived: ["faces": faces])
+  }
 
   @Test func rendersFromStoredFacesWithThePixelateKernel() throws {
     let image = noiseImage(width: 200, height: 100, seed: 50)
     var out = image
-    try Filters.render(Self.stored, on: &out, context: noCascade)  // never asks for the cascade
+    try Self.stored().render(on: &out)  // never detects
     var expected = image
     // Radius: half the box diagonal (scale 1); block: box width / 10 blocks.
     expected.pixelate(.circle(centerX: 39.5, centerY: 29.5, radius: 800.0.squareRoot()), blockSize: 4)
@@ -27,10 +30,8 @@ import Testing
   @Test func scaleBlocksExcludeAndStyles() throws {
     let image = noiseImage(width: 200, height: 100, seed: 51)
     func render(_ parameters: [String: JSONValue]) throws -> Image {
-      var op = Self.stored
-      op.parameters = parameters
       var out = image
-      try Filters.render(op, on: &out, context: noCascade)
+      try Self.stored(parameters).render(on: &out)
       return out
     }
     var expected = image
@@ -53,89 +54,109 @@ import Testing
   @Test func noFaceLeavesIdenticalBytes() throws {
     let image = noiseImage(width: 64, height: 48, seed: 52)
     var out = image
-    let op = Operation(filter: "faceblur", version: 1, parameters: [:], derived: ["faces": .array([])])
-    try Filters.render(op, on: &out, context: noCascade)
+    try Self.stored(faces: .array([])).render(on: &out)
     #expect(out.bytes == image.bytes)
   }
 
+  /// Missing or malformed faces, or a box far outside the image (only a damaged sidecar has one),
+  /// are refused when the step is read, never rendered as "no face".
   @Test func malformedFacesAreRefused() {
-    var image = noiseImage(width: 8, height: 8)
-    let bad = Operation(
-      filter: "faceblur", version: 1, parameters: [:],
-      derived: ["faces": .array([.object(["x": .number(0.1)])])])
     #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "faces")) {
-      try Filters.render(bad, on: &image, context: noCascade)
-    }
-  }
-
-  /// A box far outside the image can only come from a damaged sidecar: refused, not a crash.
-  @Test func absurdStoredBoxesAreRefused() {
-    var image = noiseImage(width: 8, height: 8)
-    let bad = Operation(
-      filter: "faceblur", version: 1, parameters: [:],
-      derived: [
-        "faces": .array([
-          .object(["x": .number(1e300), "y": .number(0.1), "width": .number(0.2), "height": .number(0.2)])
-        ])
-      ])
-    #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "faces")) {
-      try Filters.validate(bad)
+      try Filters.step(filter: "faceblur", version: 1, parameters: [:], derived: [:])
     }
     #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "faces")) {
-      try Filters.render(bad, on: &image, context: noCascade)
+      try Self.stored(faces: .array([.object(["x": .number(0.1)])]))
+    }
+    #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "faces")) {
+      try Self.stored(faces: .array([Self.face(1e300, 0.1, 0.2, 0.2)]))
+    }
+    #expect(throws: FilterError.badDerivedState(filter: "faceblur", key: "extra")) {
+      try Filters.step(
+        filter: "faceblur", version: 1, parameters: [:], derived: ["faces": .array([]), "extra": .number(1)])
     }
   }
 
   /// `exclude` names faces of one photo: a recipe taken to another photo must blur all of its faces.
   @Test func excludeIsNotCarriedToOtherPhotos() throws {
-    let stored = Operation(
-      filter: "faceblur", version: 1, parameters: ["exclude": .array([.number(0)]), "blocks": .number(12)],
-      derived: ["faces": .array([])])
-    let pending = try Filters.pending(from: stored)
-    #expect(pending.values["exclude"] == nil)
-    #expect(pending.values["blocks"] != nil)
+    let step = try Self.stored(["exclude": .array([.number(0)]), "blocks": .number(12)])
+    let request = step.portableRequest
+    #expect(!request.values.contains { $0.name == "exclude" })
+    #expect(request.values.contains { $0.name == "blocks" && $0.value == .integer(12) })
   }
 
-  /// Detection needs the cascade: its failure is reported as the cascade's own message.
-  @Test func resolveReportsAMissingCascade() throws {
-    let pending = try Filters.parse("faceblur", readFile: noFiles)
-    #expect(throws: FilterError.cascadeUnavailable("no cascade in this test")) {
-      try pending.resolve(for: noiseImage(width: 8, height: 8), context: noCascade)
+  @Test func detectorOptionsAreTheDetectorsOwn() throws {
+    let values: [String: ParameterValue] = [
+      "scaleFactor": .number(1.2), "minNeighbors": .integer(5), "minFace": .integer(40), "maxFace": .integer(400),
+      "style": .choice("blur"),
+    ]
+    let request = try Filters.request("faceblur", values: values)
+    let step = try request.resolve(
+      in: ResolveContext(image: noiseImage(width: 8, height: 8), detector: Recording(faces: [])))
+    let p = try #require(step.typed(FaceblurFilter.self)?.parameters)
+    #expect(p.detection == DetectionOptions(scaleFactor: 1.2, minNeighbors: 5, minSize: 40, maxSize: 400))
+    #expect(
+      throws: FilterError.outOfRange(
+        filter: "faceblur", key: "scaleFactor", value: .number(1), allowed: .number(DetectionOptions.scaleFactorRange),
+        image: nil)
+    ) {
+      try Filters.request("faceblur", values: ["scaleFactor": .number(1)])
+    }
+    #expect(
+      throws: FilterError.outOfRange(
+        filter: "faceblur", key: "maxFace", value: .integer(20), allowed: .integer(30...100_000), image: nil)
+    ) {
+      try Filters.request("faceblur", values: ["minFace": .integer(30), "maxFace": .integer(20)])
     }
   }
 
-  /// Boxes found on a reduced decode map back to the full image, as fractions, left to right.
-  @Test func boxesFromAReducedImageMapBack() {
-    let boxes = [
-      FaceBox(x: 300, y: 40, width: 50, height: 50), FaceBox(x: 100, y: 200, width: 30, height: 30),
-    ]
-    // Found on a 1000×750 decode of a 4000×3000 image.
-    let faces = FaceblurFilter.normalizedFaces(boxes, scaleX: 4, scaleY: 4, width: 4000, height: 3000)
+  /// The detector's faces are stored as fractions of the image, in the detector's order, and the
+  /// detector gets the whole image at full size with the step's options.
+  @Test func facesComeFromTheDetectorAtFullSize() throws {
+    let image = noiseImage(width: 400, height: 300, seed: 53)
+    let detector = Recording(faces: [
+      Face(x: 40, y: 30, width: 80, height: 80), Face(x: 200, y: 150, width: 40, height: 60),
+    ])
+    let step = try step("faceblur", ["minFace": .integer(30)], for: image, detector: detector)
+    let derived = try #require(step.typed(FaceblurFilter.self)?.derived)
     #expect(
-      faces == [
-        FaceblurFilter.Face(x: 0.1, y: 800.0 / 3000, width: 0.03, height: 0.04),
-        FaceblurFilter.Face(x: 0.3, y: 160.0 / 3000, width: 0.05, height: 200.0 / 3000),
+      derived.faces == [
+        Box(fractionX: 0.1, y: 0.1, width: 0.2, height: 80.0 / 300),
+        Box(fractionX: 0.5, y: 0.5, width: 0.1, height: 0.2),
       ])
-    #expect(FaceblurFilter.sameShape(reducedWidth: 10, reducedHeight: 8, width: 40, height: 30))
-    #expect(FaceblurFilter.sameShape(reducedWidth: 667, reducedHeight: 375, width: 5336, height: 3000))
-    #expect(!FaceblurFilter.sameShape(reducedWidth: 10, reducedHeight: 10, width: 40, height: 30))
+    #expect(detector.searched.withLock { $0 } == [ImageSize(400, 300)])
+    #expect(detector.options.withLock { $0 }.map(\.minSize) == [30])
   }
 
-  @Test func detectorOptionsParse() throws {
-    let p = try Filters.parse(
-      "faceblur:scaleFactor=1.2,minNeighbors=5,minFace=40,maxFace=400,style=blur", readFile: noFiles)
-    #expect(p.values["scaleFactor"] == .number(1.2))
-    #expect(p.values["minNeighbors"] == .integer(5))
-    #expect(p.values["minFace"] == .integer(40) && p.values["maxFace"] == .integer(400))
-    #expect(
-      throws: FilterError.outOfRange(filter: "faceblur", key: "scaleFactor", value: "1", range: "1.01...4")
-    ) {
-      try Filters.parse("faceblur:scaleFactor=1", readFile: noFiles)
+  /// A detector's failure is the step's, with its fact.
+  @Test func detectorFailureIsReported() throws {
+    #expect(throws: FilterError.detection(filter: "faceblur", .tooManyCandidates(limit: 7))) {
+      try step("faceblur", for: noiseImage(width: 8, height: 8), detector: Failing())
     }
   }
 }
 
-/// The resolve path with a real (tiny, hand-made) cascade: a 6×6 window, one stage, one stump on
+/// A detector that returns given faces and records what it was asked.
+final class Recording: FaceDetector, @unchecked Sendable {
+  let faces: [Face]
+  let searched = Mutex<[ImageSize]>([])
+  let options = Mutex<[DetectionOptions]>([])
+  var identity: DetectorIdentity { DetectorIdentity(name: "recording", version: 1) }
+  init(faces: [Face]) { self.faces = faces }
+  func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+    searched.withLock { $0.append(ImageSize(image.width, image.height)) }
+    self.options.withLock { $0.append(options) }
+    return faces
+  }
+}
+
+struct Failing: FaceDetector {
+  var identity: DetectorIdentity { DetectorIdentity(name: "failing", version: 1) }
+  func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+    throw .tooManyCandidates(limit: 7)
+  }
+}
+
+/// The whole path with a real (tiny, hand-made) cascade: a 6×6 window, one stage, one stump on
 /// −1 × (whole window) + 2 × (bottom half). A window is a "face" when its bottom half is much
 /// brighter than its top half.
 @Suite struct FaceblurDetectionTests {
@@ -147,17 +168,7 @@ import Testing
     <features><_><rects><_>0 0 6 6 -1.</_><_>0 3 6 3 2.</_></rects></_></features></cascade></opencv_storage>
     """
 
-  static func context(reduced: Image? = nil, timings: TimingLog? = nil) -> FilterContext {
-    FilterContext(
-      cascade: { try HaarCascade(xml: Array(cascadeXML.utf8)) },
-      recordTiming: { stage, seconds in timings?.add(stage, seconds) },
-      reducedSource: reduced)
-  }
-
-  final class TimingLog: @unchecked Sendable {
-    var entries: [(String, Double)] = []
-    func add(_ s: String, _ d: Double) { entries.append((s, d)) }
-  }
+  static var detector: HaarFaceDetector { HaarFaceDetector(cascade: try! HaarCascade(xml: Array(cascadeXML.utf8))) }
 
   /// A w×h image: rows above `split` at grey `top`, the rest at `bottom`.
   static func halves(width: Int, height: Int, split: Int, top: UInt8, bottom: UInt8) -> Image {
@@ -166,16 +177,13 @@ import Testing
     return image
   }
 
-  @Test func detectsStoresNormalisedBoxesAndRecordsATiming() throws {
+  @Test func detectsAndStoresNormalisedBoxes() throws {
     let image = Self.halves(width: 6, height: 6, split: 3, top: 10, bottom: 50)
-    let log = TimingLog()
-    let op = try Filters.parse("faceblur:minNeighbors=0,blocks=2", readFile: noFiles)
-      .resolve(for: image, context: Self.context(timings: log))
-    #expect(op.derived == ["faces": .array([FaceblurTests.face(0, 0, 1, 1)])])
-    #expect(log.entries.map(\.0) == ["detect"])
-    #expect(log.entries.allSatisfy { $0.1 >= 0 })
+    let op = try step(
+      "faceblur", ["minNeighbors": .integer(0), "blocks": .integer(2)], for: image, detector: Self.detector)
+    #expect(op.typed(FaceblurFilter.self)?.derived.faces == [Box(fractionX: 0, y: 0, width: 1, height: 1)])
     var out = image
-    try Filters.render(op, on: &out, context: noCascade)
+    try op.render(on: &out)
     // Blocks of 3: the circle covers the whole 6×6 image; each block is one half, so unchanged
     // grey values, but the block rows 0–2 and 3–5 keep their own means.
     var expected = image
@@ -185,39 +193,18 @@ import Testing
 
   @Test func noFaceMeansIdenticalBytes() throws {
     let image = Self.halves(width: 6, height: 6, split: 3, top: 50, bottom: 10)
-    let op = try Filters.parse("faceblur:minNeighbors=0", readFile: noFiles).resolve(
-      for: image, context: Self.context())
-    #expect(op.derived == ["faces": .array([])])
+    let op = try step("faceblur", ["minNeighbors": .integer(0)], for: image, detector: Self.detector)
+    #expect(op.typed(FaceblurFilter.self)?.derived.faces == [])
     var out = image
-    try Filters.render(op, on: &out, context: noCascade)
+    try op.render(on: &out)
     #expect(out.bytes == image.bytes)
   }
 
-  /// Over 2 MP, detection runs on the reduced decode and the boxes are scaled back. The full
-  /// image here is flat (no face anywhere), so a face can only come from the reduced copy.
-  @Test func largeImagesDetectOnTheReducedSource() throws {
-    let full = Image(width: 2400, height: 1200, fill: RGBA(30, 30, 30))
-    let reduced = Self.halves(width: 12, height: 6, split: 3, top: 10, bottom: 50)
-    let op = try Filters.parse("faceblur:minNeighbors=0,maxFace=1200", readFile: noFiles)
-      .resolve(for: full, context: Self.context(reduced: reduced))
-    guard let faces = FaceblurFilter.faces(op.derived) else {
-      Issue.record("no faces stored")
-      return
-    }
-    // Raw 6×6 windows at x = 0, 2, 4, 6 on the 12×6 copy: 1/2 of the width each, full height.
-    #expect(faces.count == 4)
-    let expected: [FaceblurFilter.Face] = [0.0, 1, 2, 3].map { k in
-      FaceblurFilter.Face(x: k / 6, y: 0, width: 0.5, height: 1)
-    }
-    #expect(faces == expected)
-  }
-
-  /// Up to 2 MP the image itself is searched, even when a reduced copy is offered.
-  @Test func smallImagesDetectAtFullSize() throws {
-    let image = Self.halves(width: 6, height: 6, split: 3, top: 10, bottom: 50)
-    let decoy = Self.halves(width: 3, height: 3, split: 1, top: 50, bottom: 10)
-    let op = try Filters.parse("faceblur:minNeighbors=0", readFile: noFiles)
-      .resolve(for: image, context: Self.context(reduced: decoy))
-    #expect(op.derived == ["faces": .array([FaceblurTests.face(0, 0, 1, 1)])])
+  /// The Haar detector returns faces in reading order, whatever order its search found them in.
+  @Test func facesAreInReadingOrder() throws {
+    let image = Self.halves(width: 12, height: 6, split: 3, top: 10, bottom: 50)
+    let faces = try Self.detector.faces(in: image, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 0))
+    #expect(faces == faces.inReadingOrder)
+    #expect(faces.map(\.x) == [0, 2, 4, 6])
   }
 }

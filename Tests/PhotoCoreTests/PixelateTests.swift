@@ -105,20 +105,21 @@ import Testing
 
   @Test func filterParsesAndNormalises() throws {
     let image = noiseImage(width: 200, height: 100, seed: 2)
-    let op = try Filters.parse("pixelate:shape=circle,center=100:50,radius=20,block=5", readFile: noFiles)
-      .resolve(for: image, context: noCascade)
-    #expect(op.parameters["center"] == .array([.number(0.5), .number(0.5)]))
-    #expect(op.parameters["radius"] == .number(0.2))
-    #expect(op.parameters["block"] == .number(0.05))
+    let op = try step(
+      "pixelate", ["shape": .choice("circle"), "center": pt(100, 50), "radius": px(20), "block": px(5)], for: image)
+    let p = try #require(op.typed(PixelateFilter.self)?.parameters)
+    #expect(p.center == Point(fractionX: 0.5, y: 0.5))
+    #expect(p.radius == .fraction(0.2))
+    #expect(p.block == .fraction(0.05))
     var out = image
-    try Filters.render(op, on: &out, context: noCascade)
+    try op.render(on: &out)
     var expected = image
     expected.pixelate(.circle(centerX: 100, centerY: 50, radius: 20), blockSize: 5)
     #expect(out == expected)
     // The same recipe on an image twice the size scales the region and the blocks.
     let big = noiseImage(width: 400, height: 200, seed: 3)
     var bigOut = big
-    try Filters.render(op, on: &bigOut, context: noCascade)
+    try op.render(on: &bigOut)
     var bigExpected = big
     bigExpected.pixelate(.circle(centerX: 200, centerY: 100, radius: 40), blockSize: 10)
     #expect(bigOut == bigExpected)
@@ -128,7 +129,7 @@ import Testing
     let image = noiseImage(width: 100, height: 80, seed: 12)
     var expected = image
     expected.pixelate(.rectangle(x: 10, y: 20, width: 50, height: 40), blockSize: 4)
-    #expect(try apply("pixelate:x=10%,y=25%,width=50%,height=50%,block=4", to: image) == expected)
+    #expect(try apply("pixelate", ["x": pc(10), "y": pc(25), "width": pc(50), "height": pc(50), "block": px(4)], to: image) == expected)
   }
 }
 

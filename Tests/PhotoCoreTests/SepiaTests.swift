@@ -46,7 +46,7 @@ import Testing
   @Test func intensityZeroIsIdentical() throws {
     let image = noiseImage(width: 33, height: 17)
     #expect(image.sepiaToned(intensity: 0).bytes == image.bytes)
-    #expect(try apply("sepia:intensity=0", to: image).bytes == image.bytes)
+    #expect(try apply("sepia", ["intensity": .number(0)], to: image).bytes == image.bytes)
   }
 
   @Test func onePixel() {
@@ -74,7 +74,7 @@ import Testing
   /// The filter runs the same kernel: a large image splits over workers and gives the same bytes.
   @Test func filterMatchesKernelOnManyRows() throws {
     let image = noiseImage(width: 64, height: 300, seed: 9)
-    #expect(try apply("sepia:intensity=0.8", to: image) == image.sepiaToned(intensity: 0.8))
+    #expect(try apply("sepia", ["intensity": .number(0.8)], to: image) == image.sepiaToned(intensity: 0.8))
     #expect(maxDifference(image.sepiaToned(intensity: 0.8), Self.reference(image, intensity: 0.8)) <= 1)
   }
 }
@@ -135,7 +135,7 @@ import Testing
 
   @Test func intensityZeroAndOnePixel() throws {
     let image = noiseImage(width: 40, height: 30)
-    #expect(try apply("vignette:intensity=0", to: image).bytes == image.bytes)
+    #expect(try apply("vignette", ["intensity": .number(0)], to: image).bytes == image.bytes)
     let one = Image(width: 1, height: 1, fill: RGBA(90, 80, 70))
     #expect(try apply("vignette", to: one) == one)
   }

@@ -22,9 +22,6 @@ func noiseImage(width: Int, height: Int, seed: UInt64 = 1, opaque: Bool = true) 
   return Image(width: width, height: height, bytes: bytes)
 }
 
-/// A context whose cascade cannot be loaded (for filters that never detect).
-let noCascade = FilterContext(cascade: { throw CascadeError("no cascade in this test") })
-
 /// The largest difference between two images' bytes.
 func maxDifference(_ a: Image, _ b: Image) -> Int {
   precondition(a.width == b.width && a.height == b.height)
@@ -33,14 +30,29 @@ func maxDifference(_ a: Image, _ b: Image) -> Int {
   return m
 }
 
-/// Reads no file; fails the test if called.
-func noFiles(_ path: String) throws -> [UInt8] { throw CascadeError("unexpected read of \(path)") }
+/// A length in pixels.
+func px(_ v: Double) -> ParameterValue { .length(.pixels(v)) }
+/// A length as a percentage of its axis.
+func pc(_ v: Double) -> ParameterValue { .length(.fraction(v / 100)) }
+/// A point in pixels.
+func pt(_ x: Double, _ y: Double) -> ParameterValue { .point(Point(x: .pixels(x), y: .pixels(y))) }
+/// A list of points in pixels.
+func pts(_ xy: (Double, Double)...) -> ParameterValue { .points(xy.map { Point(x: .pixels($0.0), y: .pixels($0.1)) }) }
 
-/// Parses, resolves against `image` and renders one filter word.
-func apply(_ word: String, to image: Image, readFile: (String) throws -> [UInt8] = noFiles) throws -> Image {
-  let op = try Filters.parse(word, readFile: readFile).resolve(for: image, context: noCascade)
+/// The step a request for `filter` with `values` makes for `image`.
+func step(
+  _ filter: String, _ values: [String: ParameterValue] = [:], for image: Image, detector: (any FaceDetector)? = nil
+) throws -> Step {
+  try Filters.request(filter, values: values).resolve(in: ResolveContext(image: image, detector: detector))
+}
+
+/// Makes the step for `image` and renders it.
+func apply(
+  _ filter: String, _ values: [String: ParameterValue] = [:], to image: Image, detector: (any FaceDetector)? = nil
+) throws -> Image {
+  let s = try step(filter, values, for: image, detector: detector)
   var out = image
-  try Filters.render(op, on: &out, context: noCascade)
+  try s.render(on: &out)
   return out
 }
 

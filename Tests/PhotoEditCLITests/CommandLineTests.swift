@@ -2,6 +2,8 @@ import Foundation
 import PhotoCore
 import Testing
 
+import Recipe
+
 @testable import PhotoEditCLI
 
 @Suite struct ArgumentScannerTests {
@@ -182,7 +184,7 @@ import Testing
     try folder.copy("faces/hopper.jpg", as: "a.jpg.original")
     try Data("{}".utf8).write(to: URL(fileURLWithPath: folder.path("a.jpg.photoedit.json")))
     try Data("x".utf8).write(to: URL(fileURLWithPath: folder.path("notes.txt")))
-    let found = FileList.photos(in: folder.url.path, recursive: true).map(\.path)
+    let found = PhotoFolder.photos(in: folder.url.path, recursive: true).map(\.path)
     #expect(found == [folder.path("a.jpg"), folder.path("sub/b.JPEG")])
   }
 }

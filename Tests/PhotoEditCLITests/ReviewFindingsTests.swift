@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import Recipe
+
 @testable import PhotoEditCLI
 
 /// Inputs a careless script or an unlucky folder produces: each gets one clear line and a
@@ -11,7 +13,7 @@ import Testing
     defer { folder.cleanUp() }
     try folder.copy("faces/hopper.jpg", as: "a.jpg")
     try FileManager.default.createSymbolicLink(atPath: folder.path("loop"), withDestinationPath: ".")
-    let found = FileList.photos(in: folder.url.path, recursive: true).map(\.path)
+    let found = PhotoFolder.photos(in: folder.url.path, recursive: true).map(\.path)
     #expect(found == [folder.path("a.jpg")])
   }
 

@@ -74,8 +74,8 @@ import Testing
     case .rerender:
       var store = fakeStore()
       store.settings.quality = 50
-      _ = try store.render(photo, output: nil, maxSize: nil)
-    case .export: _ = try fakeStore().render(photo, output: folder.file("x.jpg"), maxSize: nil)
+      _ = try store.render(photo)
+    case .export: _ = try fakeStore().export(photo, output: folder.file("x.jpg"), maxSize: nil)
     case .applyToOutput: _ = try fakeStore().apply([step("add")], to: photo, output: folder.file("out.png"))
     }
   }
@@ -109,11 +109,10 @@ import Testing
         state["p.jpg.original"] == originalSHA || state["p.jpg"] == originalSHA,
         "\(scenario) at \(point.rawValue): original lost")
       // A crash never looks like an edit made by another program.
-      let status = fakeStore().status(folder.file(target(scenario)))
-      #expect(
-        status.fields["state"] != .string("modified"), "\(scenario) at \(point.rawValue): \(status.lines)")
+      let status = fakeStore().inspect(folder.file(target(scenario)))
+      #expect(status.state != .modified, "\(scenario) at \(point.rawValue): \(String(describing: status.problem))")
       if folder.exists(target(scenario) + ".photoedit.journal") {
-        #expect(status.fields["state"] == .string("damaged"))
+        #expect(status.state == .damaged)
         #expect(throws: StoreError.interrupted) { try fakeStore().show(folder.file(target(scenario))) }
       }
 
@@ -181,16 +180,16 @@ import Testing
     let snapshots = Snapshots(live)
     try snapshots.watching { try run(scenario, in: live) }
     let after = live.state()
-    let oldOps = try? fakeStore().loadSidecar(PhotoPaths(live.file("p.jpg")))?.data.operations.map(\.filter)
+    let oldOps = try? fakeStore().loadSidecar(PhotoPaths(live.file("p.jpg")))?.data.steps.map(\.filter)
     _ = oldOps
     for (point, folder) in snapshots.all {
       // The next command on the photo, without any explicit repair.
       let report = try fakeStore().apply([step("mark")], to: folder.file("p.jpg"), output: nil)
-      let ops = try fakeStore().loadSidecar(PhotoPaths(folder.file("p.jpg")))!.data.operations.map(\.filter)
+      let ops = try fakeStore().loadSidecar(PhotoPaths(folder.file("p.jpg")))!.data.steps.map(\.filter)
       #expect(ops.last == "mark")
       #expect(folder.leftovers() == [], "\(scenario) at \(point.rawValue)")
       if point >= .afterJournal && point < .afterCommit {
-        #expect(report.lines.first == "finished an edit that a crash had interrupted")
+        #expect(report.recovery.finishedEdit)
       }
       _ = (before, after)
     }

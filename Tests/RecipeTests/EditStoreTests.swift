@@ -14,10 +14,7 @@ import Testing
   init() { folder.write("p.jpg", originalBytes) }
 
   func sidecar() throws -> AdjustmentData {
-    try AdjustmentData.read(
-      folder.read("p.jpg.photoedit.json")!, requireProvenance: true,
-      validate: { op throws(StoreError) in op }
-    ).data
+    try readSidecar(folder.read("p.jpg.photoedit.json")!).data
   }
 
   @Test func firstApplyPreservesOriginalWritesRenderAndSidecar() throws {
@@ -25,9 +22,7 @@ import Testing
     #expect(folder.names() == ["p.jpg", "p.jpg.original", "p.jpg.photoedit.json"])
     #expect(folder.read("p.jpg.original") == originalBytes)
     var expected = FakeEngine.pixels(of: originalBytes)!
-    try FakeEngine().render(
-      Operation(filter: "invert", version: 1, parameters: [:]), on: &expected, context: fakeSettings().context
-    )
+    try stored("invert").render(on: &expected)
     let render = folder.read("p.jpg")!
     #expect(FakeEngine.pixels(of: render) == expected)
     let data = try sidecar()
@@ -37,23 +32,23 @@ import Testing
           path: "p.jpg.original", sha256: SHA256.hex(originalBytes), bytes: originalBytes.count, width: 6,
           height: 4, orientation: 1))
     // Quality 90 by default; the JPEG input's subsampling (the fake says 4:2:2).
-    #expect(data.render == .init(sha256: SHA256.hex(render), format: "jpeg", quality: 90, subsampling: "422"))
-    #expect(data.operations.map(\.filter) == ["invert"])
-    #expect(report.fields["operations"] == .number(1))
-    #expect(report.lines == ["applied invert (1 operation)"])
+    #expect(data.render == RenderRecord(sha256: SHA256.hex(render), format: .jpeg, quality: 90, subsampling: .s422))
+    #expect(data.steps.map(\.filter) == ["invert"])
+    #expect(report.stepCount == 1)
+    #expect(report.added.map(\.filter) == ["invert"])
   }
 
   @Test func applyApplyUndoRedoRevertRestoresTheOriginalBytes() throws {
     let store = fakeStore()
     _ = try store.apply([step("invert")], to: photo, output: nil)
-    _ = try store.apply([step("add", ["amount": .number(5)]), step("mark")], to: photo, output: nil)
-    #expect(try sidecar().operations.map(\.filter) == ["invert", "add", "mark"])
-    #expect(try sidecar().operations[2].derived == ["width": .number(6)])
+    _ = try store.apply([step("add", ["amount": .integer(5)]), step("mark")], to: photo, output: nil)
+    #expect(try sidecar().steps.map(\.filter) == ["invert", "add", "mark"])
+    #expect(try sidecar().steps[2].typed(MarkFake.self)?.derived.width == 6)
     let twoEdits = folder.read("p.jpg")!
     #expect(folder.read("p.jpg.original") == originalBytes)
 
     _ = try store.step(photo, undo: true)
-    #expect(try sidecar().operations.map(\.filter) == ["invert", "add"])
+    #expect(try sidecar().steps.map(\.filter) == ["invert", "add"])
     #expect(try sidecar().undone.map(\.filter) == ["mark"])
     _ = try store.step(photo, undo: true)
     #expect(try sidecar().undone.map(\.filter) == ["mark", "add"])
@@ -61,25 +56,25 @@ import Testing
     _ = try store.step(photo, undo: false)
     // Deterministic: undo then redo gives the render back byte for byte.
     #expect(folder.read("p.jpg") == twoEdits)
-    #expect(try sidecar().operations.count == 3)
+    #expect(try sidecar().steps.count == 3)
     #expect(throws: StoreError.nothingToRedo) { try store.step(photo, undo: false) }
 
     _ = try store.revert(photo)
     #expect(folder.names() == ["p.jpg"])
     #expect(SHA256.hex(folder.read("p.jpg")!) == SHA256.hex(originalBytes))
     // Reverting an unedited photo is a harmless no-op.
-    #expect(try store.revert(photo).fields["reverted"] == .bool(false))
+    #expect(try store.revert(photo).reverted == false)
   }
 
   @Test func undoToNothingKeepsTheSidecarForRedo() throws {
     let store = fakeStore()
     _ = try store.apply([step("invert")], to: photo, output: nil)
     _ = try store.step(photo, undo: true)
-    #expect(try sidecar().operations.isEmpty)
+    #expect(try sidecar().steps.isEmpty)
     #expect(FakeEngine.pixels(of: folder.read("p.jpg")!) == FakeEngine.pixels(of: originalBytes))
     #expect(throws: StoreError.nothingToUndo) { try store.step(photo, undo: true) }
     _ = try store.step(photo, undo: false)
-    #expect(try sidecar().operations.count == 1)
+    #expect(try sidecar().steps.count == 1)
   }
 
   @Test func applyAfterUndoDropsTheRedoList() throws {
@@ -87,7 +82,7 @@ import Testing
     _ = try store.apply([step("invert"), step("mark")], to: photo, output: nil)
     _ = try store.step(photo, undo: true)
     _ = try store.apply([step("add")], to: photo, output: nil)
-    #expect(try sidecar().operations.map(\.filter) == ["invert", "add"])
+    #expect(try sidecar().steps.map(\.filter) == ["invert", "add"])
     #expect(try sidecar().undone.isEmpty)
   }
 
@@ -110,13 +105,13 @@ import Testing
       { _ = try fakeStore().apply([step("add")], to: path, output: nil) },
       { _ = try fakeStore().step(path, undo: true) },
       { _ = try fakeStore().revert(path) },
-      { _ = try fakeStore().render(path, output: nil, maxSize: nil) },
+      { _ = try fakeStore().render(path) },
     ]
     for command in commands {
       #expect(throws: StoreError.renderModified) { try command() }
       #expect(folder.state() == before)
     }
-    #expect(fakeStore().status(photo).fields["state"] == .string("modified"))
+    #expect(fakeStore().inspect(photo).state == .modified)
     #expect(throws: StoreError.self) { try fakeStore().check(photo, repair: true) }
     _ = try fakeStore(force: true).revert(photo)
     #expect(folder.read("p.jpg") == originalBytes)
@@ -130,10 +125,6 @@ import Testing
     #expect(throws: StoreError.isSidecar(photo: photo)) {
       try fakeStore().step(photo + ".photoedit.json", undo: true)
     }
-    #expect(
-      StoreError.isPreservedOriginal(photo: "p.jpg").description
-        == "this is photoedit's preserved original of 'p.jpg'; edit 'p.jpg' instead, or copy this file under another name"
-    )
   }
 
   @Test func missingOriginalIsRefusedAndSaysWhatToDo() throws {
@@ -142,10 +133,8 @@ import Testing
     let before = folder.state()
     let error = #expect(throws: StoreError.self) { try fakeStore().step(photo, undo: true) }
     #expect(error == .originalMissing(original: folder.file("p.jpg.original")))
-    #expect(error?.status == 66)
-    #expect(error?.description.contains("restore it from a backup") == true)
     #expect(folder.state() == before)
-    #expect(fakeStore().status(photo).fields["state"] == .string("damaged"))
+    #expect(fakeStore().inspect(photo).state == .damaged)
   }
 
   @Test func changedOriginalIsRefused() throws {
@@ -186,12 +175,14 @@ import Testing
       .replacingOccurrences(of: "\"invert\"", with: "\"oilpaint\"")
     folder.write("p.jpg.photoedit.json", Array(text.utf8))
     let before = folder.state()
-    #expect(throws: StoreError.unknownFilter(name: "oilpaint")) { try fakeStore().step(photo, undo: true) }
+    #expect(throws: StoreError.step(index: 0, .unknownFilter("oilpaint"))) {
+      try fakeStore().step(photo, undo: true)
+    }
     #expect(folder.state() == before)
   }
 
   @Test func failingFilterLeavesNothingBehind() throws {
-    #expect(throws: StoreError.filter("fail always fails")) {
+    #expect(throws: StoreError.step(index: nil, FailFake.failure)) {
       try fakeStore().apply([step("fail")], to: photo, output: nil)
     }
     #expect(folder.names() == ["p.jpg"])
@@ -200,7 +191,7 @@ import Testing
 
   @Test func dryRunChangesNothing() throws {
     let report = try fakeStore(dryRun: true).apply([step("invert")], to: photo, output: nil)
-    #expect(report.lines == ["would apply invert (1 operation)"])
+    #expect(report.dryRun && report.added.map(\.filter) == ["invert"])
     #expect(folder.names() == ["p.jpg"])
   }
 
@@ -211,17 +202,14 @@ import Testing
     #expect(folder.names() == ["out", "p.jpg"])
     #expect(folder.read("p.jpg") == originalBytes)
     #expect(folder.names().count == 2)
-    let data = try AdjustmentData.read(
-      folder.read("out/e.png.photoedit.json")!, requireProvenance: true,
-      validate: { op throws(StoreError) in op }
-    ).data
+    let data = try readSidecar(folder.read("out/e.png.photoedit.json")!).data
     #expect(data.original?.path == "../p.jpg")
-    #expect(data.render?.format == "png")
+    #expect(data.render?.format == .png)
     #expect(data.render?.subsampling == nil)
     #expect(folder.read("out/e.png")?[4] == UInt8(ascii: "p"))
     // Photoedit's own edit of the same original: appended to.
     _ = try fakeStore().apply([step("mark")], to: photo, output: out)
-    #expect(fakeStore().status(out).fields["operations"] == .number(2))
+    #expect(fakeStore().inspect(out).data?.steps.count == 2)
     // Another original: refused without --force.
     folder.write("q.jpg", FakeEngine.imageFile(width: 3, height: 3, seed: 1))
     #expect(throws: StoreError.outputExists(path: out)) {
@@ -242,7 +230,7 @@ import Testing
     _ = try fakeStore().apply([step("invert")], to: photo, output: out)
     _ = try fakeStore().apply([step("add")], to: photo, output: nil)
     // p.jpg is now a render; its bytes live on as p.jpg.original, which o.jpg finds.
-    #expect(fakeStore().status(out).fields["state"] == .string("edited"))
+    #expect(fakeStore().inspect(out).state == .edited)
     _ = try fakeStore().revert(out)
     #expect(folder.read("o.jpg") == originalBytes)
   }
@@ -252,7 +240,7 @@ import Testing
       try fakeStore(force: true).apply([step("invert")], to: photo, output: photo)
     }
     #expect(throws: StoreError.self) {
-      try fakeStore(force: true).render(photo, output: photo + ".original", maxSize: nil)
+      try fakeStore(force: true).export(photo, output: photo + ".original", maxSize: nil)
     }
     #expect(folder.names() == ["p.jpg"])
   }
@@ -260,64 +248,58 @@ import Testing
   @Test func exportNeedsForceToReplace() throws {
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
     let out = folder.file("x.jpg")
-    _ = try fakeStore().render(photo, output: out, maxSize: nil)
+    _ = try fakeStore().export(photo, output: out, maxSize: nil)
     #expect(folder.read("x.jpg") == folder.read("p.jpg"))
     #expect(!folder.exists("x.jpg.photoedit.json"))
     #expect(throws: StoreError.exportExists(path: out)) {
-      try fakeStore().render(photo, output: out, maxSize: nil)
+      try fakeStore().export(photo, output: out, maxSize: nil)
     }
-    let preview = try fakeStore(force: true).render(photo, output: out, maxSize: 3)
-    #expect(preview.fields["width"] == .number(3))
-    #expect(preview.fields["height"] == .number(2))
+    let preview = try fakeStore(force: true).export(photo, output: out, maxSize: 3)
+    #expect((preview.width, preview.height) == (3, 2))
     #expect(throws: StoreError.notEdited) {
-      try fakeStore().render(folder.file("x.jpg"), output: nil, maxSize: nil)
+      try fakeStore().render(folder.file("x.jpg"))
     }
-    #expect(throws: StoreError.maxSizeNeedsOutput) { try fakeStore().render(photo, output: nil, maxSize: 3) }
   }
 
   @Test func renderWithNewQualityIsRecorded() throws {
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
     var store = fakeStore()
     store.settings.quality = 70
-    let report = try store.render(photo, output: nil, maxSize: nil)
-    #expect(report.fields["changed"] == .bool(true))
+    let report = try store.render(photo)
+    #expect(report.changed)
     #expect(try sidecar().render?.quality == 70)
     #expect(folder.read("p.jpg")?[5] == 70)
     // Later commands keep the sidecar's quality.
     _ = try fakeStore().apply([step("mark")], to: photo, output: nil)
     #expect(folder.read("p.jpg")?[5] == 70)
-    #expect(try fakeStore().render(photo, output: nil, maxSize: nil).lines == ["render is current"])
+    #expect(try fakeStore().render(photo).changed == false)
   }
 
   @Test func statusCoversEveryState() throws {
-    #expect(fakeStore().status(photo).fields["state"] == .string("unedited"))
+    #expect(fakeStore().inspect(photo).state == .unedited)
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
-    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    #expect(fakeStore().inspect(photo).state == .edited)
     try FileManager.default.removeItem(atPath: photo)
-    #expect(fakeStore().status(photo).fields["state"] == .string("stale"))
+    #expect(fakeStore().inspect(photo).state == .stale)
     // check --repair re-renders a missing render.
     _ = try fakeStore().check(photo, repair: true)
-    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    #expect(fakeStore().inspect(photo).state == .edited)
     folder.write("p.jpg.photoedit.json", Array("{ torn".utf8))
-    let status = fakeStore().status(photo)
-    #expect(status.fields["state"] == .string("damaged"))
-    #expect(status.lines.first?.hasPrefix("damaged: the sidecar is not valid JSON") == true)
+    let status = fakeStore().inspect(photo)
+    #expect(status.state == .damaged)
+    guard case .error(.invalidJSON)? = status.problem else {
+      Issue.record("expected invalid JSON, got \(String(describing: status.problem))")
+      return
+    }
   }
 
   @Test func showPrintsTheRecipe() throws {
-    _ = try fakeStore().apply([step("add", ["amount": .number(3)]), step("mark")], to: photo, output: nil)
+    _ = try fakeStore().apply([step("add", ["amount": .integer(3)]), step("mark")], to: photo, output: nil)
     _ = try fakeStore().step(photo, undo: true)
     let report = try fakeStore().show(photo)
-    #expect(report.fields["current"] == .bool(true))
-    #expect(report.fields["state"] == .string("edited"))
-    #expect(report.lines[0] == "edited: 1 operation, 1 undone")
-    #expect(report.lines[3] == "1. add v1 amount=3")
-    #expect(report.lines[4] == "undone: mark v1 [width=6]")
-    guard case .array(let ops)? = report.fields["operations"] else {
-      Issue.record("no operations")
-      return
-    }
-    #expect(ops.first?.object?["filter"] == .string("add"))
+    #expect(report.state == .edited)
+    #expect(report.data?.steps == [try stored("add", ["amount": .number(3)])])
+    #expect(report.data?.undone == [try stored("mark", ["scale": .number(1)], derived: ["width": .number(6)])])
   }
 
   @Test func migratedSidecarIsStaleUntilRendered() throws {
@@ -337,10 +319,10 @@ import Testing
     object["undone"] = nil
     object["formatVersion"] = .number(0)
     folder.write("p.jpg.photoedit.json", JSONCoding.encode(JSONValue.object(object)))
-    #expect(fakeStore().status(photo).fields["state"] == .string("stale"))
-    #expect(try fakeStore().show(photo).fields["migratedFrom"] == .number(0))
-    _ = try fakeStore().render(photo, output: nil, maxSize: nil)
-    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    #expect(fakeStore().inspect(photo).state == .stale)
+    #expect(try fakeStore().show(photo).migratedFrom == 0)
+    _ = try fakeStore().render(photo)
+    #expect(fakeStore().inspect(photo).state == .edited)
     #expect(try sidecar().formatVersion == 1)
   }
 
@@ -371,7 +353,7 @@ import Testing
     let results = await withTaskGroup(of: Bool.self) { group in
       for i in 0..<8 {
         group.addTask {
-          (try? fakeStore().apply([step("add", ["amount": .number(Double(i))])], to: path, output: nil))
+          (try? fakeStore().apply([step("add", ["amount": .integer(i)])], to: path, output: nil))
             != nil
         }
       }
@@ -379,12 +361,12 @@ import Testing
     }
     let data = try sidecar()
     // Every apply that reported success is in the recipe: no lost edit, no torn sidecar.
-    #expect(data.operations.count == 1 + results.filter { $0 }.count)
+    #expect(data.steps.count == 1 + results.filter { $0 }.count)
     #expect(
-      Set(data.operations.dropFirst().map { $0.parameters["amount"]! }).count == data.operations.count - 1)
+      Set(data.steps.dropFirst().map { $0.typed(AddFake.self)!.parameters.amount }).count == data.steps.count - 1)
     #expect(results.allSatisfy { $0 })
     #expect(folder.leftovers() == [])
-    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    #expect(fakeStore().inspect(photo).state == .edited)
   }
 
   @Test func busyWhenTheLockIsHeld() throws {
@@ -409,21 +391,21 @@ import Testing
     let seen = await withTaskGroup(of: [String].self) { group in
       group.addTask {
         for i in 0..<20 {
-          _ = try? fakeStore().apply([step("add", ["amount": .number(Double(i))])], to: photo, output: nil)
+          _ = try? fakeStore().apply([step("add", ["amount": .integer(i)])], to: photo, output: nil)
         }
         return []
       }
       group.addTask {
         var states: [String] = []
         for _ in 0..<50 {
-          states.append(fakeStore().status(photo).fields["state"]?.string ?? "?")
-          if let show = try? fakeStore().show(photo) { states.append(show.fields["state"]?.string ?? "?") }
+          states.append(fakeStore().inspect(photo).state.rawValue)
+          if let show = try? fakeStore().show(photo) { states.append(show.state.rawValue) }
         }
         return states
       }
       return await group.reduce(into: [String]()) { $0 += $1 }
     }
     #expect(Set(seen).subtracting(["edited"]).isEmpty, "\(Set(seen))")
-    #expect(try fakeStore().loadSidecar(PhotoPaths(photo))!.data.operations.count == 21)
+    #expect(try fakeStore().loadSidecar(PhotoPaths(photo))!.data.steps.count == 21)
   }
 }

@@ -50,8 +50,7 @@ final class Tmpfs: @unchecked Sendable {
       Issue.record("expected cannotWrite, got \(String(describing: error))")
       return
     }
-    #expect(reason == "No space left on device")
-    #expect(error?.status == 73)
+    #expect(reason.reason == "No space left on device")
     #expect(disk.folder.names() == ["p.jpg"])
     #expect(disk.folder.read("p.jpg") == photoBytes)
   }
@@ -65,7 +64,7 @@ final class Tmpfs: @unchecked Sendable {
     #expect(throws: StoreError.self) { try fakeStore().apply([step("add")], to: photo, output: nil) }
     #expect(disk.folder.state() == before)
     #expect(disk.folder.leftovers() == [])
-    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
+    #expect(fakeStore().inspect(photo).state == .edited)
   }
 
   @Test func readOnlyFolderChangesNothing() throws {
@@ -97,12 +96,11 @@ final class Tmpfs: @unchecked Sendable {
         return
       }
       #expect(path == folder.path)
-      #expect(reason == "Read-only file system" || reason == "Permission denied")
-      #expect(error?.description.hasSuffix("; nothing was changed") == true)
+      #expect(reason.reason == "Read-only file system" || reason.reason == "Permission denied")
     }
     #expect(folder.state() == before)
     // Reading still works.
-    #expect(fakeStore().status(photo).fields["state"] == .string("edited"))
-    #expect(try fakeStore().show(photo).fields["current"] == .bool(true))
+    #expect(fakeStore().inspect(photo).state == .edited)
+    #expect(try fakeStore().show(photo).state == .edited)
   }
 }

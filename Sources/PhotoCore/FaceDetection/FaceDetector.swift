@@ -12,7 +12,7 @@ import Dispatch
 /// 3. A window that passes every stage is a raw box `(round(x·scale), round(y·scale))` of the
 ///    scaled window size, in pixels of the original image, clipped to the image.
 /// 4. The raw boxes are grouped as `groupRectangles(boxes, minNeighbors, 0.2)` does.
-public enum FaceDetector {
+public enum HaarDetector {
   /// Detects faces in `image` (converted to grey with OpenCV's BGR2GRAY weights), using all cores.
   ///
   /// - Parameters:

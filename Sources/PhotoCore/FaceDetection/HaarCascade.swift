@@ -8,7 +8,7 @@
 ///
 ///     let xml = try readFile("/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml")
 ///     let cascade = try HaarCascade(xml: xml)
-///     let faces = FaceDetector.detect(in: image, cascade: cascade, options: DetectionOptions())
+///     let faces = HaarDetector.detect(in: image, cascade: cascade, options: DetectionOptions())
 public final class HaarCascade: Sendable {
   /// One weighted rectangle of a feature, in pixels of the training window.
   struct Rect: Sendable, Equatable {

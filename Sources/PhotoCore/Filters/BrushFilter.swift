@@ -1,72 +1,86 @@
-/// `brush`: strokes drawn with a pen, from inline points or a JSON file of strokes.
+/// `brush`: strokes drawn with a pen, from points or a list of strokes.
 ///
-/// Points are pixel indices of the image entering the step (or percentages): `points=10:20/300:40`
-/// is one stroke. `strokes=FILE` reads many strokes (see `StrokesFile`) when the word is parsed
-/// and embeds them in the stored operation, so the recipe needs no file. The pen's preset colour,
-/// size and hardness are stored explicitly (a later change of the preset table does not change
-/// old renders). `size` is the diameter in pixels; it is stored as a fraction of the shorter side
-/// of the image, so on a photo twice as large the stroke is twice as thick.
+/// Points are pixel indices of the image entering the step, or fractions: `points` is one
+/// stroke, `strokes` many (embedded in the stored step, so the recipe needs no file). The pen's
+/// preset colour, size and hardness are stored explicitly (a later change of the preset table
+/// does not change old renders). `size` is the diameter in pixels; it is stored as a fraction of
+/// the shorter side of the image, so on a photo twice as large the stroke is twice as thick.
 public struct BrushFilter: Filter {
   public static let name = "brush"
   public static let summary =
     "Draws anti-aliased strokes with a pen preset or a custom colour, size and hardness."
   public static let version = 1
 
-  /// The pen presets: colour, diameter in pixels, hardness.
-  public static let pens: [(name: String, pen: Pen)] = [
-    ("highlight", Pen(color: RGBA(255, 255, 0, 128), size: 20, hardness: 0.5)),
-    ("whiteout", Pen(color: RGBA(255, 255, 255, 255), size: 5, hardness: 0.6)),
-    ("black", Pen(color: RGBA(0, 0, 0, 255), size: 10, hardness: 0.7)),
-    ("blue", Pen(color: RGBA(0, 0, 255, 255), size: 50, hardness: 0.8)),
-    ("red", Pen(color: RGBA(255, 0, 0, 255), size: 1, hardness: 0.9)),
-  ]
+  /// The pen presets; `custom` takes its colour from `color`.
+  public enum PenName: String, CaseIterable, Sendable {
+    case highlight, whiteout, black, blue, red, custom
 
-  public static let parameters = [
-    FilterParameter(
-      "pen", .choice(pens.map(\.name) + ["custom"]), default: .choice("black"),
-      help:
-        "highlight (#FFFF0080, 20, 0.5), whiteout (#FFFFFF, 5, 0.6), black (10, 0.7), blue (50, 0.8), red (1, 0.9); custom needs color"
-    ),
-    FilterParameter("color", .color, help: "the pen's colour (overrides the preset)"),
-    FilterParameter(
-      "size", .length(.shortSide, fractions: 0...10, positive: true),
-      help: "the stroke's diameter in pixels (overrides the preset); % is of the shorter side"),
-    FilterParameter(
-      "hardness", .number(0...1), help: "1 is a hard edge, lower feathers it (overrides the preset)"),
-    FilterParameter("points", .points, help: "one stroke, X:Y/X:Y/..."),
-    FilterParameter("strokes", .strokesFile, help: "a JSON file of strokes, drawn before points"),
-  ]
-
-  public static func check(_ p: FilterValues) throws(FilterError) {
-    if !p.has("points") && !p.has("strokes") { throw .missingParameter(filter: name, key: "points") }
-    if p.choice("pen") == "custom" && !p.has("color") { throw .missingParameter(filter: name, key: "color") }
-  }
-
-  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext)
-    throws(FilterError)
-    -> [String: JSONValue]
-  {
-    if let preset = pens.first(where: { $0.name == p.choice("pen") })?.pen {
-      if !p.has("color") { p.values["color"] = .color(preset.color) }
-      if !p.has("size") { p.values["size"] = .length(.pixels(preset.size)) }
-      if !p.has("hardness") { p.values["hardness"] = .number(preset.hardness) }
-    } else {
-      // custom: colour is required; size and hardness fall back to the black pen's.
-      if !p.has("size") { p.values["size"] = .length(.pixels(10)) }
-      if !p.has("hardness") { p.values["hardness"] = .number(0.7) }
+    /// The preset's colour, diameter in pixels and hardness (custom: the black pen's size and
+    /// hardness).
+    public var pen: Pen {
+      switch self {
+      case .highlight: Pen(color: RGBA(255, 255, 0, 128), size: 20, hardness: 0.5)
+      case .whiteout: Pen(color: RGBA(255, 255, 255, 255), size: 5, hardness: 0.6)
+      case .black, .custom: Pen(color: RGBA(0, 0, 0, 255), size: 10, hardness: 0.7)
+      case .blue: Pen(color: RGBA(0, 0, 255, 255), size: 50, hardness: 0.8)
+      case .red: Pen(color: RGBA(255, 0, 0, 255), size: 1, hardness: 0.9)
+      }
     }
-    return [:]
   }
 
-  public static func render(
-    _ p: FilterValues, derived: [String: JSONValue], on image: inout Image, context: FilterContext
-  ) throws(FilterError) {
-    let preset = pens.first(where: { $0.name == p.choice("pen") })?.pen ?? pens[2].pen
+  public struct Parameters: ParameterSet {
+    /// Default black.
+    public var pen = PenName.black
+    /// Overrides the preset's colour (required with `pen=custom`).
+    public var color: RGBA?
+    /// Overrides the preset's diameter; of the shorter side.
+    public var size: Length?
+    /// Overrides the preset's hardness, 0...1.
+    public var hardness: Double?
+    /// One stroke.
+    public var points: [Point]?
+    /// Many strokes, drawn before `points`.
+    public var strokes: [[Point]]?
+    public init() {}
+
+    public static let fields: [ParameterField<Self>] = [
+      .choice(
+        "pen", \.pen,
+        help:
+          "highlight (#FFFF0080, 20, 0.5), whiteout (#FFFFFF, 5, 0.6), black (10, 0.7), blue (50, 0.8), red (1, 0.9); custom needs color"
+      ),
+      .color("color", \.color, help: "the pen's colour (overrides the preset)"),
+      .length(
+        "size", \.size, .shortSide, fractions: 0...10, positive: true,
+        help: "the stroke's diameter in pixels (overrides the preset); % is of the shorter side"),
+      .number("hardness", \.hardness, 0...1, help: "1 is a hard edge, lower feathers it (overrides the preset)"),
+      .points("points", \.points, help: "one stroke"),
+      .strokes("strokes", \.strokes, help: "many strokes (a JSON file of strokes), drawn before points"),
+    ]
+
+    public func check(filter: String) throws(FilterError) {
+      if points == nil && strokes == nil { throw .missingParameter(filter: filter, keys: ["points"]) }
+      if pen == .custom && color == nil { throw .missingParameter(filter: filter, keys: ["color"]) }
+    }
+  }
+
+  public static func resolve(_ p: inout Parameters, in context: ResolveContext) throws(FilterError)
+    -> NoDerivedState
+  {
+    let preset = p.pen.pen
+    if p.color == nil && p.pen != .custom { p.color = preset.color }
+    if p.size == nil { p.size = .pixels(preset.size) }
+    if p.hardness == nil { p.hardness = preset.hardness }
+    return NoDerivedState()
+  }
+
+  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
+    let preset = p.pen.pen
     let pen = Pen(
-      color: p.color("color") ?? preset.color,
-      size: p.pixels("size", .shortSide, of: image) ?? preset.size,
-      hardness: p.has("hardness") ? p.number("hardness") : preset.hardness)
-    let strokes = (p.strokes("strokes") ?? []) + (p.points("points").map { [$0] } ?? [])
+      color: p.color ?? preset.color,
+      size: p.size?.pixels(of: min(image.width, image.height)) ?? preset.size,
+      hardness: p.hardness ?? preset.hardness)
+    let strokes = (p.strokes ?? []) + (p.points.map { [$0] } ?? [])
     for stroke in strokes {
       image.drawStroke(stroke.map { $0.pixels(width: image.width, height: image.height) }, pen: pen)
     }

@@ -1,157 +1,129 @@
-/// One filter: its declaration (name, summary, version, parameters) and its behaviour.
+/// One filter: its declaration (name, summary, version, typed parameters and derived state) and
+/// its behaviour.
 ///
 /// A new filter is one file with a type conforming to `Filter`, plus its line in `Filters.all`.
-/// The declaration alone gives it command-line parsing, validation, the sidecar's encoding,
-/// `photoedit filters` and `photoedit help apply`.
+/// The declaration alone gives it validation, the stored form, the catalogue and help.
 ///
 ///     struct InvertFilter: Filter {
 ///       static let name = "invert"
 ///       static let summary = "Inverts the colours."
 ///       static let version = 1
-///       static let parameters = [
-///         FilterParameter("amount", .number(0...1), default: .number(1), help: "0 leaves the image as it is")
-///       ]
-///       static func render(_ p: FilterValues, derived: [String: JSONValue], on image: inout Image,
-///                          context: FilterContext) throws(FilterError) {
-///         image.invert(amount: p.number("amount"))
+///       struct Parameters: ParameterSet {
+///         var amount = 1.0
+///         static let fields: [ParameterField<Self>] = [
+///           .number("amount", \.amount, 0...1, help: "0 leaves the image as it is")
+///         ]
+///       }
+///       static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
+///         throws(FilterError)
+///       {
+///         image.invert(amount: p.amount)
 ///       }
 ///     }
 public protocol Filter: Sendable {
-  /// The word after `--filter`, lowercase.
+  associatedtype Parameters: ParameterSet
+  associatedtype Derived: ParameterSet = NoDerivedState
+
+  /// The filter's name in recipes, lowercase.
   static var name: String { get }
-  /// One line for `photoedit filters`.
+  /// One line for the catalogue.
   static var summary: String { get }
-  /// The version of the stored parameters; raised on every incompatible change (see `migrate`).
+  /// The version of the stored parameters; raised on every incompatible change, with the older
+  /// version kept typed in `legacyVersions`.
   static var version: Int { get }
-  /// Every parameter, in the order `photoedit filters` shows them.
-  static var parameters: [FilterParameter] { get }
+  /// What the filter needs besides its parameters when a step is made.
+  static var requirements: FilterRequirements { get }
+  /// Older versions of `Parameters`, kept typed, and how each becomes the current one.
+  static var legacyVersions: [LegacyParameters<Self>] { get }
 
-  /// Checks parameters against each other, before any image is seen (parse time, and when a
-  /// stored operation is validated). `p` holds the given values with defaults filled in.
-  static func check(_ p: FilterValues) throws(FilterError)
+  /// Prepares a request's parameters for the image entering the step and returns the derived
+  /// state to store (faceblur's faces). May fill in values the recipe should keep (brush stores
+  /// its pen's colour and size). Lengths may still be pixels here; they are turned into
+  /// fractions afterwards.
+  static func resolve(_ parameters: inout Parameters, in context: ResolveContext) throws(FilterError)
+    -> Derived
 
-  /// Checks `p` (pixels or fractions, defaults filled in) against `image`, the image as it enters
-  /// this step, may fill in values the recipe should keep (brush stores its pen's colour and
-  /// size), and returns the derived state to store (faceblur's faces); most filters return an
-  /// empty dictionary.
-  static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext) throws(FilterError)
-    -> [String: JSONValue]
+  /// Renders a step on `image`, the image as it enters the step. Parameters are in stored form
+  /// (fractions). Deterministic: the same image and step give the same bytes.
+  static func render(_ parameters: Parameters, _ derived: Derived, on image: inout Image) throws(FilterError)
 
-  /// Checks a stored operation's derived state.
-  static func checkDerived(_ derived: [String: JSONValue]) throws(FilterError)
-
-  /// Renders the operation on `image`. `p` holds fractions (stored form). Deterministic.
-  static func render(
-    _ p: FilterValues, derived: [String: JSONValue], on image: inout Image, context: FilterContext
-  ) throws(FilterError)
-
-  /// Turns stored parameters of an older `version` into the current version's parameters.
-  static func migrate(_ parameters: [String: JSONValue], from version: Int) throws(FilterError)
-    -> [String: JSONValue]
+  /// The colour a step's output shows where it is transparent, when it is written to a format
+  /// without transparency (a circular crop's background), or nil.
+  static func transparencyFill(_ parameters: Parameters) -> RGBA?
 }
 
 extension Filter {
-  public static func check(_ p: FilterValues) throws(FilterError) {}
-  public static func resolve(_ p: inout FilterValues, for image: Image, context: FilterContext)
-    throws(FilterError)
-    -> [String: JSONValue]
-  { [:] }
-  public static func checkDerived(_ derived: [String: JSONValue]) throws(FilterError) {
-    if let key = derived.keys.sorted().first { throw .badDerivedState(filter: name, key: key) }
-  }
-  public static func migrate(_ parameters: [String: JSONValue], from version: Int) throws(FilterError)
-    -> [String: JSONValue]
-  { parameters }
+  public static var requirements: FilterRequirements { [] }
+  public static var legacyVersions: [LegacyParameters<Self>] { [] }
+  public static func transparencyFill(_ parameters: Parameters) -> RGBA? { nil }
 }
 
-/// A filter whose every output row depends only on the same input row and where it lies
-/// (sepia, vignette). Such a filter renders any band of rows on its own, so a JPEG can be
-/// filtered and encoded band by band while the rest of it is still being decoded.
+extension Filter where Derived == NoDerivedState {
+  public static func resolve(_ parameters: inout Parameters, in context: ResolveContext) throws(FilterError)
+    -> Derived
+  { NoDerivedState() }
+}
+
+/// What a filter needs from its caller when a step is made.
+public struct FilterRequirements: OptionSet, Sendable, Hashable {
+  public let rawValue: Int
+  public init(rawValue: Int) { self.rawValue = rawValue }
+  /// The pixels of the image entering the step (not only its size).
+  public static let pixels = FilterRequirements(rawValue: 1)
+  /// A face detector (and the pixels it searches).
+  public static let faceDetector = FilterRequirements(rawValue: 2 | 1)
+}
+
+/// What a filter sees when a request becomes a step.
+public struct ResolveContext: Sendable {
+  /// The size of the image entering the step.
+  public var size: ImageSize
+  /// Its pixels, when the filter's requirements include `.pixels`.
+  public var image: Image?
+  /// The face detector, when the requirements include `.faceDetector`.
+  public var detector: (any FaceDetector)?
+
+  public init(size: ImageSize, image: Image? = nil, detector: (any FaceDetector)? = nil) {
+    (self.size, self.image, self.detector) = (size, image, detector)
+  }
+
+  /// The context of a step that needs the image itself.
+  public init(image: Image, detector: (any FaceDetector)? = nil) {
+    self.init(size: ImageSize(image.width, image.height), image: image, detector: detector)
+  }
+}
+
+/// An older version of a filter's parameters, kept as its own typed `ParameterSet`, and how a
+/// stored step of that version becomes the current `Parameters` (darktable's `legacy_params`).
+public struct LegacyParameters<F: Filter>: Sendable {
+  public let version: Int
+  let upgrade: @Sendable (_ stored: [String: JSONValue]) throws(FilterError) -> F.Parameters
+
+  /// Version `version` of the parameters is `Old`; `upgrade` turns it into the current version.
+  public init<Old: ParameterSet>(
+    version: Int, _ old: Old.Type, upgrade: @escaping @Sendable (Old) -> F.Parameters
+  ) {
+    self.version = version
+    self.upgrade = { stored throws(FilterError) in upgrade(try Old(filter: F.name, stored: stored)) }
+  }
+}
+
+/// A filter whose every output row depends only on the same input row and where it lies (sepia,
+/// vignette). Such a filter renders any band of rows on its own, so a JPEG can be filtered and
+/// encoded band by band while the rest of it is still being decoded.
 ///
-/// A row filter implements `rowRenderer` instead of `render`. It must leave alpha as it is, and
-/// its `resolve` must not read pixels (it may be called before they are decoded).
+/// A row filter implements `rowRenderer` instead of `render`. It must leave alpha as it is.
 public protocol RowFilter: Filter {
-  /// Prepares `p` (stored form) for an image of this size. The renderer is called from several
-  /// threads at once, on disjoint bands, and must give each row exactly what `render` gives.
-  static func rowRenderer(_ p: FilterValues, derived: [String: JSONValue], width: Int, height: Int)
+  /// Prepares a step for an image of this size. The renderer is called from several threads at
+  /// once, on disjoint bands, and must give each row exactly what `render` gives.
+  static func rowRenderer(_ parameters: Parameters, _ derived: Derived, size: ImageSize)
     -> @Sendable (ImageRows) -> Void
 }
 
 extension RowFilter {
-  public static func render(
-    _ p: FilterValues, derived: [String: JSONValue], on image: inout Image, context: FilterContext
-  ) throws(FilterError) {
-    image.forEachBand(rowRenderer(p, derived: derived, width: image.width, height: image.height))
+  public static func render(_ parameters: Parameters, _ derived: Derived, on image: inout Image)
+    throws(FilterError)
+  {
+    image.forEachBand(rowRenderer(parameters, derived, size: ImageSize(image.width, image.height)))
   }
-}
-
-/// The values of one operation's parameters, with defaults filled in, and typed accessors.
-///
-/// Lengths are pixels or fractions before `resolve` and fractions after; the `pixels` accessors
-/// give pixels of a given image either way.
-public struct FilterValues: Sendable, Hashable {
-  public let filter: String
-  public var values: [String: ParameterValue]
-
-  public init(filter: String, values: [String: ParameterValue]) {
-    (self.filter, self.values) = (filter, values)
-  }
-
-  public subscript(name: String) -> ParameterValue? { values[name] }
-  public func has(_ name: String) -> Bool { values[name] != nil }
-
-  public func number(_ name: String) -> Double {
-    guard case .number(let v) = values[name] else { preconditionFailure("\(filter).\(name) is not a number") }
-    return v
-  }
-  public func integer(_ name: String) -> Int {
-    guard case .integer(let v) = values[name] else {
-      preconditionFailure("\(filter).\(name) is not an integer")
-    }
-    return v
-  }
-  public func optionalInteger(_ name: String) -> Int? {
-    guard case .integer(let v) = values[name] else { return nil }
-    return v
-  }
-  public func choice(_ name: String) -> String {
-    guard case .choice(let v) = values[name] else { preconditionFailure("\(filter).\(name) is not a choice") }
-    return v
-  }
-  public func length(_ name: String) -> Length? {
-    guard case .length(let v) = values[name] else { return nil }
-    return v
-  }
-  public func point(_ name: String) -> Point? {
-    guard case .point(let v) = values[name] else { return nil }
-    return v
-  }
-  public func points(_ name: String) -> [Point]? {
-    guard case .points(let v) = values[name] else { return nil }
-    return v
-  }
-  public func strokes(_ name: String) -> [[Point]]? {
-    guard case .strokes(let v) = values[name] else { return nil }
-    return v
-  }
-  public func ratio(_ name: String) -> (Double, Double)? {
-    guard case .ratio(let w, let h) = values[name] else { return nil }
-    return (w, h)
-  }
-  public func color(_ name: String) -> RGBA? {
-    guard case .color(let v) = values[name] else { return nil }
-    return v
-  }
-  public func integers(_ name: String) -> [Int] {
-    guard case .integers(let v) = values[name] else { return [] }
-    return v
-  }
-
-  /// A length parameter in pixels of `image`, measured along `axis`.
-  public func pixels(_ name: String, _ axis: Axis, of image: Image) -> Double? {
-    length(name).map { $0.pixels(of: axis.extent(width: image.width, height: image.height)) }
-  }
-
-  /// The text of a value for messages, as the command line writes it.
-  public func text(_ name: String) -> String { values[name].map(commandLineText) ?? "" }
 }

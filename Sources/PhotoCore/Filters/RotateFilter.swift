@@ -3,14 +3,21 @@ public struct RotateFilter: Filter {
   public static let name = "rotate"
   public static let summary = "Turns the image clockwise by 90, 180 or 270 degrees."
   public static let version = 1
-  public static let parameters = [
-    FilterParameter(
-      "angle", .choice(["90", "180", "270"]), default: .choice("90"), help: "degrees clockwise")
-  ]
 
-  public static func render(
-    _ p: FilterValues, derived: [String: JSONValue], on image: inout Image, context: FilterContext
-  ) throws(FilterError) {
-    image = image.rotated(quarterTurns: Int(p.choice("angle"))! / 90)
+  /// Degrees clockwise.
+  public enum Angle: String, CaseIterable, Sendable {
+    case quarter = "90", half = "180", threeQuarters = "270"
+    var quarterTurns: Int { Int(rawValue)! / 90 }
+  }
+
+  public struct Parameters: ParameterSet {
+    /// Default 90.
+    public var angle = Angle.quarter
+    public init() {}
+    public static let fields: [ParameterField<Self>] = [.choice("angle", \.angle, help: "degrees clockwise")]
+  }
+
+  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
+    image = image.rotated(quarterTurns: p.angle.quarterTurns)
   }
 }

@@ -11,13 +11,13 @@
 ///
 /// A coordinate is a number of pixels of the image entering the step, or a string ending in `%`
 /// (`"50%"`), a fraction of its width (x) or height (y).
-enum StrokesFile {
-  struct ParseError: Error, CustomStringConvertible {
-    var description: String
+public enum StrokesFile {
+  public struct ParseError: Error, CustomStringConvertible {
+    public var description: String
     init(_ d: String) { description = d }
   }
 
-  static func parse(_ bytes: [UInt8]) throws(ParseError) -> [[Point]] {
+  public static func parse(_ bytes: [UInt8]) throws(ParseError) -> [[Point]] {
     var parser = JSONParser(bytes: bytes)
     let root: JSONValue
     do { root = try parser.parseDocument() } catch { throw ParseError(error.description) }
@@ -207,4 +207,15 @@ struct JSONParser {
       }
     }
   }
+}
+
+/// A coordinate of the strokes file written as text: `"40%"` (a fraction, 0.4) or a number of
+/// pixels.
+private func parseLength(_ text: String) -> Length? {
+  if text.hasSuffix("%") {
+    guard let v = Double(text.dropLast()), v.isFinite else { return nil }
+    return .fraction(v / 100)
+  }
+  guard let v = Double(text), v.isFinite else { return nil }
+  return .pixels(v)
 }

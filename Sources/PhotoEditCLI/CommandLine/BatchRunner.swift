@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import PhotoCore
+import Recipe
 import Synchronization
 
 /// What one file's work produced.
@@ -11,6 +12,10 @@ struct FileResult: Sendable {
   var lines: [String] = []
   /// Harmless problems worth knowing, printed on standard error as `photoedit: FILE: warning: ...`.
   var warnings: [String] = []
+
+  init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
+    (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
+  }
 }
 
 /// Runs one command's work over many files: in parallel, in input order on output, with a
@@ -22,7 +27,7 @@ struct BatchRunner {
   /// Expands the operands, runs `work` on each file, prints, and returns the exit status.
   /// `check` sees the whole list first and may refuse it before any file is touched.
   func run(
-    check: ([FileList.Entry]) throws(UsageError) -> Void = { _ in },
+    check: ([PhotoFolder.Entry]) throws(UsageError) -> Void = { _ in },
     _ work: @escaping @Sendable (String) throws -> FileResult
   ) throws(UsageError) -> Int32 {
     let entries = FileList.expand(
@@ -36,7 +41,7 @@ struct BatchRunner {
     return run(entries: entries, jobs: jobs, work)
   }
 
-  func run(entries: [FileList.Entry], jobs: Int, _ work: @escaping @Sendable (String) throws -> FileResult)
+  func run(entries: [PhotoFolder.Entry], jobs: Int, _ work: @escaping @Sendable (String) throws -> FileResult)
     -> Int32
   {
     let json = arguments.flag("json")
@@ -76,9 +81,10 @@ struct BatchRunner {
     var seconds: Double
   }
 
-  static func perform(_ entry: FileList.Entry, _ work: @Sendable (String) throws -> FileResult) -> Outcome {
-    if let failure = entry.failure {
-      return Outcome(status: failure.status, error: failure.message, seconds: 0)
+  static func perform(_ entry: PhotoFolder.Entry, _ work: @Sendable (String) throws -> FileResult) -> Outcome {
+    if let problem = entry.problem {
+      let (status, message) = ErrorText.describe(problem)
+      return Outcome(status: status, error: message, seconds: 0)
     }
     let start = DispatchTime.now().uptimeNanoseconds
     func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
@@ -86,7 +92,7 @@ struct BatchRunner {
       let result = try work(entry.path)
       return Outcome(status: ExitStatus.success, result: result, seconds: elapsed())
     } catch {
-      let (status, message) = ErrorReport.describe(error)
+      let (status, message) = ErrorText.describe(error)
       return Outcome(status: status, error: message, seconds: elapsed())
     }
   }

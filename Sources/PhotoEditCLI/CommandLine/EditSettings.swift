@@ -1,5 +1,4 @@
 import Codecs
-import Foundation
 import PhotoCore
 import Recipe
 
@@ -11,7 +10,7 @@ struct EditSettings: Sendable {
   var subsampling: ChromaSubsampling?
   var maxPixels: Int?
   var timings: Bool
-  var cascade: CascadeLoader
+  var detectors: DetectorLoader
 
   static let options = [
     CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.timings,
@@ -22,7 +21,7 @@ struct EditSettings: Sendable {
   init(_ args: ParsedArguments) throws(UsageError) {
     force = args.flag("force")
     dryRun = args.flag("dry-run")
-    quality = try args.integer("quality", in: 1...100)
+    quality = try args.integer("quality", in: EncodeOptions.qualityRange)
     if let text = args.value("subsampling") {
       guard let s = ChromaSubsampling(rawValue: text) else {
         throw UsageError("--subsampling must be 444, 422 or 420, not '\(text)'", command: args.command)
@@ -31,30 +30,26 @@ struct EditSettings: Sendable {
     }
     maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
     timings = args.flag("timings")
-    cascade = CascadeLoader(option: args.value("cascade"))
+    detectors = Self.detectors(args)
+  }
+
+  /// The face detector's loader: `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else the default.
+  static func detectors(_ args: ParsedArguments) -> DetectorLoader {
+    let environment = FileSystem.environment("PHOTOEDIT_CASCADE").flatMap { $0.isEmpty ? nil : $0 }
+    return DetectorLoader(cascadePath: args.value("cascade") ?? environment)
   }
 
   /// The store's settings for one file; stage times are printed with that file's name.
   func store(for file: String, console: Console) -> StoreSettings {
     let clock = StageClock(console: console, file: file, enabled: timings)
-    let loader = cascade
-    var s = StoreSettings(
-      context: FilterContext(
-        cascade: { try loader.cascade() },
-        recordTiming: { stage, seconds in clock.record(stage, seconds) }))
+    var s = StoreSettings(detectors: detectors)
+    s.recordTiming = { stage, seconds in clock.record(stage, seconds) }
     s.force = force
     s.dryRun = dryRun
     s.quality = quality
     s.subsampling = subsampling
     if let maxPixels { s.maxPixels = maxPixels }
     return s
-  }
-}
-
-extension FileResult {
-  /// A store report as one file's result.
-  init(_ report: PhotoReport) {
-    self.init(fields: report.fields, lines: report.lines, warnings: report.warnings)
   }
 }
 
@@ -75,8 +70,7 @@ struct OutputTarget: Sendable {
       throw UsageError("give -o/--output or --output-dir, not both", command: args.command)
     }
     if file != nil && (args.operands.count != 1 || args.operands == ["-"] || args.flag("recursive")) {
-      throw UsageError(
-        "-o/--output takes exactly one input; use --output-dir for many", command: args.command)
+      throw UsageError("-o/--output takes exactly one input; use --output-dir for many", command: args.command)
     }
     if let f = file, ImageFormat(pathExtension: f) == nil {
       throw UsageError("the output '\(f)' must end in .jpg, .jpeg or .png", command: args.command)
@@ -85,40 +79,21 @@ struct OutputTarget: Sendable {
 
   /// Where the result for `input` goes, or nil for in place. `--output-dir` is created when
   /// missing (unless this is a dry run).
-  func path(for input: String, dryRun: Bool = false) throws -> String? {
-    if let file {
-      if FileList.kind(of: file) == .directory {
-        throw FileProblem(status: ExitStatus.cannotCreate, description: "the output '\(file)' is a folder")
-      }
-      return file
-    }
-    if let folder {
-      if !dryRun { try createFolder(folder) }
-      let name = input.unicodeScalars.split(separator: "/").last.map { String(Substring($0)) } ?? input
-      return folder.hasSuffix("/") ? folder + name : folder + "/" + name
-    }
-    return nil
-  }
-
-  private func createFolder(_ folder: String) throws {
-    if FileList.kind(of: folder) == .directory { return }
-    do {
-      try FileSystem.createDirectories(folder)
-    } catch {
-      // Another worker may have made it meanwhile.
-      if FileList.kind(of: folder) == .directory { return }
-      throw FileProblem(
-        status: ExitStatus.cannotCreate, description: "cannot create the output folder '\(folder)'")
-    }
+  func path(for input: String, dryRun: Bool = false) throws(StoreError) -> String? {
+    if let file { return file }
+    guard let folder else { return nil }
+    if !dryRun { try EditStore.createFolder(folder) }
+    let name = input.unicodeScalars.split(separator: "/").last.map { String(Substring($0)) } ?? input
+    return folder.hasSuffix("/") ? folder + name : folder + "/" + name
   }
 
   /// Refuses, before any file is touched, two inputs that `--output-dir` would write to the
   /// same file.
-  func checkDistinctOutputs(_ entries: [FileList.Entry], command: String) throws(UsageError) {
+  func checkDistinctOutputs(_ entries: [PhotoFolder.Entry], command: String) throws(UsageError) {
     guard folder != nil else { return }
     // Keyed by bytes: two names that differ only in Unicode normalisation are two files.
     var seen: [[UInt8]: String] = [:]
-    for entry in entries where entry.failure == nil {
+    for entry in entries where entry.problem == nil {
       guard let out = try? path(for: entry.path, dryRun: true) else { continue }
       if let first = seen[PathName.bytes(out)] {
         throw UsageError(
@@ -128,10 +103,4 @@ struct OutputTarget: Sendable {
       seen[PathName.bytes(out)] = entry.path
     }
   }
-}
-
-/// A problem with one file that the CLI finds itself (the store and codecs describe their own).
-struct FileProblem: Error, CustomStringConvertible {
-  var status: Int32
-  var description: String
 }

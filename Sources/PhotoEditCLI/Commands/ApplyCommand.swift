@@ -20,57 +20,43 @@ enum ApplyCommand {
         long: "recipe", valueName: "FILE", repeatable: true,
         help: "append the portable edits of a sidecar or recipe file"),
     ] + OutputTarget.options + EditSettings.encodingOptions + EditSettings.options,
-    moreHelp: { Filters.catalogText() },
+    moreHelp: { FilterCatalog.text() },
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)
       let output = try OutputTarget(args)
-      var operations: [PendingOperation] = []
+      var requests: [StepRequest] = []
       for path in args.allValues("recipe") {
         do throws(StoreError) {
-          operations += try EditStore.recipe(from: path)
+          requests += try EditStore.recipe(from: path)
         } catch {
           // A recipe that cannot be used stops the command before any photo is touched.
-          console.printError("photoedit: \(path): \(error.description)")
-          return error.status
+          console.printError("photoedit: \(path): \(ErrorText.message(error))")
+          return ExitStatus.of(error)
         }
       }
       for word in args.allValues("filter") {
-        do throws(FilterError) {
-          operations.append(try Filters.parse(word, readFile: { path in try EditStore.readFile(path) }))
+        do throws(FilterWordError) {
+          requests.append(try FilterWords.parse(word))
         } catch {
-          throw UsageError(error.description, command: "apply")
+          if case .unreadableFile(_, _, let path, let problem) = error {
+            // A file the word names is an input like any other: its own status, before any photo.
+            console.printError("photoedit: \(path): \(ErrorText.message(problem))")
+            return ExitStatus.of(problem)
+          }
+          throw UsageError(ErrorText.message(error), command: "apply")
         }
       }
-      guard !operations.isEmpty else {
+      guard !requests.isEmpty else {
         throw UsageError("give at least one --filter or --recipe", command: "apply")
       }
-      let pending = operations
+      let pending = requests
       return try BatchRunner(arguments: args, console: console).run(
         check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "apply") }
       ) { path in
         let target = try output.path(for: path, dryRun: settings.dryRun)
-        if target != nil, FileList.kind(of: path + FileList.sidecarSuffix) != .missing {
-          // Its pixels are a render: taking them as the original would hide the recipe behind
-          // them and cost a generation.
-          throw FileProblem(
-            status: ExitStatus.dataError,
-            description:
-              "this photo is already edited (its recipe is \(path)\(FileList.sidecarSuffix)); apply in place, or export it with 'photoedit render \(path) -o OUT'"
-          )
-        }
-        if target == nil, FileList.kind(of: path, followingLinks: false) == .other,
-          FileList.kind(of: path) == .regular
-        {
-          // Preserving a link would keep the link, not the bytes it points to.
-          throw FileProblem(
-            status: ExitStatus.dataError,
-            description: "is a symbolic link; edit the file it points to, or write the edit elsewhere with -o"
-          )
-        }
         return FileResult(
           try EditStore.apply(
-            pending, to: path, output: target,
-            settings: settings.store(for: path, console: console)))
+            pending, to: path, output: target, settings: settings.store(for: path, console: console)))
       }
     })
 }

@@ -10,9 +10,9 @@ enum FiltersCommand {
         throw UsageError("unexpected argument '\(extra)'", command: "filters")
       }
       if args.flag("json") {
-        for filter in Filters.catalogJSON().array ?? [] { console.print(JSONLine.encode(filter)) }
+        for filter in FilterCatalog.json() { console.print(JSONLine.encode(filter)) }
       } else {
-        console.print(Filters.catalogText(), terminator: "")
+        console.print(FilterCatalog.text(), terminator: "")
       }
       return ExitStatus.success
     })

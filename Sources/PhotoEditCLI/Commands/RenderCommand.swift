@@ -24,10 +24,11 @@ enum RenderCommand {
       return try BatchRunner(arguments: args, console: console).run(
         check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "render") }
       ) { path in
-        FileResult(
-          try EditStore.render(
-            path, output: try output.path(for: path, dryRun: settings.dryRun), maxSize: maxSize,
-            settings: settings.store(for: path, console: console)))
+        let store = settings.store(for: path, console: console)
+        if let target = try output.path(for: path, dryRun: settings.dryRun) {
+          return FileResult(try EditStore.export(path, to: target, maxSize: maxSize, settings: store))
+        }
+        return FileResult(try EditStore.render(path, settings: store))
       }
     })
 }

@@ -1,4 +1,3 @@
-import Foundation
 import Recipe
 
 enum StatusCommand {
@@ -10,10 +9,10 @@ enum StatusCommand {
     options: CommonOptions.batch,
     run: { args, console throws(UsageError) in
       // A folder named here is listed (not an error, unlike the editing commands).
-      var entries: [FileList.Entry] = []
+      var entries: [PhotoFolder.Entry] = []
       for operand in args.operands.isEmpty ? ["."] : args.operands {
-        if operand != "-", FileList.kind(of: operand) == .directory {
-          entries += FileList.photos(
+        if operand != "-", PhotoFolder.kind(of: operand) == .directory {
+          entries += PhotoFolder.photos(
             in: operand, recursive: args.flag("recursive"), includingEditsWithoutRender: true)
         } else {
           entries += FileList.expand(
@@ -23,12 +22,7 @@ enum StatusCommand {
       if entries.isEmpty { return ExitStatus.success }
       let jobs = try args.integer("jobs", in: 1...256) ?? 1
       return BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
-        // A name that is neither a photo nor an edit is a mistake, not a photo's state.
-        if FileList.kind(of: path) == .missing && FileList.kind(of: path + FileList.sidecarSuffix) == .missing
-        {
-          throw FileProblem(status: ExitStatus.noInput, description: "no such file")
-        }
-        return FileResult(EditStore.status(path))
+        FileResult(status: try EditStore.status(path))
       }
     })
 }

@@ -13,7 +13,7 @@ enum UndoRedoCommand {
 
   private static func make(
     name: String, summary: String, discussion: String,
-    action: @escaping @Sendable (String, StoreSettings) throws -> PhotoReport
+    action: @escaping @Sendable (String, StoreSettings) throws -> HistoryOutcome
   ) -> Command {
     Command(
       name: name, summary: summary, usage: "photoedit \(name) [options] FILE...",

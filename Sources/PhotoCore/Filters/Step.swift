@@ -1,0 +1,149 @@
+/// A filter with its parameters, checked, that has not met an image yet: a `--filter` word, or
+/// the portable part of another photo's step. Lengths may be pixels.
+public struct StepRequest: Sendable, Equatable {
+  let box: any RequestBox
+
+  /// The filter's name.
+  public var filter: String { box.filter.name }
+  /// What the filter needs when the request becomes a step.
+  public var requirements: FilterRequirements { box.filter.requirements }
+  /// True when the filter renders any band of rows on its own (`RowFilter`), so the request
+  /// needs only the image's size.
+  public var isRowFilter: Bool { box.filter is any RowFilter.Type && requirements.isEmpty }
+  /// The parameters that are set, in declaration order.
+  public var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { box.values }
+
+  /// Makes the step for the image entering it: the filter resolves the parameters (faceblur
+  /// detects its faces here), then pixel lengths become fractions of that image.
+  ///
+  /// - Throws: `FilterError.outOfRange` when a pixel position lies outside the image,
+  ///   `.regionOutsideImage` for a crop rectangle that leaves it, `.detection` when the detector
+  ///   fails.
+  public func resolve(in context: ResolveContext) throws(FilterError) -> Step { try box.resolve(in: context) }
+
+  public static func == (a: StepRequest, b: StepRequest) -> Bool { a.box.isEqual(to: b.box) }
+}
+
+/// One step of a recipe: a filter, its parameters in stored form (geometry as fractions of the
+/// image entering the step, so the step fits a photo of any size) and its derived state (state
+/// that belongs to one photo, such as the faces faceblur found), all checked.
+public struct Step: Sendable, Equatable {
+  let box: any StepBox
+
+  /// The filter's name.
+  public var filter: String { box.filter.name }
+  /// True when the filter renders any band of rows on its own (`RowFilter`).
+  public var isRowFilter: Bool { box.filter is any RowFilter.Type }
+  /// The version of the stored parameters (always the filter's current version).
+  public var version: Int { box.filter.version }
+  /// The stored form: `{"filter", "version", "parameters", "derived"}` (`derived` only when the
+  /// filter has derived state).
+  public var stored: JSONValue { box.stored }
+  /// The parameters that are set (defaults included), in declaration order.
+  public var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { box.values }
+  /// The derived state's fields that are set.
+  public var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { box.derivedValues }
+
+  /// Renders the step on `image`, the image as it enters the step. Deterministic.
+  public func render(on image: inout Image) throws(FilterError) { try box.render(on: &image) }
+
+  /// A renderer for any band of rows of an image of `size`, when the filter is a `RowFilter`.
+  public func rowRenderer(size: ImageSize) -> (@Sendable (ImageRows) -> Void)? { box.rowRenderer(size: size) }
+
+  /// The colour the step's output shows where it is transparent, in a format without
+  /// transparency, or nil.
+  public var transparencyFill: RGBA? { box.transparencyFill }
+
+  /// The step as a request for another photo: the portable parameters, without derived state.
+  public var portableRequest: StepRequest { box.portableRequest }
+
+  /// The typed parameters and derived state, when the step is of filter `type`.
+  public func typed<F: Filter>(_ type: F.Type) -> (parameters: F.Parameters, derived: F.Derived)? {
+    guard let typed = box as? TypedStep<F> else { return nil }
+    return (typed.parameters, typed.derived)
+  }
+
+  /// A step of filter `F` from typed values (stored form: lengths are fractions).
+  public init<F: Filter>(_ type: F.Type, parameters: F.Parameters, derived: F.Derived = F.Derived()) {
+    precondition(parameters.isNormalized, "a step's lengths are fractions")
+    box = TypedStep<F>(parameters: parameters, derived: derived)
+  }
+
+  init(box: any StepBox) { self.box = box }
+
+  public static func == (a: Step, b: Step) -> Bool { a.stored == b.stored }
+}
+
+// MARK: - The typed boxes behind the two
+
+protocol RequestBox: Sendable {
+  var filter: any Filter.Type { get }
+  var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
+  func resolve(in context: ResolveContext) throws(FilterError) -> Step
+  func isEqual(to other: any RequestBox) -> Bool
+}
+
+struct TypedRequest<F: Filter>: RequestBox {
+  var parameters: F.Parameters
+  var filter: any Filter.Type { F.self }
+  var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { parameters.values }
+
+  func resolve(in context: ResolveContext) throws(FilterError) -> Step {
+    var p = parameters
+    let derived = try F.resolve(&p, in: context)
+    try p.normalize(filter: F.name, width: context.size.width, height: context.size.height)
+    return Step(box: TypedStep<F>(parameters: p, derived: derived))
+  }
+
+  func isEqual(to other: any RequestBox) -> Bool {
+    (other as? TypedRequest<F>)?.parameters == parameters
+  }
+}
+
+protocol StepBox: Sendable {
+  var filter: any Filter.Type { get }
+  var stored: JSONValue { get }
+  var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
+  var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
+  func render(on image: inout Image) throws(FilterError)
+  func rowRenderer(size: ImageSize) -> (@Sendable (ImageRows) -> Void)?
+  var transparencyFill: RGBA? { get }
+  var portableRequest: StepRequest { get }
+}
+
+struct TypedStep<F: Filter>: StepBox {
+  var parameters: F.Parameters
+  var derived: F.Derived
+
+  var filter: any Filter.Type { F.self }
+  var stored: JSONValue {
+    var object: [String: JSONValue] = [
+      "filter": .string(F.name), "version": .number(Double(F.version)),
+      "parameters": .object(parameters.stored),
+    ]
+    if !F.Derived.fields.isEmpty { object["derived"] = .object(derived.stored) }
+    return .object(object)
+  }
+  var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { parameters.values }
+  var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { derived.values }
+
+  func render(on image: inout Image) throws(FilterError) { try F.render(parameters, derived, on: &image) }
+
+  func rowRenderer(size: ImageSize) -> (@Sendable (ImageRows) -> Void)? {
+    guard let row = F.self as? any RowFilter.Type else { return nil }
+    return row.renderer(parameters, derived, size: size)
+  }
+
+  var transparencyFill: RGBA? { F.transparencyFill(parameters) }
+  var portableRequest: StepRequest { StepRequest(box: TypedRequest<F>(parameters: parameters.portable)) }
+}
+
+extension RowFilter {
+  /// `rowRenderer` for values of another filter type that are this filter's (an existential hop).
+  fileprivate static func renderer<P, D>(_ parameters: P, _ derived: D, size: ImageSize)
+    -> (@Sendable (ImageRows) -> Void)?
+  {
+    guard let p = parameters as? Parameters, let d = derived as? Derived else { return nil }
+    return rowRenderer(p, d, size: size)
+  }
+}

@@ -1,0 +1,206 @@
+import Codecs
+import PhotoCore
+import Recipe
+
+/// The one place that turns an error's facts into words and an exit status.
+///
+/// A message is one line without the file's name (the batch runner prefixes `photoedit: FILE: `).
+enum ErrorText {
+  /// The exit status and the message for any error a file's work throws.
+  static func describe(_ error: any Error) -> (status: Int32, message: String) {
+    switch error {
+    case let e as StoreError: (ExitStatus.of(e), message(e))
+    case let e as FilterWordError: (ExitStatus.usage, message(e))
+    case let e as FilterError: (ExitStatus.dataError, message(e))
+    case let e as CodecError: (ExitStatus.dataError, e.description)
+    case let e as UsageError: (ExitStatus.usage, e.description)
+    default: (ExitStatus.dataError, "\(error)")
+    }
+  }
+
+  // MARK: The store
+
+  static func message(_ error: StoreError) -> String {
+    switch error {
+    case .missing: "no such file"
+    case .cannotRead(let path, let e): "cannot read '\(path)': \(e.reason)"
+    case .originalMissing(let original):
+      "its original '\(original)' is missing; restore it from a backup, or delete the sidecar to keep the render as a new unedited photo"
+    case .isPreservedOriginal(let photo):
+      "this is photoedit's preserved original of '\(photo)'; edit '\(photo)' instead, or copy this file under another name"
+    case .isSidecar(let photo): "this is photoedit's sidecar of '\(photo)'; name the photo '\(photo)' instead"
+    case .isStoreFile: "this is one of photoedit's temporary files; name the photo instead"
+    case .isFolder: "is a folder (use -r to walk it)"
+    case .notRegularFile: "not a regular file (a device, pipe or socket)"
+    case .isSymbolicLink: "is a symbolic link; edit the file it points to, or write the edit elsewhere with -o"
+    case .alreadyEdited(let sidecar):
+      "this photo is already edited (its recipe is \(sidecar)); apply in place, or export it with 'photoedit render \(String(sidecar.dropLast(".photoedit.json".count))) -o OUT'"
+    case .nameHoldsNUL: "the name holds a NUL byte (give -0 for NUL-separated names)"
+    case .invalidJSON(let detail, let kind):
+      if let kind { "this is \(contentName(kind)), not a JSON recipe" } else { "the sidecar is not valid JSON: \(detail)" }
+    case .foreignFormat(let identifier):
+      "the sidecar's format '\(identifier)' is not photoedit's (\(AdjustmentData.identifier))"
+    case .newerFormat(let found, let supported):
+      "the sidecar has format version \(found), newer than this photoedit's \(supported); upgrade photoedit"
+    case .tooOldFormat(let found): "the sidecar's format version \(found) is too old to migrate"
+    case .invalidRecipe(let problem): "the recipe is invalid: \(message(problem))"
+    case .step(_, .unknownFilter(let name)): "the recipe uses the unknown filter '\(name)'"
+    case .step(_, let e): message(e)
+    case .codec(let e): e.description
+    case .detector(let e): message(e)
+    case .detection(let e): message(e)
+    case .originalChanged(let original):
+      "the original '\(original)' no longer matches the sidecar's checksum; run 'photoedit check' and restore it from a backup"
+    case .strayOriginal(let original):
+      "'\(original)' exists but no sidecar names it; move it away before editing this photo"
+    case .interrupted: "an interrupted edit was left here; run 'photoedit check --repair' on this photo"
+    case .damaged(let damage): "damaged: \(message(damage))"
+    case .nothingToUndo: "nothing to undo"
+    case .nothingToRedo: "nothing to redo"
+    case .notEdited: "not edited, so there is no render to refresh; give -o FILE to export it"
+    case .unsupportedOutput(let path): "'\(path)' does not end in .jpg, .jpeg or .png, so its format is unknown"
+    case .checkFailed(let state, let problem): "\(state.rawValue): \(problem.map(message) ?? "")"
+    case .outputIsInput(let path): "the output '\(path)' is the input or one of its store files"
+    case .outputIsFolder(let path): "the output '\(path)' is a folder"
+    case .renderModified:
+      "the render was modified by another program since photoedit wrote it; use --force to overwrite it"
+    case .exportExists(let path): "'\(path)' exists; use --force to replace it"
+    case .outputExists(let path):
+      "'\(path)' exists and is not photoedit's edit of this original; use --force to replace it"
+    case .busy: "busy: another photoedit is editing this photo; try again when it is done"
+    case .cannotWrite(let path, let e): "cannot write '\(path)': \(e.reason); nothing was changed"
+    case .cannotCreateFolder(let path): "cannot create the output folder '\(path)'"
+    }
+  }
+
+  /// Why a photo is stale, modified or damaged, with what to do.
+  static func message(_ problem: Problem) -> String {
+    switch problem {
+    case .renderMissing: "the render is missing; 'photoedit render' recreates it"
+    case .renderModified:
+      "the render was modified by another program; 'photoedit render --force' replaces it, 'photoedit revert --force' restores the original"
+    case .olderFormat(let version): "the sidecar has format version \(version); 'photoedit render' updates it"
+    case .olderStepVersion: "an operation has an older filter version; 'photoedit render' updates it"
+    case .error(let e): message(e)
+    }
+  }
+
+  static func message(_ problem: RecipeProblem) -> String {
+    switch problem {
+    case .missing(let field) where !field.contains(".") && !field.contains("["): "no '\(field)'"
+    case .missing(let field): "'\(field)' is missing"
+    case .wrongType(let field): "'\(field)' has the wrong type"
+    case .badValue("formatVersion", _): "'formatVersion' is not an integer"
+    case .badValue("render.quality", let v):
+      "'render.quality' is \(v.map(jsonText) ?? "missing"), not a quality in \(EncodeOptions.qualityRange.lowerBound)...\(EncodeOptions.qualityRange.upperBound)"
+    case .badValue(let field, let v): "'\(field)' cannot be \(v.map(jsonText) ?? "missing")"
+    }
+  }
+
+  static func message(_ damage: Damage) -> String {
+    switch damage {
+    case .unreadableJournal(let path): "the journal '\(path)' is unreadable; inspect the photo's files by hand"
+    case .unexpectedFile(let path): "'\(path)' is neither the old nor the new version"
+    case .originalChangedBeforePreserving(let path): "'\(path)' changed before its original was preserved"
+    case .photoIsNotTheOriginal(let path): "'\(path)' does not hold the original's bytes"
+    case .stagedFileVanished(let path): "the staged file for '\(path)' vanished"
+    }
+  }
+
+  static func contentName(_ kind: ContentKind) -> String {
+    switch kind {
+    case .jpeg: "a JPEG image"
+    case .png: "a PNG image"
+    case .xml: "an XML file (a cascade?)"
+    case .binary: "a binary file"
+    }
+  }
+
+  // MARK: Faces
+
+  static func message(_ error: DetectorError) -> String {
+    func hint(_ isDefault: Bool) -> String {
+      isDefault
+        ? "install Debian's opencv-data (apt-get install opencv-data), or name a cascade with --cascade FILE or PHOTOEDIT_CASCADE"
+        : "name an OpenCV Haar cascade XML with --cascade FILE or PHOTOEDIT_CASCADE"
+    }
+    switch error {
+    case .cascadeMissing(let path, let isDefault): return "face cascade \(path) not found: \(hint(isDefault))"
+    case .cascadeUnreadable(let path, let e, let isDefault):
+      return "cannot read face cascade \(path) (\(e.reason)): \(hint(isDefault))"
+    case .cascadeInvalid(let path, let e, let isDefault):
+      return "face cascade \(path) is not usable: \(e); \(hint(isDefault))"
+    }
+  }
+
+  static func message(_ error: DetectionError) -> String {
+    switch error {
+    case .tooManyCandidates(let limit):
+      "the face cascade accepted more than \(limit) windows of this photo, which no real face cascade does; stopped"
+    }
+  }
+
+  // MARK: Filters
+
+  static func message(_ error: FilterWordError) -> String {
+    switch error {
+    case .malformed(let filter, let text): "\(filter): expected key=value, got '\(text)'"
+    case .duplicate(let filter, let key): "\(filter): parameter '\(key)' is given twice"
+    case .badValue(let filter, let key, let text, let kind): "\(filter): \(key)='\(text)' is not \(ValueText.expected(kind))"
+    case .unreadableFile(let filter, let key, let path, let e): "\(filter): \(key) file '\(path)': \(message(e))"
+    case .badFile(let filter, let key, let path, let reason): "\(filter): \(key) file '\(path)': \(reason)"
+    case .request(.unknownFilter(let name)): "unknown filter '\(name)' (see 'photoedit filters')"
+    case .request(let e): message(e)
+    }
+  }
+
+  static func message(_ error: FilterError) -> String {
+    switch error {
+    case .unknownFilter(let name): "unknown filter '\(name)'"
+    case .unknownParameter(let filter, let key, let known):
+      "\(filter): unknown parameter '\(key)' (known: \(known.joined(separator: ", ")))"
+    case .badStoredValue(let filter, let key, let value, let kind):
+      "\(filter): \(key)='\(jsonText(value))' is not \(ValueText.range(kind))"
+    case .outOfRange(let filter, let key, let value, let kind, let image):
+      "\(filter): \(key)=\(ValueText.value(value)) is out of range (allowed: \(ValueText.range(kind))"
+        + (image.map { "; the image is \($0.width)x\($0.height)" } ?? "") + ")"
+    case .missingParameter(let filter, let keys): "\(filter): parameter '\(keys.joined(separator: ", or "))' is required"
+    case .conflictingParameters(let filter, let keys):
+      "\(filter): parameters \(keys.map { "'\($0)'" }.joined(separator: " and ")) cannot be used together"
+    case .newerVersion(let filter, let found, let supported):
+      "\(filter): operation version \(found) is newer than this program supports (\(supported))"
+    case .unsupportedVersion(let filter, let found): "\(filter): operation version \(found) is not one this program reads"
+    case .badDerivedState(let filter, let key): "\(filter): stored derived state '\(key)' is missing or malformed"
+    case .regionOutsideImage(let filter, let b, let image):
+      "\(filter): rectangle x=\(ValueText.length(b.x)),y=\(ValueText.length(b.y)),width=\(ValueText.length(b.width)),height=\(ValueText.length(b.height)) leaves the \(image.width)x\(image.height) image"
+    case .detection(_, let e): message(e)
+    }
+  }
+
+  /// Compact JSON text of a value, for messages.
+  static func jsonText(_ j: JSONValue) -> String {
+    switch j {
+    case .null: "null"
+    case .bool(let b): b ? "true" : "false"
+    case .number(let n): ValueText.number(n)
+    case .string(let s): "\"\(s)\""
+    case .array(let a): "[" + a.map(jsonText).joined(separator: ",") + "]"
+    case .object(let o): "{" + o.keys.sorted().map { "\"\($0)\":\(jsonText(o[$0]!))" }.joined(separator: ",") + "}"
+    }
+  }
+}
+
+extension ExitStatus {
+  /// The status DESIGN.md assigns to a store error's fact: 66 when an input is missing (the
+  /// photo, its original, the face cascade), 73 when an output cannot be written, 65 for bad
+  /// data.
+  static func of(_ error: StoreError) -> Int32 {
+    switch error {
+    case .missing, .cannotRead, .originalMissing, .isFolder, .nameHoldsNUL: noInput
+    case .detector(.cascadeMissing), .detector(.cascadeUnreadable): noInput
+    case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite, .outputIsFolder, .cannotCreateFolder:
+      cannotCreate
+    default: dataError
+    }
+  }
+}

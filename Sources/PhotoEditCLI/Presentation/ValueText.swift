@@ -1,0 +1,101 @@
+import PhotoCore
+
+/// How the command line writes parameter values, kinds and ranges: the one place that knows the
+/// word syntax (`50%`, `X:Y`, `/` lists, `#RRGGBBAA`).
+enum ValueText {
+  /// A number without a trailing `.0` when it is whole.
+  static func number(_ v: Double) -> String {
+    if v == v.rounded(), abs(v) < 1e15 { return "\(Int64(v))" }
+    return "\(v)"
+  }
+
+  static func length(_ l: Length) -> String {
+    switch l {
+    case .pixels(let p): number(p)
+    case .fraction(let f): "\(number(f * 100))%"
+    }
+  }
+
+  static func point(_ p: Point) -> String { "\(length(p.x)):\(length(p.y))" }
+
+  static func box(_ b: Box) -> String {
+    [b.x, b.y, b.width, b.height].map(length).joined(separator: ":")
+  }
+
+  /// A value as the command line writes it.
+  static func value(_ value: ParameterValue) -> String {
+    switch value {
+    case .number(let v): number(v)
+    case .integer(let v): "\(v)"
+    case .choice(let w): w
+    case .length(let l): length(l)
+    case .point(let p): point(p)
+    case .points(let ps): ps.map(point).joined(separator: "/")
+    case .strokes(let ss): "\(ss.count) strokes"
+    case .ratio(let r): "\(number(r.width)):\(number(r.height))"
+    case .color(let c): c.hex
+    case .integers(let vs): vs.map(String.init).joined(separator: "/")
+    case .boxes(let bs): bs.map(box).joined(separator: "/")
+    }
+  }
+
+  /// The kind's name for the catalogue.
+  static func typeName(_ kind: ParameterKind) -> String {
+    switch kind {
+    case .number: "number"
+    case .integer: "integer"
+    case .choice: "choice"
+    case .length: "length"
+    case .point: "point"
+    case .points: "points"
+    case .strokes: "file"
+    case .ratio: "ratio"
+    case .color: "color"
+    case .integers: "integers"
+    case .boxes: "boxes"
+    }
+  }
+
+  /// The values a kind allows, for the catalogue and messages.
+  static func range(_ kind: ParameterKind) -> String {
+    switch kind {
+    case .number(let r): "\(number(r.lowerBound))...\(number(r.upperBound))"
+    case .integer(let r): "\(r.lowerBound)...\(r.upperBound)"
+    case .choice(let words): words.joined(separator: "|")
+    case .length(let axis, let f, let positive):
+      "\(positive ? "> 0" : ">= 0") px, or \(number(f.lowerBound * 100))%...\(number(f.upperBound * 100))% of the \(axisName(axis))"
+    case .point: "X:Y, pixels or 0%...100%"
+    case .points: "X:Y/X:Y/..., pixels or 0%...100%"
+    case .strokes: "a JSON file of strokes"
+    case .ratio: "W:H, both > 0"
+    case .color: "#RRGGBB or #RRGGBBAA"
+    case .integers(let r): "N/N/... with each N in \(r.lowerBound)...\(r.upperBound)"
+    case .boxes: "X:Y:W:H/..., pixels or %"
+    }
+  }
+
+  /// What a word of this kind must look like, for a value that is not of it.
+  static func expected(_ kind: ParameterKind) -> String {
+    switch kind {
+    case .number: "a number"
+    case .integer: "a whole number"
+    case .choice(let words): "one of \(words.joined(separator: "|"))"
+    case .length: "a length in pixels or a percentage"
+    case .point: "a point X:Y"
+    case .points: "points X:Y/X:Y/..."
+    case .strokes: "a JSON file of strokes"
+    case .ratio: "a ratio W:H"
+    case .color: "a colour #RRGGBB or #RRGGBBAA"
+    case .integers: "whole numbers N/N/..."
+    case .boxes: "boxes X:Y:W:H/..."
+    }
+  }
+
+  static func axisName(_ axis: Axis) -> String {
+    switch axis {
+    case .horizontal: "width"
+    case .vertical: "height"
+    case .shortSide: "shorter side"
+    }
+  }
+}

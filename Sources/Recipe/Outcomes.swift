@@ -1,0 +1,141 @@
+import Codecs
+import PhotoCore
+
+/// What the store's commands did, as facts; the command line words them (text and JSON), and
+/// any other caller can read them the same way.
+
+/// What cleaning up after a crash did before a command's own work.
+public struct CrashRecovery: Sendable, Equatable {
+  /// A journal of an interrupted edit was found and its edit finished.
+  public var finishedEdit = false
+  /// Temporary files a crash left were removed.
+  public var removedTemporaryFiles = 0
+  public init() {}
+}
+
+/// `apply`: steps appended and the photo re-rendered.
+public struct ApplyOutcome: Sendable {
+  /// Where the render went, when not in place.
+  public var output: String?
+  /// The new steps, as stored (faceblur's with the faces it found).
+  public var added: [Step]
+  /// The recipe's steps after the change.
+  public var stepCount: Int
+  public var renderSHA256: String
+  public var dryRun: Bool
+  public var recovery: CrashRecovery
+  /// Harmless decoder warnings about the original.
+  public var warnings: [String]
+}
+
+/// `undo` or `redo`.
+public struct HistoryOutcome: Sendable {
+  /// True for undo, false for redo.
+  public var undid: Bool
+  /// The step taken off or put back.
+  public var moved: Step
+  public var stepCount: Int
+  public var undoneCount: Int
+  public var renderSHA256: String
+  public var dryRun: Bool
+  public var recovery: CrashRecovery
+  public var warnings: [String]
+}
+
+/// `revert`.
+public struct RevertOutcome: Sendable {
+  /// False when the photo was not edited (nothing to do).
+  public var reverted: Bool
+  /// The original's checksum, when reverted.
+  public var originalSHA256: String?
+  /// Where the original's bytes came from.
+  public var originalPath: String?
+  /// Set when an output named for another format than its original got the original encoded in
+  /// that format: (the format written, the original's format).
+  public var conversion: (written: ImageFormat, original: ImageFormat)?
+  public var dryRun: Bool
+  public var recovery: CrashRecovery
+}
+
+/// `render` in place.
+public struct RenderOutcome: Sendable {
+  /// False when the render was already current (nothing was written).
+  public var changed: Bool
+  public var renderSHA256: String
+  public var stepCount: Int
+  public var dryRun: Bool
+  public var recovery: CrashRecovery
+  public var warnings: [String]
+}
+
+/// `render -o`: an export with no sidecar.
+public struct ExportOutcome: Sendable {
+  public var output: String
+  public var width: Int, height: Int
+  public var renderSHA256: String
+  public var dryRun: Bool
+  public var recovery: CrashRecovery
+  public var warnings: [String]
+}
+
+/// What `status` says about a photo.
+public enum PhotoState: String, Sendable {
+  /// No sidecar: the photo is as it came.
+  case unedited
+  /// Sidecar, original and render all agree.
+  case edited
+  /// The render is missing, or was made from an older recipe format: a re-render refreshes it.
+  case stale
+  /// The render's checksum differs from the sidecar's: another program changed it.
+  case modified
+  /// The sidecar is unreadable or refused, the original is missing or changed, or an edit was
+  /// interrupted.
+  case damaged
+}
+
+/// Why a photo is stale, modified or damaged.
+public indirect enum Problem: Equatable, Sendable {
+  /// The render file is missing.
+  case renderMissing
+  /// Another program changed the render.
+  case renderModified
+  /// The sidecar has an older format version.
+  case olderFormat(version: Int)
+  /// A step has an older filter version.
+  case olderStepVersion
+  /// The photo is damaged: what reading it found.
+  case error(StoreError)
+}
+
+/// A photo's state without changing anything (`status`, `show`, `check`).
+public struct PhotoStatus: Sendable {
+  public var state: PhotoState
+  public var problem: Problem?
+  /// The sidecar's data, when it could be read.
+  public var data: AdjustmentData?
+  /// The version the sidecar had, when it was older.
+  public var migratedFrom: Int?
+}
+
+/// `check`.
+public struct CheckOutcome: Sendable {
+  public var state: PhotoState
+  /// The recipe's steps, for an edited photo.
+  public var stepCount: Int?
+  public var recovery: CrashRecovery
+  /// The re-render `--repair` made of a stale render.
+  public var rerendered: RenderOutcome?
+  /// True when repairing left no photo at all (an interrupted first edit of a missing photo).
+  public var absent: Bool
+}
+
+/// `detect`.
+public struct DetectOutcome: Sendable {
+  /// The size of the image searched (upright).
+  public var width: Int, height: Int
+  /// The faces, in the detector's reading order: face #K is faceblur's `exclude=K`.
+  public var faces: [Face]
+  /// For an edited photo, the original that was searched (not the render), else nil.
+  public var searchedOriginal: String?
+  public var warnings: [String]
+}

@@ -1,0 +1,82 @@
+/// Which files a command's operands stand for: a photo, or with `-r` every photo below a folder,
+/// without the store's own files.
+public enum PhotoFolder {
+  /// The extensions of the photos a folder walk finds (any case).
+  public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png"]
+
+  /// What a path is.
+  public enum Kind: Sendable { case missing, regular, directory, other }
+
+  /// What `path` is, following symbolic links unless `followingLinks` is false (then a link is
+  /// `.other`). A path that cannot be examined is `.missing`.
+  public static func kind(of path: String, followingLinks: Bool = true) -> Kind {
+    guard let info = try? (followingLinks ? FileSystem.info(path) : FileSystem.linkInfo(path)) else {
+      return .missing
+    }
+    if info.isRegular { return .regular }
+    if info.isDirectory { return .directory }
+    return .other
+  }
+
+  /// One file to work on, or why it cannot be worked on at all.
+  public struct Entry: Sendable {
+    public var path: String
+    public var problem: StoreError?
+    public init(path: String, problem: StoreError? = nil) { (self.path, self.problem) = (path, problem) }
+  }
+
+  /// The photos an operand stands for: itself (whether it exists or not), or with `recursive`
+  /// every photo below a folder. A folder without `recursive`, and a device, pipe or socket,
+  /// come back with their problem.
+  public static func entries(for path: String, recursive: Bool) -> [Entry] {
+    switch kind(of: path) {
+    case .missing, .regular: return [Entry(path: path)]
+    case .other: return [Entry(path: path, problem: .notRegularFile(path: path))]
+    case .directory:
+      guard recursive else { return [Entry(path: path, problem: .isFolder)] }
+      return photos(in: path, recursive: true)
+    }
+  }
+
+  /// The photos in a folder, sorted by path; below it too when `recursive`. Hidden files and
+  /// folders (names starting with `.`) are skipped, and so are links to folders (a link loop
+  /// would otherwise list one photo many times); links to photos are followed. A photo-named
+  /// entry that is not a regular file comes back with its problem. With
+  /// `includingEditsWithoutRender`, a sidecar whose photo is missing stands for that photo (so
+  /// `status` reports it).
+  public static func photos(in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false)
+    -> [Entry]
+  {
+    var found: [Entry] = []
+    var pending = [folder]
+    while let dir = pending.popLast() {
+      guard let names = try? FileSystem.list(dir) else { continue }
+      for name in names where !name.hasPrefix(".") {
+        let path = dir == "." && folder == "." ? name : Path.join(dir, name)
+        switch kind(of: path) {
+        case .directory:
+          if recursive && kind(of: path, followingLinks: false) == .directory { pending.append(path) }
+        case .regular:
+          if isPhotoName(name) && !PhotoPaths.isStoreFile(path) { found.append(Entry(path: path)) }
+        case .other:
+          if isPhotoName(name) { found.append(Entry(path: path, problem: .notRegularFile(path: path))) }
+        case .missing:
+          // A dangling link: nothing to report, even when it is named like a sidecar.
+          continue
+        }
+        if includingEditsWithoutRender, name.hasSuffix(PhotoPaths.sidecarSuffix) {
+          let photo = String(path.dropLast(PhotoPaths.sidecarSuffix.count))
+          if kind(of: photo) == .missing, isPhotoName(photo) { found.append(Entry(path: photo)) }
+        }
+      }
+    }
+    return found.sorted { $0.path < $1.path }
+  }
+
+  /// True when the name ends in a photo extension.
+  static func isPhotoName(_ name: String) -> Bool {
+    guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")) else { return false }
+    let ext = String(name[name.index(after: dot)...]).lowercased()
+    return !ext.contains("/") && photoExtensions.contains(ext)
+  }
+}

@@ -1,0 +1,130 @@
+import Codecs
+import PhotoCore
+
+extension Store {
+  /// Appends steps made of `requests` to the photo's recipe (in place) or to `output`'s (with the
+  /// photo as the untouched original), and re-renders from the original.
+  func apply(_ requests: [StepRequest], to photo: String, output: String?) throws(StoreError) -> ApplyOutcome {
+    try Self.refuseStoreFile(photo)
+    let target = output ?? photo
+    if let output { try Self.refuseStoreFile(output) }
+    guard let format = ImageFormat(pathExtension: target) else { throw .unsupportedOutput(path: target) }
+    if let output { return try apply(requests, input: photo, output: output, format: format) }
+
+    let paths = PhotoPaths(photo)
+    if !paths.anythingExists { throw .missing(path: photo) }
+    if PhotoFolder.kind(of: photo, followingLinks: false) == .other, PhotoFolder.kind(of: photo) == .regular {
+      // Preserving a link would keep the link, not the bytes it points to.
+      throw .isSymbolicLink
+    }
+    return try locked(paths) { recovery throws(StoreError) in
+      var base: AdjustmentData? = nil
+      let originalBytes: [UInt8]
+      if let read = try loadSidecar(paths) {
+        let edited = try loadEdited(paths, read)
+        try refuseModified(edited)
+        base = edited.data
+        originalBytes = edited.originalBytes
+      } else {
+        if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+        originalBytes = try Self.readBytes(photo)
+      }
+      let made = try newRecipe(
+        requests, base: base, originalBytes: originalBytes,
+        originalPath: paths.name + PhotoPaths.originalSuffix, format: format)
+      if !settings.dryRun {
+        try commitEdit(paths, data: made.data, render: made.bytes, preserve: base == nil, mode: Self.mode(of: photo))
+      }
+      return outcome(made, output: nil, recovery: recovery)
+    }
+  }
+
+  /// `apply -o OUT`: the input is the original; OUT gets the render and the sidecar.
+  private func apply(_ requests: [StepRequest], input: String, output: String, format: ImageFormat)
+    throws(StoreError) -> ApplyOutcome
+  {
+    if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
+    let inputPaths = PhotoPaths(input)
+    if PhotoFolder.kind(of: inputPaths.sidecar) != .missing {
+      // Its pixels are a render: taking them as the original would hide the recipe behind them
+      // and cost a generation.
+      throw .alreadyEdited(sidecar: inputPaths.sidecar)
+    }
+    try refuseSameFile(input, output)
+    let inputBytes = try Self.readBytes(input)
+    let inputSHA = SHA256.hex(inputBytes)
+    let paths = PhotoPaths(output)
+    return try locked(paths) { recovery throws(StoreError) in
+      var base: AdjustmentData? = nil
+      let existingSidecar = FileSystem.exists(paths.sidecar)
+      if existingSidecar, let read = try? loadSidecar(paths), read.data.original?.sha256 == inputSHA {
+        // OUT is photoedit's own edit of this same original: append, exactly as in place.
+        let edited = try loadEdited(paths, read)
+        try refuseModified(edited)
+        base = edited.data
+      } else if FileSystem.exists(output) || existingSidecar {
+        if !settings.force || FileSystem.exists(paths.original) { throw .outputExists(path: output) }
+      }
+      let made = try newRecipe(
+        requests, base: base, originalBytes: inputBytes,
+        originalPath: Path.relative(input, from: paths.directory), format: format)
+      if !settings.dryRun {
+        try commitEdit(
+          paths, data: made.data, render: made.bytes, preserve: false, mode: Self.mode(of: output, fallback: input))
+      }
+      return outcome(made, output: output, recovery: recovery)
+    }
+  }
+
+  private struct NewRecipe {
+    var data: AdjustmentData
+    var bytes: [UInt8]
+    var added: [Step]
+    var warnings: [String]
+  }
+
+  /// The new recipe and its render's bytes.
+  private func newRecipe(
+    _ requests: [StepRequest], base: AdjustmentData?, originalBytes: [UInt8], originalPath: String,
+    format: ImageFormat
+  ) throws(StoreError) -> NewRecipe {
+    let (rendered, bytes, record) = try renderEncoded(
+      original: originalBytes, steps: base?.steps ?? [], adding: requests, as: format, existing: base?.render)
+    let original =
+      base?.original
+      ?? AdjustmentData.Original(
+        path: originalPath, sha256: SHA256.hex(originalBytes), bytes: originalBytes.count,
+        width: rendered.details.fullWidth, height: rendered.details.fullHeight,
+        orientation: rendered.details.orientation)
+    // A new edit starts a new branch of history: what was undone can no longer be redone.
+    let data = AdjustmentData(
+      original: original, render: record, steps: (base?.steps ?? []) + rendered.added, undone: [])
+    return NewRecipe(data: data, bytes: bytes, added: rendered.added, warnings: rendered.details.warnings)
+  }
+
+  private func outcome(_ made: NewRecipe, output: String?, recovery: CrashRecovery) -> ApplyOutcome {
+    ApplyOutcome(
+      output: output, added: made.added, stepCount: made.data.steps.count, renderSHA256: made.data.render!.sha256,
+      dryRun: settings.dryRun, recovery: recovery, warnings: made.warnings)
+  }
+
+  /// Refuses an output that is the input itself, or one of the input's store files.
+  func refuseSameFile(_ input: String, _ output: String) throws(StoreError) {
+    let a = Path.absolute(input)
+    let b = Path.absolute(output)
+    // Compared as bytes: names that differ only in Unicode normalisation are different files.
+    if a.utf8.elementsEqual(b.utf8) || PhotoPaths.isStoreFile(output) && b.utf8.starts(with: a.utf8) {
+      throw .outputIsInput(path: output)
+    }
+    if let i = try? FileSystem.info(input), let o = try? FileSystem.info(output),
+      i.device == o.device && i.inode == o.inode
+    {
+      throw .outputIsInput(path: output)
+    }
+    // Never write over the input's own preserved original or sidecar either.
+    let inputPaths = PhotoPaths(input)
+    if b == Path.absolute(inputPaths.original) || b == Path.absolute(inputPaths.sidecar) {
+      throw .outputIsInput(path: output)
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import Codecs
+import PhotoCore
+
+extension Store {
+  /// Re-renders an edited photo in place.
+  func render(_ photo: String) throws(StoreError) -> RenderOutcome {
+    try Self.refuseStoreFile(photo)
+    let paths = PhotoPaths(photo)
+    if !paths.anythingExists { throw .missing(path: photo) }
+    guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
+    return try locked(paths) { recovery throws(StoreError) in
+      guard let read = try loadSidecar(paths) else {
+        if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+        throw .notEdited
+      }
+      let edited = try loadEdited(paths, read)
+      try refuseModified(edited)
+      var data = edited.data
+      let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
+      let unchanged = edited.renderSHA256 == data.render!.sha256 && data == edited.data && !edited.migrated
+      if !settings.dryRun && !unchanged {
+        try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))
+      }
+      return RenderOutcome(
+        changed: !unchanged, renderSHA256: data.render!.sha256, stepCount: data.steps.count,
+        dryRun: settings.dryRun, recovery: recovery, warnings: warnings)
+    }
+  }
+
+  /// `render -o OUT`: original + recipe (or the unedited photo) exported, with no sidecar.
+  func export(_ photo: String, output: String, maxSize: Int?) throws(StoreError) -> ExportOutcome {
+    try Self.refuseStoreFile(photo)
+    try Self.refuseStoreFile(output)
+    if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
+    guard let format = ImageFormat(pathExtension: output) else { throw .unsupportedOutput(path: output) }
+    try refuseSameFile(photo, output)
+    let paths = PhotoPaths(photo)
+    Self.waitWhileAnotherCommandCommits(paths)
+    if FileSystem.exists(paths.journal) { throw .interrupted }
+    var source: [UInt8]
+    var steps: [Step] = []
+    var existing: RenderRecord? = nil
+    if let read = try loadSidecar(paths) {
+      let edited = try loadEdited(paths, read)
+      (source, steps, existing) = (edited.originalBytes, edited.data.steps, edited.data.render)
+    } else {
+      if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+      source = try Self.readBytes(photo)
+    }
+    let outPaths = PhotoPaths(output)
+    return try locked(outPaths) { recovery throws(StoreError) in
+      if FileSystem.exists(output) && !settings.force { throw .exportExists(path: output) }
+      let (rendered, bytes, record) = try renderEncoded(
+        original: source, steps: steps, maxSize: maxSize, as: format, existing: existing)
+      source = []
+      if !settings.dryRun {
+        var transaction = Transaction(outPaths)
+        let temp = try transaction.stage(bytes, mode: Self.mode(of: output, fallback: photo))
+        transaction.add(.replace(temp: temp, target: outPaths.name, sha256: record.sha256, role: .render))
+        try transaction.commit()
+      }
+      return ExportOutcome(
+        output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
+        dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)
+    }
+  }
+}

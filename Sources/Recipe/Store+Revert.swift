@@ -1,0 +1,65 @@
+import Codecs
+import PhotoCore
+
+extension Store {
+  /// Puts the original's bytes back and removes the sidecar (and, in place, the preserved copy).
+  func revert(_ photo: String) throws(StoreError) -> RevertOutcome {
+    try Self.refuseStoreFile(photo)
+    let paths = PhotoPaths(photo)
+    if !paths.anythingExists { throw .missing(path: photo) }
+    return try locked(paths) { recovery throws(StoreError) in
+      guard let read = try loadSidecar(paths) else {
+        if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+        return RevertOutcome(reverted: false, dryRun: settings.dryRun, recovery: recovery)
+      }
+      let edited = try loadEdited(paths, read)
+      try refuseModified(edited)
+      let originalSHA = edited.original.sha256
+      let conversion = try revertConversion(edited, output: photo)
+      if !settings.dryRun {
+        var transaction = Transaction(paths)
+        let sidecarName = paths.name + PhotoPaths.sidecarSuffix
+        if edited.originalIsPreserved {
+          // The preserved original's own inode goes back under the photo's name.
+          let originalName = paths.name + PhotoPaths.originalSuffix
+          let temp = try transaction.stageCopy(
+            of: paths.original, bytes: edited.originalBytes, mode: Self.mode(of: paths.original))
+          transaction.add(.replace(temp: temp, target: paths.name, sha256: originalSHA, role: .render))
+          transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
+          transaction.add(
+            .remove(target: originalName, guardPath: paths.name, guardSHA256: originalSHA, role: .original))
+        } else {
+          // An -o output: a copy of the original's bytes, never a link to the input; or, for an
+          // output named for another format than the original's, the unedited original encoded
+          // in the format its name says (the output's format follows its extension).
+          let bytes = conversion?.bytes ?? edited.originalBytes
+          let temp = try transaction.stage(bytes, mode: Self.mode(of: photo, fallback: edited.originalPath))
+          transaction.add(
+            .replace(
+              temp: temp, target: paths.name, sha256: conversion?.record.sha256 ?? originalSHA, role: .render))
+          transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
+        }
+        try transaction.commit()
+      }
+      var outcome = RevertOutcome(
+        reverted: true, originalSHA256: originalSHA, originalPath: edited.originalPath, dryRun: settings.dryRun,
+        recovery: recovery)
+      if let conversion { outcome.conversion = (conversion.record.format, conversion.originalFormat) }
+      return outcome
+    }
+  }
+
+  /// For an -o output whose name says another format than its original's (`apply -o out.png
+  /// in.jpg`), the unedited original encoded as the name says: reverting must not leave JPEG
+  /// bytes under a .png name. Nil when the original's bytes can go back as they are.
+  private func revertConversion(_ edited: Edited, output: String) throws(StoreError)
+    -> (bytes: [UInt8], record: RenderRecord, originalFormat: ImageFormat)?
+  {
+    guard !edited.originalIsPreserved, let wanted = ImageFormat(pathExtension: output),
+      let originalFormat = try? ImageCodec.format(of: edited.originalBytes), originalFormat != wanted
+    else { return nil }
+    let (_, bytes, record) = try renderEncoded(
+      original: edited.originalBytes, steps: [], as: wanted, existing: edited.data.render)
+    return (bytes, record, originalFormat)
+  }
+}
