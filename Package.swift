@@ -27,11 +27,13 @@ let package = Package(
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
 
-    .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore"]),
-    .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore"]),
+    // What every test target shares: fixtures, temporary folders, deterministic test images.
+    .target(name: "TestSupport", dependencies: ["PhotoCore"], path: "Tests/TestSupport"),
+    .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore", "TestSupport"]),
+    .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore", "TestSupport"]),
     // Detection against OpenCV's reference boxes needs real decoded photos.
-    .testTarget(name: "FaceDetectionTests", dependencies: ["PhotoCore", "Codecs"]),
-    .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore"]),
-    .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit"]),
+    .testTarget(name: "FaceDetectionTests", dependencies: ["PhotoCore", "Codecs", "TestSupport"]),
+    .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore", "TestSupport"]),
+    .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit", "TestSupport"]),
   ]
 )

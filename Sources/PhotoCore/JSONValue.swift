@@ -32,7 +32,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
     case .null: try c.encodeNil()
     case .bool(let b): try c.encode(b)
     case .number(let n):
-      // Whole numbers are written without a fraction so sidecars stay readable.
+      // Whole numbers are written without a fraction so stored recipes stay readable.
       if n == n.rounded(), abs(n) < 1e15 { try c.encode(Int64(n)) } else { try c.encode(n) }
     case .string(let s): try c.encode(s)
     case .array(let a): try c.encode(a)

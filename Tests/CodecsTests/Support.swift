@@ -1,27 +1,9 @@
 import Foundation
 import PhotoCore
 import Testing
+@_exported import TestSupport
 
 @testable import Codecs
-
-/// The repository's Fixtures folder, found from this file.
-let fixtures = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  .appendingPathComponent("Fixtures")
-
-/// The bytes of a fixture, e.g. `fixture("jpeg/testorig.jpg")`.
-func fixture(_ path: String) throws -> [UInt8] {
-  let url = fixtures.appendingPathComponent(path)
-  guard let data = FileManager.default.contents(atPath: url.path) else {
-    throw FixtureMissing(path: path)
-  }
-  return [UInt8](data)
-}
-
-struct FixtureMissing: Error, CustomStringConvertible {
-  let path: String
-  var description: String { "fixture \(path) is missing" }
-}
 
 /// Names of the fixtures in a folder with an extension, sorted.
 func fixtureNames(in folder: String, suffix: String) -> [String] {

@@ -1,11 +1,7 @@
 import Codecs
 import Foundation
 import PhotoCore
-
-/// The repository's Fixtures folder, found from this file.
-let fixtures = URL(fileURLWithPath: #filePath)
-  .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  .appendingPathComponent("Fixtures")
+@_exported import TestSupport
 
 /// Debian's opencv-data cascade (`make test` installs the package); not copied into Fixtures.
 let defaultCascadePath = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
@@ -20,13 +16,6 @@ let defaultCascade: Result<HaarCascade, any Error> = Result {
     throw TestSetupError(description: "\(defaultCascadePath) is missing: apt-get install opencv-data")
   }
   return try HaarCascade(xml: [UInt8](data))
-}
-
-/// The bytes of a fixture, e.g. `fixture("faces/hopper.jpg")`.
-func fixture(_ path: String) throws -> [UInt8] {
-  guard let data = FileManager.default.contents(atPath: fixtures.appendingPathComponent(path).path)
-  else { throw TestSetupError(description: "fixture \(path) is missing") }
-  return [UInt8](data)
 }
 
 /// Decodes a fixture photo upright, as `cv2.imread` (EXIF applied) does.

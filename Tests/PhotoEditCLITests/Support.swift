@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+@_exported import TestSupport
 
 @testable import PhotoEditCLI
 
@@ -62,24 +63,3 @@ func launch(
   )
 }
 
-/// The repository's Fixtures folder.
-let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-  .deletingLastPathComponent().appendingPathComponent("Fixtures")
-
-/// A fresh temporary folder, removed by the caller with `cleanUp`.
-struct TemporaryFolder {
-  let url: URL
-  init() throws {
-    url = FileManager.default.temporaryDirectory.appendingPathComponent("photoedit-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-  }
-  func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-  /// Copies a fixture in under `name`.
-  @discardableResult
-  func copy(_ fixture: String, as name: String) throws -> String {
-    let dest = path(name)
-    try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent(fixture).path, toPath: dest)
-    return dest
-  }
-  func cleanUp() { try? FileManager.default.removeItem(at: url) }
-}

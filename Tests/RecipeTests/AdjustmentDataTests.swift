@@ -44,7 +44,7 @@ import Testing
   }
 
   @Test func versionZeroFixtureIsMigrated() throws {
-    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixture("recipes/sidecar-v0.json"))))
+    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixturePath("recipes/sidecar-v0.json"))))
     let read = try AdjustmentData.read(bytes, registry: Filters.all)
     #expect(read.migratedFrom == 0)
     #expect(read.data.formatVersion == 1)

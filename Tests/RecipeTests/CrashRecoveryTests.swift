@@ -12,14 +12,14 @@ import Testing
 @Suite struct CrashRecoveryTests {
   final class Snapshots: @unchecked Sendable {
     private let lock = NSLock()
-    private var taken: [(CrashPoint, TempFolder)] = []
-    let source: TempFolder
-    init(_ source: TempFolder) { self.source = source }
+    private var taken: [(CrashPoint, TemporaryFolder)] = []
+    let source: TemporaryFolder
+    init(_ source: TemporaryFolder) { self.source = source }
 
     func take(_ point: CrashPoint) {
-      let copy = TempFolder()
+      let copy = try! TemporaryFolder()
       for name in source.names() { copy.write(name, source.read(name)!) }
-      if noHardLinks { TestHooks.setHardLinksUnsupported(true, in: copy.path) }
+      if noHardLinks { TestHooks.setHardLinksUnsupported(true, in: copy.url.path) }
       lock.withLock { taken.append((point, copy)) }
     }
 
@@ -27,11 +27,11 @@ import Testing
 
     /// Runs `body` with the source folder watched: a copy at every crash point.
     func watching(_ body: () throws -> Void) rethrows {
-      TestHooks.observe(source.path) { [self] point in take(point) }
-      defer { TestHooks.observe(source.path, nil) }
+      TestHooks.observe(source.url.path) { [self] point in take(point) }
+      defer { TestHooks.observe(source.url.path, nil) }
       try body()
     }
-    var all: [(CrashPoint, TempFolder)] { lock.withLock { taken } }
+    var all: [(CrashPoint, TemporaryFolder)] { lock.withLock { taken } }
   }
 
   enum Scenario: String, CaseIterable, Sendable {
@@ -40,9 +40,9 @@ import Testing
 
   let original = FakeEngine.imageFile(width: 5, height: 3, seed: 3)
 
-  func setUp(_ scenario: Scenario, in folder: TempFolder) throws {
+  func setUp(_ scenario: Scenario, in folder: TemporaryFolder) throws {
     folder.write("p.jpg", original)
-    let photo = folder.file("p.jpg")
+    let photo = folder.path("p.jpg")
     switch scenario {
     case .firstApply, .applyToOutput: break
     case .secondApply, .revert, .rerender, .export:
@@ -64,8 +64,8 @@ import Testing
     }
   }
 
-  func run(_ scenario: Scenario, in folder: TempFolder) throws {
-    let photo = folder.file("p.jpg")
+  func run(_ scenario: Scenario, in folder: TemporaryFolder) throws {
+    let photo = folder.path("p.jpg")
     switch scenario {
     case .firstApply, .secondApply: _ = try fakeStore().apply([step("add")], to: photo, output: nil)
     case .undo: _ = try fakeStore().step(photo, undo: true)
@@ -75,8 +75,8 @@ import Testing
       var store = fakeStore()
       store.settings.quality = 50
       _ = try store.render(photo)
-    case .export: _ = try fakeStore().export(photo, output: folder.file("x.jpg"), maxSize: nil)
-    case .applyToOutput: _ = try fakeStore().apply([step("add")], to: photo, output: folder.file("out.png"))
+    case .export: _ = try fakeStore().export(photo, output: folder.path("x.jpg"), maxSize: nil)
+    case .applyToOutput: _ = try fakeStore().apply([step("add")], to: photo, output: folder.path("out.png"))
     }
   }
 
@@ -92,7 +92,7 @@ import Testing
 
   @Test(arguments: Scenario.allCases)
   func crashAtEveryStepLeavesOldOrNewState(scenario: Scenario) throws {
-    let live = TempFolder()
+    let live = try! TemporaryFolder()
     try setUp(scenario, in: live)
     let before = live.state()
     let snapshots = Snapshots(live)
@@ -109,16 +109,16 @@ import Testing
         state["p.jpg.original"] == originalSHA || state["p.jpg"] == originalSHA,
         "\(scenario) at \(point.rawValue): original lost")
       // A crash never looks like an edit made by another program.
-      let status = fakeStore().inspect(folder.file(target(scenario)))
+      let status = fakeStore().inspect(folder.path(target(scenario)))
       #expect(status.state != .modified, "\(scenario) at \(point.rawValue): \(String(describing: status.problem))")
       if folder.exists(target(scenario) + ".photoedit.journal") {
         #expect(status.state == .damaged)
-        #expect(throws: StoreError.interrupted) { try fakeStore().show(folder.file(target(scenario))) }
+        #expect(throws: StoreError.interrupted) { try fakeStore().show(folder.path(target(scenario))) }
       }
 
       // Repair: finished (journal present) or rolled back (only temporary files).
       do {
-        _ = try fakeStore().check(folder.file(target(scenario)), repair: true)
+        _ = try fakeStore().check(folder.path(target(scenario)), repair: true)
       } catch {
         // A new output that never came to be: nothing to check, but the crash's files are gone.
         guard case .missing = error else { throw error }
@@ -142,12 +142,12 @@ import Testing
   @Test(arguments: [Scenario.firstApply, .revert])
   func crashWithoutHardLinks(scenario: Scenario) throws {
     do {
-      let live = TempFolder()
-      TestHooks.setHardLinksUnsupported(true, in: live.path)
-      defer { TestHooks.setHardLinksUnsupported(false, in: live.path) }
+      let live = try! TemporaryFolder()
+      TestHooks.setHardLinksUnsupported(true, in: live.url.path)
+      defer { TestHooks.setHardLinksUnsupported(false, in: live.url.path) }
       try setUp(scenario, in: live)
       let inode = { (name: String) in
-        try? FileManager.default.attributesOfItem(atPath: live.file(name))[.systemFileNumber] as? Int
+        try? FileManager.default.attributesOfItem(atPath: live.path(name))[.systemFileNumber] as? Int
       }
       let photoInode = inode("p.jpg")
       let before = live.state()
@@ -164,7 +164,7 @@ import Testing
       for (point, folder) in snapshots.all {
         let state = folder.state()
         #expect(state["p.jpg.original"] == SHA256.hex(original) || state["p.jpg"] == SHA256.hex(original))
-        _ = try fakeStore().check(folder.file("p.jpg"), repair: true)
+        _ = try fakeStore().check(folder.path("p.jpg"), repair: true)
         let repaired = folder.state()
         #expect(repaired == (point >= .afterJournal ? after : before), "\(scenario) at \(point.rawValue)")
         #expect(folder.leftovers() == [])
@@ -174,18 +174,18 @@ import Testing
 
   @Test(arguments: [Scenario.firstApply, .secondApply, .undo, .revert])
   func nextCommandFinishesOrCleansUp(scenario: Scenario) throws {
-    let live = TempFolder()
+    let live = try! TemporaryFolder()
     try setUp(scenario, in: live)
     let before = live.state()
     let snapshots = Snapshots(live)
     try snapshots.watching { try run(scenario, in: live) }
     let after = live.state()
-    let oldOps = try? fakeStore().loadSidecar(PhotoPaths(live.file("p.jpg")))?.data.steps.map(\.filter)
+    let oldOps = try? fakeStore().loadSidecar(PhotoPaths(live.path("p.jpg")))?.data.steps.map(\.filter)
     _ = oldOps
     for (point, folder) in snapshots.all {
       // The next command on the photo, without any explicit repair.
-      let report = try fakeStore().apply([step("mark")], to: folder.file("p.jpg"), output: nil)
-      let ops = try fakeStore().loadSidecar(PhotoPaths(folder.file("p.jpg")))!.data.steps.map(\.filter)
+      let report = try fakeStore().apply([step("mark")], to: folder.path("p.jpg"), output: nil)
+      let ops = try fakeStore().loadSidecar(PhotoPaths(folder.path("p.jpg")))!.data.steps.map(\.filter)
       #expect(ops.last == "mark")
       #expect(folder.leftovers() == [], "\(scenario) at \(point.rawValue)")
       if point >= .afterJournal && point < .afterCommit {

@@ -8,7 +8,7 @@ import Testing
 
 /// The store with the real codecs and filters, through the public `EditStore` API.
 @Suite struct LiveStoreTests {
-  let folder = TempFolder()
+  let folder = try! TemporaryFolder()
 
   /// Debian's opencv-data cascade (installed by `make test`), loaded once.
   static let cascade: HaarCascade? = {
@@ -23,9 +23,9 @@ import Testing
     try Filters.request(filter, values: values)
   }
 
-  func copy(_ fixturePath: String, as name: String) -> String {
-    folder.write(name, Array(FileManager.default.contents(atPath: fixture(fixturePath))!))
-    return folder.file(name)
+  func copy(_ relative: String, as name: String) -> String {
+    folder.write(name, Array(FileManager.default.contents(atPath: fixturePath(relative))!))
+    return folder.path(name)
   }
 
   @Test func jpegCycleWithRealFilters() throws {
@@ -67,7 +67,7 @@ import Testing
 
   @Test(arguments: ["house-look.json", "profile-picture.json", "redact.json"])
   func sampleRecipeFilesApply(name: String) throws {
-    let recipe = try EditStore.recipe(from: fixture("recipes/\(name)"))
+    let recipe = try EditStore.recipe(from: fixturePath("recipes/\(name)"))
     #expect(!recipe.isEmpty)
     let photo = copy("jpeg/testorig.jpg", as: "r.jpg")
     let report = try EditStore.apply(recipe, to: photo, output: nil, settings: settings())
@@ -78,14 +78,14 @@ import Testing
   @Test func transparentRenderIsFlattenedForJPEGAndKeptForPNG() throws {
     let photo = copy("png/basn6a08.png", as: "alpha.png")
     _ = try EditStore.apply(
-      [try request("sepia")], to: photo, output: folder.file("out.jpg"), settings: settings())
+      [try request("sepia")], to: photo, output: folder.path("out.jpg"), settings: settings())
     let jpeg = try ImageCodec.decode(folder.read("out.jpg")!)
     #expect(jpeg.image.isOpaque)
     _ = try EditStore.apply(
-      [try request("sepia")], to: photo, output: folder.file("out.png"), settings: settings())
+      [try request("sepia")], to: photo, output: folder.path("out.png"), settings: settings())
     #expect(!(try ImageCodec.decode(folder.read("out.png")!)).image.isOpaque)
     #expect(
-      folder.read("alpha.png") == Array(FileManager.default.contents(atPath: fixture("png/basn6a08.png"))!))
+      folder.read("alpha.png") == Array(FileManager.default.contents(atPath: fixturePath("png/basn6a08.png"))!))
   }
 
   /// `revert` on an -o output puts the original's bytes there, unless the output's name says
@@ -96,8 +96,8 @@ import Testing
     let original = folder.read("in.jpg")!
     for name in ["out.png", "same.jpeg"] {
       _ = try EditStore.apply(
-        [try request("sepia")], to: photo, output: folder.file(name), settings: settings())
-      let report = try EditStore.revert(folder.file(name), settings: settings())
+        [try request("sepia")], to: photo, output: folder.path(name), settings: settings())
+      let report = try EditStore.revert(folder.path(name), settings: settings())
       #expect(!folder.exists(name + ".photoedit.json"))
       let reverted = folder.read(name)!
       if name == "out.png" {
@@ -115,7 +115,7 @@ import Testing
   @Test func previewExportUsesMaxSize() throws {
     let photo = copy("jpeg/xmp_test.jpg", as: "big.jpg")
     let report = try EditStore.export(
-      photo, to: folder.file("small.jpg"), maxSize: 300, settings: settings())
+      photo, to: folder.path("small.jpg"), maxSize: 300, settings: settings())
     let small = try ImageCodec.decode(folder.read("small.jpg")!)
     #expect(max(small.image.width, small.image.height) == 300)
     #expect(report.width == small.image.width)
@@ -137,7 +137,7 @@ import Testing
     store.settings.registry = Filters.all + [ProbeFilter.self]
     store.settings.dryRun = true
     let probe = try Filters.request("probe", values: [:], in: store.settings.registry)
-    _ = try store.apply([probe, probe], to: folder.file("large.jpg"), output: nil)
+    _ = try store.apply([probe, probe], to: folder.path("large.jpg"), output: nil)
     #expect(ProbeFilter.seen.withLock { $0 } == [ImageSize(2400, 1200), ImageSize(2400, 1200)])
   }
 

@@ -40,19 +40,19 @@ import Testing
   }
 
   @Test func systemCallsUseTheBytes() throws {
-    let folder = TempFolder()
+    let folder = try! TemporaryFolder()
     let name = PathName.string([0x6E, 0xF6, 0x2E, 0x6A, 0x70, 0x67])  // "n\xF6.jpg"
-    let path = folder.file(name)
+    let path = folder.path(name)
     try FileSystem.createSynced(path, bytes: [1, 2, 3], mode: 0o644)
-    #expect(try FileSystem.list(folder.path) == [name])
+    #expect(try FileSystem.list(folder.url.path) == [name])
     #expect(try FileSystem.read(path) == [1, 2, 3])
     let dir = name + ".d"
-    try FileSystem.createDirectories(folder.file(dir + "/sub/" + dir))
-    #expect(try FileSystem.info(folder.file(dir + "/sub/" + dir))?.isDirectory == true)
+    try FileSystem.createDirectories(folder.path(dir + "/sub/" + dir))
+    #expect(try FileSystem.info(folder.path(dir + "/sub/" + dir))?.isDirectory == true)
     // FileManager cannot remove what it cannot name: clean up here.
     try FileSystem.remove(path)
     for sub in [dir + "/sub/" + dir, dir + "/sub", dir] {
-      #expect(PathName.withCString(folder.file(sub)) { rmdir($0) } == 0)
+      #expect(PathName.withCString(folder.path(sub)) { rmdir($0) } == 0)
     }
   }
 }

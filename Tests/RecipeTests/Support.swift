@@ -2,6 +2,7 @@ import Codecs
 import Foundation
 import PhotoCore
 import Testing
+@_exported import TestSupport
 
 @testable import Recipe
 
@@ -190,32 +191,7 @@ func readSidecar(_ bytes: [UInt8]) throws -> AdjustmentData.ReadResult {
   try AdjustmentData.read(bytes, registry: fakeRegistry)
 }
 
-/// A fresh folder under the system's temporary folder, removed when the value goes away.
-final class TempFolder: @unchecked Sendable {
-  let path: String
-
-  init() {
-    path = NSTemporaryDirectory() + "/recipe-tests-" + UUID().uuidString
-    try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  deinit { try? FileManager.default.removeItem(atPath: path) }
-
-  func file(_ name: String) -> String { path + "/" + name }
-
-  func write(_ name: String, _ bytes: [UInt8]) {
-    FileManager.default.createFile(atPath: file(name), contents: Data(bytes))
-  }
-
-  func read(_ name: String) -> [UInt8]? {
-    FileManager.default.contents(atPath: file(name)).map(Array.init)
-  }
-
-  func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: file(name)) }
-
-  /// Every entry's name, sorted.
-  func names() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
-
+extension TemporaryFolder {
   /// Name → SHA-256 of every file, optionally without lock files.
   func state(ignoringLocks: Bool = true) -> [String: String] {
     var state: [String: String] = [:]
@@ -224,16 +200,4 @@ final class TempFolder: @unchecked Sendable {
     }
     return state
   }
-
-  /// Names of temporary, lock or journal files.
-  func leftovers() -> [String] {
-    names().filter { $0.contains(".photoedit-tmp-") || $0.hasSuffix(".lock") || $0.hasSuffix(".journal") }
-  }
-}
-
-/// The repository's Fixtures folder, found from this file's path.
-func fixture(_ relative: String) -> String {
-  let here = URL(fileURLWithPath: #filePath)
-  return here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures").appendingPathComponent(relative).path
 }

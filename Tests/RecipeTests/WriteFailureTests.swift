@@ -7,21 +7,21 @@ import Testing
 /// A small tmpfs of our own, for a real full disk and a real read-only folder (root only; the
 /// read-only case also runs as an ordinary user through the folder's permissions).
 final class Tmpfs: @unchecked Sendable {
-  let folder = TempFolder()
+  let folder = try! TemporaryFolder()
   private(set) var mounted = false
 
   static let available: Bool = getuid() == 0 && (Tmpfs(kilobytes: 16)?.mounted ?? false)
 
   init?(kilobytes: Int) {
-    guard Tmpfs.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", folder.path]) else {
+    guard Tmpfs.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", folder.url.path]) else {
       return nil
     }
     mounted = true
   }
 
-  func remountReadOnly() -> Bool { Tmpfs.run("/bin/mount", ["-o", "remount,ro", folder.path]) }
+  func remountReadOnly() -> Bool { Tmpfs.run("/bin/mount", ["-o", "remount,ro", folder.url.path]) }
 
-  deinit { if mounted { _ = Tmpfs.run("/bin/umount", ["-l", folder.path]) } }
+  deinit { if mounted { _ = Tmpfs.run("/bin/umount", ["-l", folder.url.path]) } }
 
   @discardableResult
   static func run(_ tool: String, _ arguments: [String]) -> Bool {
@@ -44,7 +44,7 @@ final class Tmpfs: @unchecked Sendable {
     let disk = try #require(Tmpfs(kilobytes: 64))
     disk.folder.write("p.jpg", photoBytes)
     let error = #expect(throws: StoreError.self) {
-      try fakeStore().apply([step("invert")], to: disk.folder.file("p.jpg"), output: nil)
+      try fakeStore().apply([step("invert")], to: disk.folder.path("p.jpg"), output: nil)
     }
     guard case .cannotWrite(_, let reason)? = error else {
       Issue.record("expected cannotWrite, got \(String(describing: error))")
@@ -58,7 +58,7 @@ final class Tmpfs: @unchecked Sendable {
   @Test(.enabled(if: Tmpfs.available)) func fullDiskOnLaterEditChangesNothing() throws {
     let disk = try #require(Tmpfs(kilobytes: 100))
     disk.folder.write("p.jpg", photoBytes)
-    let photo = disk.folder.file("p.jpg")
+    let photo = disk.folder.path("p.jpg")
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
     let before = disk.folder.state()
     #expect(throws: StoreError.self) { try fakeStore().apply([step("add")], to: photo, output: nil) }
@@ -69,24 +69,24 @@ final class Tmpfs: @unchecked Sendable {
 
   @Test func readOnlyFolderChangesNothing() throws {
     var disk: Tmpfs? = nil
-    let folder: TempFolder
+    let folder: TemporaryFolder
     if getuid() == 0 {
       guard Tmpfs.available, let mount = Tmpfs(kilobytes: 512) else { return }
       disk = mount
       folder = mount.folder
     } else {
-      folder = TempFolder()
+      folder = try! TemporaryFolder()
     }
     folder.write("p.jpg", photoBytes)
-    let photo = folder.file("p.jpg")
+    let photo = folder.path("p.jpg")
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
     let before = folder.state()
     if let disk {
       #expect(disk.remountReadOnly())
     } else {
-      try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
+      try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.url.path)
     }
-    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
+    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path) }
     for undo in [true, false] {
       let error = #expect(throws: StoreError.self) {
         if undo { _ = try fakeStore().step(photo, undo: true) } else { _ = try fakeStore().revert(photo) }
@@ -95,7 +95,7 @@ final class Tmpfs: @unchecked Sendable {
         Issue.record("expected cannotWrite, got \(String(describing: error))")
         return
       }
-      #expect(path == folder.path)
+      #expect(path == folder.url.path)
       #expect(reason.reason == "Read-only file system" || reason.reason == "Permission denied")
     }
     #expect(folder.state() == before)

@@ -66,7 +66,7 @@ public struct CropFilter: Filter {
     }
 
     /// A rectangle must lie inside the image, in a request and in a stored recipe alike (a
-    /// hand-edited sidecar is refused, never silently cut down).
+    /// hand-edited recipe is refused, never silently cut down).
     func requireInside(_ size: ImageSize) throws(FilterError) {
       guard isRectangle, let x, let y, let width, let height else { return }
       let (px, py) = (x.pixels(of: size.width), y.pixels(of: size.height))

@@ -67,7 +67,7 @@ public enum Filters {
     return Step(box: TypedStep<F>(parameters: p, derived: d))
   }
 
-  /// The portable request of a stored step, for another photo (`apply --recipe`): parameters
+  /// The portable request of a stored step, for another photo (a recipe copied over): parameters
   /// that belong to one photo are left at their defaults, derived state is not read at all.
   public static func portableRequest(
     filter name: String, version: Int, parameters: [String: JSONValue], in registry: [any Filter.Type] = all

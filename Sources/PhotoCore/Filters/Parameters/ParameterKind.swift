@@ -118,7 +118,7 @@ extension ParameterKind {
 // MARK: - The stored form
 
 extension ParameterKind {
-  /// The stored (sidecar) form of a value whose lengths are fractions.
+  /// The stored form of a value whose lengths are fractions.
   func encode(_ value: ParameterValue) -> JSONValue {
     func fraction(_ l: Length) -> JSONValue {
       guard case .fraction(let f) = l else { preconditionFailure("stored lengths are fractions") }

@@ -1,0 +1,105 @@
+import Codecs
+import Foundation
+import PhotoCore
+import Testing
+
+@testable import PhotoEditCLI
+
+@Suite struct FaceblurEndToEndTests {
+  /// faceblur changes the pixels inside the face's circle and no pixel far outside it; revert
+  /// gives back the original's bytes.
+  @Test func blursTheFaceAndRevertRestoresTheBytes() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("faces/astronaut.png", as: "astronaut.png")
+    let originalBytes = try Data(contentsOf: URL(fileURLWithPath: photo))
+
+    let applied = try launch(["apply", "--filter", "faceblur", photo])
+    #expect(applied.status == 0, "\(applied.err)")
+    let before = try ImageCodec.decode([UInt8](originalBytes)).image
+    let after = try ImageCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: photo)))).image
+    #expect((after.width, after.height) == (512, 512))
+    // The face box is (177, 66, 95, 95): its centre must change, a far corner must not.
+    var changed = 0
+    for y in 100..<130 { for x in 210..<240 where before[x, y] != after[x, y] { changed += 1 } }
+    #expect(changed > 600)
+    for (x, y) in [(10, 10), (500, 500), (10, 500), (450, 400)] {
+      #expect(before[x, y] == after[x, y])
+    }
+    let sidecar = try String(contentsOfFile: photo + ".photoedit.json", encoding: .utf8)
+    #expect(sidecar.contains("\"faces\""))
+
+    let reverted = try launch(["revert", photo])
+    #expect(reverted.status == 0)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == originalBytes)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["astronaut.png"])
+  }
+
+  /// No face: the render's pixels equal the original's.
+  @Test func noFaceLeavesPixelsUnchanged() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("photos/chelsea.png", as: "chelsea.png")
+    let out = folder.path("out.png")
+    let r = try launch(["apply", "--filter", "faceblur", "-o", out, photo])
+    #expect(r.status == 0, "\(r.err)")
+    let a = try ImageCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: photo)))).image
+    let b = try ImageCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: out)))).image
+    #expect(a == b)
+  }
+}
+
+/// One fact, one exit status: a cascade that is missing or unreadable is an input that is
+/// missing (66) from every command that needs it; one that is not a cascade is bad data (65).
+@Suite struct CascadeStatusTests {
+  @Test func missingCascadeIs66FromEveryCommand() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    let before = try Data(contentsOf: URL(fileURLWithPath: photo))
+    let missing = folder.path("none.xml")
+    for arguments in [
+      ["detect", photo], ["apply", "-f", "faceblur", photo], ["apply", "-f", "sepia", "-f", "faceblur", photo],
+      ["apply", "-f", "faceblur", "-o", folder.path("out.jpg"), photo],
+    ] {
+      let run = runCLI(arguments + ["--cascade", missing])
+      #expect(run.status == 66, "\(arguments): \(run.err)")
+      #expect(run.err.contains("face cascade \(missing) not found"), "\(run.err)")
+      let env = try launch(arguments, environment: ["PHOTOEDIT_CASCADE": missing])
+      #expect(env.status == 66, "\(arguments): \(env.err)")
+    }
+    // Nothing was written by any of them.
+    #expect(folder.names() == ["h.jpg"])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == before)
+    // A recipe with a faceblur step, applied elsewhere, needs the cascade too.
+    let recipe = fixturePath("recipes/redact.json")
+    #expect(runCLI(["apply", "--recipe", recipe, "--cascade", missing, photo]).status == 66)
+    // A file that is not a cascade is bad data.
+    let junk = folder.path("junk.xml")
+    try Data("<opencv_storage><x></opencv_storage>".utf8).write(to: URL(fileURLWithPath: junk))
+    #expect(runCLI(["detect", photo, "--cascade", junk]).status == 65)
+    #expect(runCLI(["apply", "-f", "faceblur", photo, "--cascade", junk]).status == 65)
+  }
+
+  /// A sidecar whose render record cannot be (quality 500, a subsampling photoedit does not
+  /// write) is damage `check` reports, and no command renders with it.
+  @Test func impossibleRenderRecordIsDamage() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", photo]).status == 0)
+    let sidecar = photo + ".photoedit.json"
+    let good = try String(contentsOfFile: sidecar, encoding: .utf8)
+    for (from, to, shown) in [
+      ("\"quality\" : 90", "\"quality\" : 500", "'render.quality' is 500, not a quality in 1...100"),
+      ("\"subsampling\" : \"420\"", "\"subsampling\" : \"411\"", "'render.subsampling' cannot be \"411\""),
+    ] {
+      try good.replacingOccurrences(of: from, with: to).write(toFile: sidecar, atomically: true, encoding: .utf8)
+      let check = runCLI(["check", photo])
+      #expect(check.status == 1)
+      #expect(check.err.contains("damaged: the recipe is invalid: \(shown)"), "\(check.err)")
+      let status = runCLI(["status", "--json", photo])
+      #expect(status.out.contains("\"state\": \"damaged\""))
+      let render = runCLI(["render", photo])
+      #expect(render.status == 65, "\(render.err)")
+    }
+  }
+}
