@@ -8,7 +8,7 @@ APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libs
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 
-.PHONY: all deps build test demo install bench fuzz clean
+.PHONY: all deps build test demo install bench fuzz format clean
 
 all: build
 
@@ -62,6 +62,10 @@ bench:
 	@Tests/Benchmarks/setup.sh
 	@$(MAKE) --no-print-directory build || echo "bench: the build failed; photoedit's cases will say so" >&2
 	python3 Tests/Benchmarks/bench.py $(BENCH_FLAGS)
+
+# Formats every Swift file with the committed .swift-format.
+format:
+	$(SWIFT) format -i -r --configuration .swift-format Sources Tests Package.swift
 
 clean:
 	rm -rf .build demo-output

@@ -47,7 +47,8 @@ extension AdjustmentData {
       do {
         requests.append(
           try Filters.portableRequest(
-            filter: envelope.filter, version: envelope.version, parameters: envelope.parameters, in: registry))
+            filter: envelope.filter, version: envelope.version, parameters: envelope.parameters, in: registry)
+        )
       } catch {
         throw .step(index: i, error)
       }
@@ -94,7 +95,8 @@ extension AdjustmentData {
     var parameters: [String: JSONValue], derived: [String: JSONValue]
   }
 
-  private static func envelopes(_ object: [String: JSONValue], _ key: String) throws(StoreError) -> [Envelope] {
+  private static func envelopes(_ object: [String: JSONValue], _ key: String) throws(StoreError) -> [Envelope]
+  {
     guard let list = object[key] else {
       if key == "undone" { return [] }
       throw .invalidRecipe(.missing(field: key))
@@ -116,7 +118,9 @@ extension AdjustmentData {
         return dictionary
       }
       out.append(
-        Envelope(filter: filter, version: Int(v), parameters: try object("parameters"), derived: try object("derived")))
+        Envelope(
+          filter: filter, version: Int(v), parameters: try object("parameters"),
+          derived: try object("derived")))
     }
     return out
   }
@@ -192,7 +196,9 @@ public enum ContentKind: String, Sendable, Equatable {
 
   /// The kind of `bytes` when it is clearly not JSON text, else nil.
   init?(_ bytes: [UInt8]) {
-    let start = bytes.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF }
+    let start = bytes.drop {
+      $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
+    }
     if bytes.starts(with: [0xFF, 0xD8]) {
       self = .jpeg
     } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {

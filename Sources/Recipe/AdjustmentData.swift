@@ -95,7 +95,8 @@ public struct RenderRecord: Equatable, Sendable {
     guard let formatName = o["format"]?.string, let format = ImageFormat(rawValue: formatName) else {
       throw .invalidRecipe(.badValue(field: "render.format", value: o["format"]))
     }
-    guard let q = o["quality"]?.number, q == q.rounded(), EncodeOptions.qualityRange.contains(Int(exactly: q) ?? 0)
+    guard let q = o["quality"]?.number, q == q.rounded(),
+      EncodeOptions.qualityRange.contains(Int(exactly: q) ?? 0)
     else { throw .invalidRecipe(.badValue(field: "render.quality", value: o["quality"])) }
     var subsampling: ChromaSubsampling? = nil
     if let s = o["subsampling"] {

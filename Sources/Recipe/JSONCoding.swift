@@ -48,7 +48,9 @@ enum JSONCoding {
   /// Decodes the JSON of the sidecar's field `field` as `type`.
   ///
   /// - Throws: `.invalidRecipe` naming the field that is missing or has the wrong type.
-  static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, field: String) throws(StoreError) -> T {
+  static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, field: String) throws(StoreError)
+    -> T
+  {
     do {
       return try JSONDecoder().decode(type, from: Data(encode(json)))
     } catch {

@@ -2,7 +2,9 @@
 enum Recovery {
   /// Under the photo's lock: finishes the journal's edit if one is there, then (when asked, or
   /// after a journal) removes every temporary file of the photo that no journal needs.
-  static func recover(_ paths: PhotoPaths, scanForTemporaryFiles: Bool = true) throws(StoreError) -> CrashRecovery {
+  static func recover(_ paths: PhotoPaths, scanForTemporaryFiles: Bool = true) throws(StoreError)
+    -> CrashRecovery
+  {
     var outcome = CrashRecovery()
     if FileSystem.exists(paths.journal) {
       let bytes: [UInt8]

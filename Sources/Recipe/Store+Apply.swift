@@ -4,7 +4,8 @@ import PhotoCore
 extension Store {
   /// Appends steps made of `requests` to the photo's recipe (in place) or to `output`'s (with the
   /// photo as the untouched original), and re-renders from the original.
-  func apply(_ requests: [StepRequest], to photo: String, output: String?) throws(StoreError) -> ApplyOutcome {
+  func apply(_ requests: [StepRequest], to photo: String, output: String?) throws(StoreError) -> ApplyOutcome
+  {
     try Self.refuseStoreFile(photo)
     let target = output ?? photo
     if let output { try Self.refuseStoreFile(output) }
@@ -33,7 +34,8 @@ extension Store {
         requests, base: base, originalBytes: originalBytes,
         originalPath: paths.name + PhotoPaths.originalSuffix, format: format)
       if !settings.dryRun {
-        try commitEdit(paths, data: made.data, render: made.bytes, preserve: base == nil, mode: Self.mode(of: photo))
+        try commitEdit(
+          paths, data: made.data, render: made.bytes, preserve: base == nil, mode: Self.mode(of: photo))
       }
       return outcome(made, output: nil, recovery: recovery)
     }
@@ -70,7 +72,8 @@ extension Store {
         originalPath: Path.relative(input, from: paths.directory), format: format)
       if !settings.dryRun {
         try commitEdit(
-          paths, data: made.data, render: made.bytes, preserve: false, mode: Self.mode(of: output, fallback: input))
+          paths, data: made.data, render: made.bytes, preserve: false,
+          mode: Self.mode(of: output, fallback: input))
       }
       return outcome(made, output: output, recovery: recovery)
     }
@@ -104,7 +107,8 @@ extension Store {
 
   private func outcome(_ made: NewRecipe, output: String?, recovery: CrashRecovery) -> ApplyOutcome {
     ApplyOutcome(
-      output: output, added: made.added, stepCount: made.data.steps.count, renderSHA256: made.data.render!.sha256,
+      output: output, added: made.added, stepCount: made.data.steps.count,
+      renderSHA256: made.data.render!.sha256,
       dryRun: settings.dryRun, recovery: recovery, warnings: made.warnings)
   }
 

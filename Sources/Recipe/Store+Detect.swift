@@ -24,12 +24,14 @@ extension Store {
     }
     source = []
     let elapsed = start.duration(to: .now)
-    settings.recordTiming("decode", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    settings.recordTiming(
+      "decode", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     let faces: [Face]
     let detector = try detector()
     do { faces = try detector.faces(in: decoded.image, options: options) } catch { throw .detection(error) }
     return DetectOutcome(
-      width: decoded.image.width, height: decoded.image.height, faces: faces, searchedOriginal: searchedOriginal,
+      width: decoded.image.width, height: decoded.image.height, faces: faces,
+      searchedOriginal: searchedOriginal,
       warnings: decoded.warnings)
   }
 }

@@ -36,13 +36,15 @@ extension Store {
           let temp = try transaction.stage(bytes, mode: Self.mode(of: photo, fallback: edited.originalPath))
           transaction.add(
             .replace(
-              temp: temp, target: paths.name, sha256: conversion?.record.sha256 ?? originalSHA, role: .render))
+              temp: temp, target: paths.name, sha256: conversion?.record.sha256 ?? originalSHA, role: .render)
+          )
           transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
         }
         try transaction.commit()
       }
       var outcome = RevertOutcome(
-        reverted: true, originalSHA256: originalSHA, originalPath: edited.originalPath, dryRun: settings.dryRun,
+        reverted: true, originalSHA256: originalSHA, originalPath: edited.originalPath,
+        dryRun: settings.dryRun,
         recovery: recovery)
       if let conversion { outcome.conversion = (conversion.record.format, conversion.originalFormat) }
       return outcome

@@ -114,7 +114,8 @@ struct Store {
       if matches(bytes) { originalBytes = bytes } else { failure = .originalChanged(original: originalPath) }
     } catch {
       failure =
-        error.isNotFound ? .originalMissing(original: originalPath) : .cannotRead(path: originalPath, error.system)
+        error.isNotFound
+        ? .originalMissing(original: originalPath) : .cannotRead(path: originalPath, error.system)
     }
     // An -o output's original may since have been edited in place itself: its bytes then live on
     // as that photo's preserved `.original`.
@@ -220,7 +221,10 @@ struct Store {
     let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
     let options = encodeOptions(existing: existing, details: rendered.details)
     let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
-    return (rendered, bytes, RenderRecord(of: bytes, format: format, quality: options.quality, subsampling: options.subsampling))
+    return (
+      rendered, bytes,
+      RenderRecord(of: bytes, format: format, quality: options.quality, subsampling: options.subsampling)
+    )
   }
 
   private func streamed(
@@ -243,8 +247,12 @@ struct Store {
     let result: (jpeg: [UInt8], warnings: [String])
     do { result = try stream.run(encoding: options, rows: rows) } catch { throw .codec(error) }
     details.warnings = result.warnings
-    let record = RenderRecord(of: result.jpeg, format: .jpeg, quality: options.quality, subsampling: options.subsampling)
-    return (Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), result.jpeg, record)
+    let record = RenderRecord(
+      of: result.jpeg, format: .jpeg, quality: options.quality, subsampling: options.subsampling)
+    return (
+      Rendered(details: details, image: nil, added: added, width: size.width, height: size.height),
+      result.jpeg, record
+    )
   }
 
   /// The quality and subsampling of a render: the command line's, else the sidecar's, else the
@@ -259,7 +267,8 @@ struct Store {
 
   /// Encodes a render; in a format without transparency (JPEG), an image that has some is laid
   /// over the colour the steps name for it (a circular crop's background), else white.
-  func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions, steps: [Step]) throws(StoreError)
+  func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions, steps: [Step])
+    throws(StoreError)
     -> [UInt8]
   {
     var image = image
@@ -280,13 +289,15 @@ struct Store {
     let sidecarTemp = try transaction.stage(sidecar, mode: mode)
     if preserve {
       transaction.add(
-        .preserve(from: paths.name, to: paths.name + PhotoPaths.originalSuffix, sha256: data.original!.sha256))
+        .preserve(from: paths.name, to: paths.name + PhotoPaths.originalSuffix, sha256: data.original!.sha256)
+      )
     }
     transaction.add(
       .replace(
         temp: sidecarTemp, target: paths.name + PhotoPaths.sidecarSuffix, sha256: SHA256.hex(sidecar),
         role: .sidecar))
-    transaction.add(.replace(temp: renderTemp, target: paths.name, sha256: data.render!.sha256, role: .render))
+    transaction.add(
+      .replace(temp: renderTemp, target: paths.name, sha256: data.render!.sha256, role: .render))
     try transaction.commit()
   }
 }

@@ -84,7 +84,8 @@ import Testing
     let original = try ImageCodec.encode(
       big, as: .jpeg, options: Self.encodeOptions(subsampling, metadata: ImageMetadata()))
     let operation = try Filters.step(
-      filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)], derived: [:])
+      filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)],
+      derived: [:])
     let renderer = try #require(operation.rowRenderer(size: ImageSize(big.width, big.height)))
     let stream = try #require(try ImageCodec.jpegStream(original))
     let (image, jpeg, _, bands) = try Self.run(

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoCore
-import Testing
 @_exported import TestSupport
+import Testing
 
 @testable import Codecs
 

@@ -107,7 +107,12 @@ import Testing
       try Filters.request("brush", values: ["pen": .choice("red")])
     }
     let image = Image(width: 9, height: 9, fill: RGBA(0, 0, 0))
-    let out = try apply("brush", ["pen": .choice("custom"), "color": .color(RGBA(hex: "#FF000080")!), "size": px(3), "hardness": .number(1), "points": .points([Point(x: .pixels(4), y: .pixels(4))])], to: image)
+    let out = try apply(
+      "brush",
+      [
+        "pen": .choice("custom"), "color": .color(RGBA(hex: "#FF000080")!), "size": px(3),
+        "hardness": .number(1), "points": .points([Point(x: .pixels(4), y: .pixels(4))]),
+      ], to: image)
     #expect(out[4, 4] == RGBA(128, 0, 0))
   }
 
@@ -148,7 +153,9 @@ import Testing
     #expect(reason("[[[1 2]]]") == "invalid JSON at byte 5: expected ',' or ']'")
     // A point outside the image is the request's to refuse.
     let negative = try? StrokesFile.parse(Array("[[[-1, 2]]]".utf8))
-    #expect(throws: FilterError.self) { try Filters.request("brush", values: ["strokes": .strokes(negative ?? [])]) }
+    #expect(throws: FilterError.self) {
+      try Filters.request("brush", values: ["strokes": .strokes(negative ?? [])])
+    }
   }
 }
 

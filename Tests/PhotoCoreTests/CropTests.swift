@@ -15,9 +15,14 @@ import Testing
     #expect((out.width, out.height) == (3, 4))
     for y in 0..<4 { for x in 0..<3 { #expect(out[x, y] == RGBA(UInt8(x + 2), UInt8(y + 1), 0)) } }
     // The whole image is the identity, byte for byte.
-    #expect(try apply("crop", ["x": px(0), "y": px(0), "width": pc(100), "height": pc(100)], to: Self.grid) == Self.grid)
+    #expect(
+      try apply("crop", ["x": px(0), "y": px(0), "width": pc(100), "height": pc(100)], to: Self.grid)
+        == Self.grid)
     // A 1×1 crop and a crop of a 1×1 image.
-    #expect(try apply("crop", ["x": px(6), "y": px(4), "width": px(1), "height": px(1)], to: Self.grid).bytes == [6, 4, 0, 255])
+    #expect(
+      try apply("crop", ["x": px(6), "y": px(4), "width": px(1), "height": px(1)], to: Self.grid).bytes == [
+        6, 4, 0, 255,
+      ])
     let one = Image(width: 1, height: 1, fill: RGBA(5, 6, 7))
     #expect(try apply("crop", ["x": px(0), "y": px(0), "width": px(1), "height": px(1)], to: one) == one)
     #expect(try apply("crop", ["shape": .choice("circle")], to: one) == one)
@@ -32,11 +37,13 @@ import Testing
     ) { try apply("crop", ["x": px(5), "y": px(0), "width": px(3), "height": px(2)], to: Self.grid) }
     #expect(
       throws: FilterError.regionOutsideImage(
-        filter: "crop", region: Box(x: .pixels(0), y: .fraction(0.5), width: .pixels(1), height: .fraction(0.6)),
+        filter: "crop",
+        region: Box(x: .pixels(0), y: .fraction(0.5), width: .pixels(1), height: .fraction(0.6)),
         image: ImageSize(7, 5))
     ) { try apply("crop", ["x": px(0), "y": pc(50), "width": px(1), "height": pc(60)], to: Self.grid) }
     // Touching the border is fine.
-    #expect(try apply("crop", ["x": px(5), "y": px(3), "width": px(2), "height": px(2)], to: Self.grid).width == 2)
+    #expect(
+      try apply("crop", ["x": px(5), "y": px(3), "width": px(2), "height": px(2)], to: Self.grid).width == 2)
     // A stored rectangle that leaves the image (a hand-edited sidecar) is refused too.
     var image = Self.grid
     let stored = try Filters.step(
@@ -53,7 +60,8 @@ import Testing
     #expect(image == Self.grid)
     #expect(
       throws: FilterError.outOfRange(
-        filter: "crop", key: "width", value: px(0), allowed: .length(.horizontal, fractions: 0...1, positive: true),
+        filter: "crop", key: "width", value: px(0),
+        allowed: .length(.horizontal, fractions: 0...1, positive: true),
         image: nil)
     ) {
       try Filters.request("crop", values: ["x": px(0), "y": px(0), "width": px(0), "height": px(2)])
@@ -66,9 +74,19 @@ import Testing
     #expect((wide.width, wide.height) == (400, 225))
     #expect(wide == image.cropped(x: 0, y: 38, width: 400, height: 225))  // round(150 - 112.5)
     // Centred near the corner: the window moves inside and keeps its size.
-    let corner = try apply("crop", ["aspect": .ratio(Ratio(1, 1)), "center": .point(Point(x: .pixels(5), y: .pixels(5))), "scale": .number(0.5)], to: image)
+    let corner = try apply(
+      "crop",
+      [
+        "aspect": .ratio(Ratio(1, 1)), "center": .point(Point(x: .pixels(5), y: .pixels(5))),
+        "scale": .number(0.5),
+      ], to: image)
     #expect(corner == image.cropped(x: 0, y: 0, width: 150, height: 150))
-    let around = try apply("crop", ["aspect": .ratio(Ratio(1, 2)), "center": .point(Point(x: .pixels(200), y: .pixels(150))), "scale": .number(0.5)], to: image)
+    let around = try apply(
+      "crop",
+      [
+        "aspect": .ratio(Ratio(1, 2)), "center": .point(Point(x: .pixels(200), y: .pixels(150))),
+        "scale": .number(0.5),
+      ], to: image)
     #expect(around == image.cropped(x: 163, y: 75, width: 75, height: 150))
   }
 
@@ -98,7 +116,12 @@ import Testing
     #expect(out[0, 39].a == 254)
     #expect(out[1, 39].a == 255)
     #expect(out[1, 20].a == 0)  // centre (1.5, 20.5): distance ≈ 45.0 > 40.5
-    let scaled = try apply("crop", ["shape": .choice("circle"), "scale": .number(0.5), "center": .point(Point(x: .pixels(100), y: .pixels(10)))], to: image)
+    let scaled = try apply(
+      "crop",
+      [
+        "shape": .choice("circle"), "scale": .number(0.5),
+        "center": .point(Point(x: .pixels(100), y: .pixels(10))),
+      ], to: image)
     #expect((scaled.width, scaled.height) == (40, 40))
     #expect(scaled == Self.referenceMask(image.cropped(x: 80, y: 0, width: 40, height: 40)))
   }
@@ -128,10 +151,14 @@ import Testing
     let image = noiseImage(width: 10, height: 10)
     #expect(Filters.transparencyFill(for: []) == nil)
     #expect(Filters.transparencyFill(for: [try step("sepia", for: image)]) == nil)
-    #expect(Filters.transparencyFill(for: [try step("crop", ["shape": .choice("circle")], for: image)]) == RGBA(255, 255, 255))
+    #expect(
+      Filters.transparencyFill(for: [try step("crop", ["shape": .choice("circle")], for: image)])
+        == RGBA(255, 255, 255))
     let ops = [
-      try step("crop", ["shape": .choice("circle"), "background": .color(RGBA(hex: "#102030")!)], for: image),
-      try step("crop", ["shape": .choice("circle"), "background": .color(RGBA(hex: "#A0B0C0D0")!)], for: image),
+      try step(
+        "crop", ["shape": .choice("circle"), "background": .color(RGBA(hex: "#102030")!)], for: image),
+      try step(
+        "crop", ["shape": .choice("circle"), "background": .color(RGBA(hex: "#A0B0C0D0")!)], for: image),
       try step("crop", ["x": px(0), "y": px(0), "width": px(5), "height": px(5)], for: image),
     ]
     #expect(Filters.transparencyFill(for: ops) == RGBA(0xA0, 0xB0, 0xC0, 0xD0))

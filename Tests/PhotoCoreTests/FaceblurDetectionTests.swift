@@ -15,7 +15,9 @@ import Testing
     <features><_><rects><_>0 0 6 6 -1.</_><_>0 3 6 3 2.</_></rects></_></features></cascade></opencv_storage>
     """
 
-  static var detector: HaarFaceDetector { HaarFaceDetector(cascade: try! HaarCascade(xml: Array(cascadeXML.utf8))) }
+  static var detector: HaarFaceDetector {
+    HaarFaceDetector(cascade: try! HaarCascade(xml: Array(cascadeXML.utf8)))
+  }
 
   /// A w×h image: rows above `split` at grey `top`, the rest at `bottom`.
   static func halves(width: Int, height: Int, split: Int, top: UInt8, bottom: UInt8) -> Image {
@@ -50,7 +52,8 @@ import Testing
   /// The Haar detector returns faces in reading order, whatever order its search found them in.
   @Test func facesAreInReadingOrder() throws {
     let image = Self.halves(width: 12, height: 6, split: 3, top: 10, bottom: 50)
-    let faces = try Self.detector.faces(in: image, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 0))
+    let faces = try Self.detector.faces(
+      in: image, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 0))
     #expect(faces == faces.inReadingOrder)
     #expect(faces.map(\.x) == [0, 2, 4, 6])
   }

@@ -86,7 +86,8 @@ import Testing
 
   @Test func detectorOptionsAreTheDetectorsOwn() throws {
     let values: [String: ParameterValue] = [
-      "scaleFactor": .number(1.2), "minNeighbors": .integer(5), "minFace": .integer(40), "maxFace": .integer(400),
+      "scaleFactor": .number(1.2), "minNeighbors": .integer(5), "minFace": .integer(40),
+      "maxFace": .integer(400),
       "style": .choice("blur"),
     ]
     let request = try Filters.request("faceblur", values: values)
@@ -96,7 +97,8 @@ import Testing
     #expect(p.detection == DetectionOptions(scaleFactor: 1.2, minNeighbors: 5, minSize: 40, maxSize: 400))
     #expect(
       throws: FilterError.outOfRange(
-        filter: "faceblur", key: "scaleFactor", value: .number(1), allowed: .number(DetectionOptions.scaleFactorRange),
+        filter: "faceblur", key: "scaleFactor", value: .number(1),
+        allowed: .number(DetectionOptions.scaleFactorRange),
         image: nil)
     ) {
       try Filters.request("faceblur", values: ["scaleFactor": .number(1)])

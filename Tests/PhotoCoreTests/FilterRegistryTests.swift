@@ -38,7 +38,10 @@ import Testing
     ) {
       try Filters.request(
         "pixelate",
-        values: ["shape": .choice("circle"), "center": .point(Point(x: .fraction(1.2), y: .pixels(5))), "radius": px(3)])
+        values: [
+          "shape": .choice("circle"), "center": .point(Point(x: .fraction(1.2), y: .pixels(5))),
+          "radius": px(3),
+        ])
     }
     #expect(throws: FilterError.missingParameter(filter: "pixelate", keys: ["radius"])) {
       try Filters.request("pixelate", values: ["shape": .choice("circle"), "center": pt(1, 1)])
@@ -51,7 +54,8 @@ import Testing
       try Filters.request("crop", values: ["aspect": .ratio(Ratio(1, 1)), "x": px(3)])
     }
     #expect(
-      throws: FilterError.missingParameter(filter: "crop", keys: ["x, y, width and height", "aspect", "shape=circle"])
+      throws: FilterError.missingParameter(
+        filter: "crop", keys: ["x, y, width and height", "aspect", "shape=circle"])
     ) { try Filters.request("crop", values: [:]) }
   }
 
@@ -61,11 +65,14 @@ import Testing
     #expect(
       throws: FilterError.outOfRange(
         filter: "pixelate", key: "center", value: pt(60, 5), allowed: .point, image: ImageSize(50, 40))
-    ) { try apply("pixelate", ["shape": .choice("circle"), "center": pt(60, 5), "radius": px(3)], to: image) }
+    ) {
+      try apply("pixelate", ["shape": .choice("circle"), "center": pt(60, 5), "radius": px(3)], to: image)
+    }
   }
 
   @Test func portableRequestDropsDerivedState() throws {
-    let request = try Filters.portableRequest(filter: "faceblur", version: 1, parameters: ["blocks": .number(12)])
+    let request = try Filters.portableRequest(
+      filter: "faceblur", version: 1, parameters: ["blocks": .number(12)])
     #expect(request.filter == "faceblur")
     #expect(request.values.first { $0.name == "blocks" }?.value == .integer(12))
     #expect(request.values.first { $0.name == "style" }?.value == .choice("pixelate"))
@@ -78,7 +85,9 @@ import Testing
   }
 
   @Test func storedStepsAreRefusedWhenTheyCannotBeRendered() {
-    func read(_ filter: String, version: Int = 1, _ p: [String: JSONValue], derived: [String: JSONValue] = [:])
+    func read(
+      _ filter: String, version: Int = 1, _ p: [String: JSONValue], derived: [String: JSONValue] = [:]
+    )
       throws -> Step
     {
       try Filters.step(filter: filter, version: version, parameters: p, derived: derived)
@@ -87,7 +96,9 @@ import Testing
     #expect(throws: FilterError.newerVersion(filter: "sepia", found: 2, supported: 1)) {
       try read("sepia", version: 2, [:])
     }
-    #expect(throws: FilterError.unsupportedVersion(filter: "sepia", found: 0)) { try read("sepia", version: 0, [:]) }
+    #expect(throws: FilterError.unsupportedVersion(filter: "sepia", found: 0)) {
+      try read("sepia", version: 0, [:])
+    }
     #expect(throws: FilterError.unknownParameter(filter: "sepia", key: "amount", known: ["intensity"])) {
       try read("sepia", ["amount": .number(1)])
     }
@@ -102,7 +113,9 @@ import Testing
     #expect(throws: FilterError.badDerivedState(filter: "sepia", key: "faces")) {
       try read("sepia", [:], derived: ["faces": .array([])])
     }
-    #expect(throws: FilterError.missingParameter(filter: "pixelate", keys: ["x"])) { try read("pixelate", [:]) }
+    #expect(throws: FilterError.missingParameter(filter: "pixelate", keys: ["x"])) {
+      try read("pixelate", [:])
+    }
   }
 
   /// Version 2 of a test filter renamed `amount` to `intensity`; version 1 is kept typed and a
@@ -135,14 +148,16 @@ import Testing
     #expect(
       old.stored
         == .object([
-          "filter": .string("fade"), "version": .number(2), "parameters": .object(["intensity": .number(0.3)]),
+          "filter": .string("fade"), "version": .number(2),
+          "parameters": .object(["intensity": .number(0.3)]),
         ]))
     #expect(throws: FilterError.newerVersion(filter: "fade", found: 3, supported: 2)) {
       try Filters.step(filter: "fade", version: 3, parameters: [:], derived: [:], in: [FadeV2.self])
     }
     // The old version's ranges still hold for its values.
     #expect(throws: FilterError.self) {
-      try Filters.step(filter: "fade", version: 1, parameters: ["amount": .number(7)], derived: [:], in: [FadeV2.self])
+      try Filters.step(
+        filter: "fade", version: 1, parameters: ["amount": .number(7)], derived: [:], in: [FadeV2.self])
     }
   }
 
@@ -161,11 +176,13 @@ import Testing
   }
 
   @Test func numericChoicesInHandWrittenRecipes() throws {
-    let rotate = try Filters.step(filter: "rotate", version: 1, parameters: ["angle": .number(270)], derived: [:])
+    let rotate = try Filters.step(
+      filter: "rotate", version: 1, parameters: ["angle": .number(270)], derived: [:])
     #expect(rotate.typed(RotateFilter.self)?.parameters.angle == .threeQuarters)
     #expect(
       throws: FilterError.outOfRange(
-        filter: "rotate", key: "angle", value: .choice("45"), allowed: .choice(["90", "180", "270"]), image: nil)
+        filter: "rotate", key: "angle", value: .choice("45"), allowed: .choice(["90", "180", "270"]),
+        image: nil)
     ) {
       try Filters.step(filter: "rotate", version: 1, parameters: ["angle": .number(45)], derived: [:])
     }
@@ -177,29 +194,7 @@ import Testing
     #expect(try apply("rotate", ["angle": .choice("180")], to: image) == image.rotated(quarterTurns: 2))
     #expect(try apply("rotate", ["angle": .choice("270")], to: image) == image.rotated(quarterTurns: 3))
     #expect(try apply("flip", to: image) == image.flipped(horizontally: true))
-    #expect(try apply("flip", ["direction": .choice("vertical")], to: image) == image.flipped(horizontally: false))
-  }
-}
-
-/// The worked example of docs/adding-a-filter.md, compiled and run against a registry that holds
-/// it.
-struct InvertFilter: Filter {
-  static let name = "invert"
-  static let summary = "Inverts the colours."
-  static let version = 1
-
-  struct Parameters: ParameterSet {
-    /// 0...1, default 1: 0 leaves the image unchanged.
-    var amount = 1.0
-    static let fields: [ParameterField<Self>] = [
-      .number("amount", \.amount, 0...1, help: "0 leaves the image unchanged")
-    ]
-  }
-
-  static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
-    for i in image.bytes.indices where i % 4 != 3 {
-      let v = Double(image.bytes[i])
-      image.bytes[i] = UInt8((v + p.amount * (255 - 2 * v)).rounded())
-    }
+    #expect(
+      try apply("flip", ["direction": .choice("vertical")], to: image) == image.flipped(horizontally: false))
   }
 }

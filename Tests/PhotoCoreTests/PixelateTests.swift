@@ -106,7 +106,8 @@ import Testing
   @Test func filterParsesAndNormalises() throws {
     let image = noiseImage(width: 200, height: 100, seed: 2)
     let op = try step(
-      "pixelate", ["shape": .choice("circle"), "center": pt(100, 50), "radius": px(20), "block": px(5)], for: image)
+      "pixelate", ["shape": .choice("circle"), "center": pt(100, 50), "radius": px(20), "block": px(5)],
+      for: image)
     let p = try #require(op.typed(PixelateFilter.self)?.parameters)
     #expect(p.center == Point(fractionX: 0.5, y: 0.5))
     #expect(p.radius == .fraction(0.2))
@@ -129,6 +130,9 @@ import Testing
     let image = noiseImage(width: 100, height: 80, seed: 12)
     var expected = image
     expected.pixelate(.rectangle(x: 10, y: 20, width: 50, height: 40), blockSize: 4)
-    #expect(try apply("pixelate", ["x": pc(10), "y": pc(25), "width": pc(50), "height": pc(50), "block": px(4)], to: image) == expected)
+    #expect(
+      try apply(
+        "pixelate", ["x": pc(10), "y": pc(25), "width": pc(50), "height": pc(50), "block": px(4)], to: image)
+        == expected)
   }
 }

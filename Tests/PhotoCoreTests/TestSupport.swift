@@ -1,4 +1,5 @@
 @_exported import TestSupport
+
 @testable import PhotoCore
 
 /// The largest difference between two images' bytes.
@@ -16,18 +17,22 @@ func pc(_ v: Double) -> ParameterValue { .length(.fraction(v / 100)) }
 /// A point in pixels.
 func pt(_ x: Double, _ y: Double) -> ParameterValue { .point(Point(x: .pixels(x), y: .pixels(y))) }
 /// A list of points in pixels.
-func pts(_ xy: (Double, Double)...) -> ParameterValue { .points(xy.map { Point(x: .pixels($0.0), y: .pixels($0.1)) }) }
+func pts(_ xy: (Double, Double)...) -> ParameterValue {
+  .points(xy.map { Point(x: .pixels($0.0), y: .pixels($0.1)) })
+}
 
 /// The step a request for `filter` with `values` makes for `image`.
 func step(
-  _ filter: String, _ values: [String: ParameterValue] = [:], for image: Image, detector: (any FaceDetector)? = nil
+  _ filter: String, _ values: [String: ParameterValue] = [:], for image: Image,
+  detector: (any FaceDetector)? = nil
 ) throws -> Step {
   try Filters.request(filter, values: values).resolve(in: ResolveContext(image: image, detector: detector))
 }
 
 /// Makes the step for `image` and renders it.
 func apply(
-  _ filter: String, _ values: [String: ParameterValue] = [:], to image: Image, detector: (any FaceDetector)? = nil
+  _ filter: String, _ values: [String: ParameterValue] = [:], to image: Image,
+  detector: (any FaceDetector)? = nil
 ) throws -> Image {
   let s = try step(filter, values, for: image, detector: detector)
   var out = image

@@ -1,7 +1,6 @@
 import Foundation
-import Testing
-
 import Recipe
+import Testing
 
 @testable import PhotoEditCLI
 

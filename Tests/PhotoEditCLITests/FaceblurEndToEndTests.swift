@@ -58,7 +58,8 @@ import Testing
     let before = try Data(contentsOf: URL(fileURLWithPath: photo))
     let missing = folder.path("none.xml")
     for arguments in [
-      ["detect", photo], ["apply", "-f", "faceblur", photo], ["apply", "-f", "sepia", "-f", "faceblur", photo],
+      ["detect", photo], ["apply", "-f", "faceblur", photo],
+      ["apply", "-f", "sepia", "-f", "faceblur", photo],
       ["apply", "-f", "faceblur", "-o", folder.path("out.jpg"), photo],
     ] {
       let run = runCLI(arguments + ["--cascade", missing])
@@ -92,7 +93,8 @@ import Testing
       ("\"quality\" : 90", "\"quality\" : 500", "'render.quality' is 500, not a quality in 1...100"),
       ("\"subsampling\" : \"420\"", "\"subsampling\" : \"411\"", "'render.subsampling' cannot be \"411\""),
     ] {
-      try good.replacingOccurrences(of: from, with: to).write(toFile: sidecar, atomically: true, encoding: .utf8)
+      try good.replacingOccurrences(of: from, with: to).write(
+        toFile: sidecar, atomically: true, encoding: .utf8)
       let check = runCLI(["check", photo])
       #expect(check.status == 1)
       #expect(check.err.contains("damaged: the recipe is invalid: \(shown)"), "\(check.err)")

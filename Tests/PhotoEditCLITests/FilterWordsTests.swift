@@ -59,7 +59,9 @@ import Testing
     #expect(message("sepia:intensity") == "sepia: expected key=value, got 'intensity'")
     #expect(message("sepia:intensity=1,intensity=0") == "sepia: parameter 'intensity' is given twice")
     #expect(message("rotate:angle=45") == "rotate: angle='45' is not one of 90|180|270")
-    #expect(message("brush:color=#12345,points=1:1") == "brush: color='#12345' is not a colour #RRGGBB or #RRGGBBAA")
+    #expect(
+      message("brush:color=#12345,points=1:1") == "brush: color='#12345' is not a colour #RRGGBB or #RRGGBBAA"
+    )
     #expect(
       message("pixelate:shape=circle,center=120%:5,radius=3")
         == "pixelate: center=120%:5 is out of range (allowed: X:Y, pixels or 0%...100%)")
@@ -69,7 +71,9 @@ import Testing
       message("pixelate:shape=circle,center=1:1,radius=2,x=3")
         == "pixelate: parameters 'shape=circle' and 'x' cannot be used together")
     #expect(message("crop:aspect=1:1,x=3") == "crop: parameters 'aspect' and 'x' cannot be used together")
-    #expect(message("faceblur:minFace=30,maxFace=20") == "faceblur: maxFace=20 is out of range (allowed: 30...100000)")
+    #expect(
+      message("faceblur:minFace=30,maxFace=20")
+        == "faceblur: maxFace=20 is out of range (allowed: 30...100000)")
     #expect(
       message("crop") == "crop: parameter 'x, y, width and height, or aspect, or shape=circle' is required")
     #expect(
@@ -95,7 +99,9 @@ import Testing
   }
 
   @Test func badStrokesFiles() {
-    #expect(message("brush:strokes=s.json", file: "[]") == "brush: strokes file 's.json': the file holds no strokes")
+    #expect(
+      message("brush:strokes=s.json", file: "[]") == "brush: strokes file 's.json': the file holds no strokes"
+    )
     #expect(
       message("brush:strokes=s.json", file: "[[[1, 2, 3]]]")
         == "brush: strokes file 's.json': stroke 0: a point is not [x, y]")
@@ -159,5 +165,17 @@ import Testing
       }
     }
     #expect(text.contains("intensity  number  0...1"))
+  }
+}
+
+/// The README's filter table is the catalogue's, as `photoedit filters --markdown` prints it.
+@Suite struct ReadmeFilterTableTests {
+  @Test func readmeTableIsCurrent() throws {
+    let readme = try String(
+      contentsOf: fixtures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+    let start = try #require(readme.range(of: "<!-- filters: photoedit filters --markdown -->\n"))
+    let end = try #require(readme.range(of: "<!-- /filters -->"))
+    let table = String(readme[start.upperBound..<end.lowerBound])
+    #expect(table == FilterCatalog.markdown(), "update the README with: photoedit filters --markdown")
   }
 }

@@ -1,8 +1,7 @@
 import Foundation
 import PhotoCore
-import Testing
-
 import Recipe
+import Testing
 
 @testable import PhotoEditCLI
 

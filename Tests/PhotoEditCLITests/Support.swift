@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
-import Testing
 @_exported import TestSupport
+import Testing
 
 @testable import PhotoEditCLI
 
@@ -62,4 +62,3 @@ func launch(
     process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
   )
 }
-

@@ -10,7 +10,8 @@ import Testing
       original: .init(
         path: "beach.jpg.original", sha256: String(repeating: "a", count: 64), bytes: 1234, width: 910,
         height: 1137, orientation: 6),
-      render: RenderRecord(sha256: String(repeating: "b", count: 64), format: .jpeg, quality: 90, subsampling: .s420),
+      render: RenderRecord(
+        sha256: String(repeating: "b", count: 64), format: .jpeg, quality: 90, subsampling: .s420),
       steps: [
         try! stored("mark", ["scale": .number(1.2)], derived: ["width": .number(25)]),
         try! stored("sepia", ["intensity": .number(0.8)]),
@@ -66,7 +67,9 @@ import Testing
     let json = sampleJSON {
       $0["operations"] = .array(
         ($0["operations"]?.array ?? []) + [
-          .object(["filter": .string("old"), "version": .number(0), "parameters": .object(["value": .number(3)])])
+          .object([
+            "filter": .string("old"), "version": .number(0), "parameters": .object(["value": .number(3)]),
+          ])
         ])
     }
     let read = try readSidecar(Array(json.utf8))
@@ -123,7 +126,8 @@ import Testing
   @Test func missingFieldsAreNamed() {
     #expect(refusal(sampleJSON { $0["original"] = nil }) == .invalidRecipe(.missing(field: "original")))
     #expect(
-      refusal(sampleJSON { $0["formatIdentifier"] = nil }) == .invalidRecipe(.missing(field: "formatIdentifier")))
+      refusal(sampleJSON { $0["formatIdentifier"] = nil })
+        == .invalidRecipe(.missing(field: "formatIdentifier")))
     #expect(
       refusal(sampleJSON { $0["formatVersion"] = .string("1") })
         == .invalidRecipe(.badValue(field: "formatVersion", value: .string("1"))))

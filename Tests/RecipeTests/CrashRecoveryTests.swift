@@ -110,7 +110,8 @@ import Testing
         "\(scenario) at \(point.rawValue): original lost")
       // A crash never looks like an edit made by another program.
       let status = fakeStore().inspect(folder.path(target(scenario)))
-      #expect(status.state != .modified, "\(scenario) at \(point.rawValue): \(String(describing: status.problem))")
+      #expect(
+        status.state != .modified, "\(scenario) at \(point.rawValue): \(String(describing: status.problem))")
       if folder.exists(target(scenario) + ".photoedit.journal") {
         #expect(status.state == .damaged)
         #expect(throws: StoreError.interrupted) { try fakeStore().show(folder.path(target(scenario))) }

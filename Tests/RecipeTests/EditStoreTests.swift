@@ -32,7 +32,8 @@ import Testing
           path: "p.jpg.original", sha256: SHA256.hex(originalBytes), bytes: originalBytes.count, width: 6,
           height: 4, orientation: 1))
     // Quality 90 by default; the JPEG input's subsampling (the fake says 4:2:2).
-    #expect(data.render == RenderRecord(sha256: SHA256.hex(render), format: .jpeg, quality: 90, subsampling: .s422))
+    #expect(
+      data.render == RenderRecord(sha256: SHA256.hex(render), format: .jpeg, quality: 90, subsampling: .s422))
     #expect(data.steps.map(\.filter) == ["invert"])
     #expect(report.stepCount == 1)
     #expect(report.added.map(\.filter) == ["invert"])
@@ -299,7 +300,8 @@ import Testing
     let report = try fakeStore().show(photo)
     #expect(report.state == .edited)
     #expect(report.data?.steps == [try stored("add", ["amount": .number(3)])])
-    #expect(report.data?.undone == [try stored("mark", ["scale": .number(1)], derived: ["width": .number(6)])])
+    #expect(
+      report.data?.undone == [try stored("mark", ["scale": .number(1)], derived: ["width": .number(6)])])
   }
 
   @Test func migratedSidecarIsStaleUntilRendered() throws {
@@ -363,7 +365,8 @@ import Testing
     // Every apply that reported success is in the recipe: no lost edit, no torn sidecar.
     #expect(data.steps.count == 1 + results.filter { $0 }.count)
     #expect(
-      Set(data.steps.dropFirst().map { $0.typed(AddFake.self)!.parameters.amount }).count == data.steps.count - 1)
+      Set(data.steps.dropFirst().map { $0.typed(AddFake.self)!.parameters.amount }).count == data.steps.count
+        - 1)
     #expect(results.allSatisfy { $0 })
     #expect(folder.leftovers() == [])
     #expect(fakeStore().inspect(photo).state == .edited)

@@ -31,7 +31,8 @@ import Testing
   @Test func jpegCycleWithRealFilters() throws {
     let photo = copy("jpeg/testorig.jpg", as: "t.jpg")
     let original = folder.read("t.jpg")!
-    _ = try EditStore.apply([try request("sepia", ["intensity": .number(0.8)])], to: photo, output: nil, settings: settings())
+    _ = try EditStore.apply(
+      [try request("sepia", ["intensity": .number(0.8)])], to: photo, output: nil, settings: settings())
     _ = try EditStore.apply([try request("vignette")], to: photo, output: nil, settings: settings())
     let render = folder.read("t.jpg")!
     let decoded = try ImageCodec.decode(render)
@@ -52,7 +53,10 @@ import Testing
     let first = copy("jpeg/testorig.jpg", as: "a.jpg")
     let second = copy("photos/chelsea.png", as: "b.png")
     _ = try EditStore.apply(
-      [try request("sepia", ["intensity": .number(0.5)]), try request("flip", ["direction": .choice("horizontal")])], to: first, output: nil,
+      [
+        try request("sepia", ["intensity": .number(0.5)]),
+        try request("flip", ["direction": .choice("horizontal")]),
+      ], to: first, output: nil,
       settings: settings())
     let recipe = try EditStore.recipe(from: first + ".photoedit.json")
     #expect(recipe.map(\.filter) == ["sepia", "flip"])
@@ -85,7 +89,8 @@ import Testing
       [try request("sepia")], to: photo, output: folder.path("out.png"), settings: settings())
     #expect(!(try ImageCodec.decode(folder.read("out.png")!)).image.isOpaque)
     #expect(
-      folder.read("alpha.png") == Array(FileManager.default.contents(atPath: fixturePath("png/basn6a08.png"))!))
+      folder.read("alpha.png")
+        == Array(FileManager.default.contents(atPath: fixturePath("png/basn6a08.png"))!))
   }
 
   /// `revert` on an -o output puts the original's bytes there, unless the output's name says
@@ -160,7 +165,8 @@ struct ProbeFilter: Filter {
   static let requirements = FilterRequirements.pixels
   static let seen = Mutex<[ImageSize]>([])
   struct Parameters: ParameterSet { static let fields: [ParameterField<Self>] = [] }
-  static func resolve(_ p: inout Parameters, in context: ResolveContext) throws(FilterError) -> NoDerivedState {
+  static func resolve(_ p: inout Parameters, in context: ResolveContext) throws(FilterError) -> NoDerivedState
+  {
     let image = context.image!
     seen.withLock { $0.append(ImageSize(image.width, image.height)) }
     return NoDerivedState()

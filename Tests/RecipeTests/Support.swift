@@ -1,11 +1,10 @@
 import Codecs
 import Foundation
 import PhotoCore
-import Testing
 @_exported import TestSupport
+import Testing
 
 @testable import Recipe
-
 
 /// A tiny synthetic image format and a handful of filters, so the store's file protocol is
 /// tested without depending on the real codecs and filters (tested in their own suites).
@@ -157,7 +156,8 @@ struct FailFake: Filter {
 }
 
 let fakeRegistry: [any Filter.Type] = [
-  InvertFake.self, AddFake.self, MarkFake.self, SepiaFake.self, VignetteFake.self, OldFake.self, FailFake.self,
+  InvertFake.self, AddFake.self, MarkFake.self, SepiaFake.self, VignetteFake.self, OldFake.self,
+  FailFake.self,
 ]
 
 /// A request for a fake filter, with typed values.

@@ -13,7 +13,8 @@ final class Tmpfs: @unchecked Sendable {
   static let available: Bool = getuid() == 0 && (Tmpfs(kilobytes: 16)?.mounted ?? false)
 
   init?(kilobytes: Int) {
-    guard Tmpfs.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", folder.url.path]) else {
+    guard Tmpfs.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", folder.url.path])
+    else {
       return nil
     }
     mounted = true
@@ -86,7 +87,9 @@ final class Tmpfs: @unchecked Sendable {
     } else {
       try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.url.path)
     }
-    defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path) }
+    defer {
+      try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
+    }
     for undo in [true, false] {
       let error = #expect(throws: StoreError.self) {
         if undo { _ = try fakeStore().step(photo, undo: true) } else { _ = try fakeStore().revert(photo) }

@@ -54,7 +54,9 @@ public final class TemporaryFolder: @unchecked Sendable {
     _ = FileManager.default.createFile(atPath: path(name), contents: Data(bytes))
   }
 
-  public func read(_ name: String) -> [UInt8]? { FileManager.default.contents(atPath: path(name)).map(Array.init) }
+  public func read(_ name: String) -> [UInt8]? {
+    FileManager.default.contents(atPath: path(name)).map(Array.init)
+  }
 
   public func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
 

@@ -53,7 +53,8 @@ public struct BrushFilter: Filter {
       .length(
         "size", \.size, .shortSide, fractions: 0...10, positive: true,
         help: "the stroke's diameter in pixels (overrides the preset); % is of the shorter side"),
-      .number("hardness", \.hardness, 0...1, help: "1 is a hard edge, lower feathers it (overrides the preset)"),
+      .number(
+        "hardness", \.hardness, 0...1, help: "1 is a hard edge, lower feathers it (overrides the preset)"),
       .points("points", \.points, help: "one stroke"),
       .strokes("strokes", \.strokes, help: "many strokes (a JSON file of strokes), drawn before points"),
     ]
@@ -74,7 +75,9 @@ public struct BrushFilter: Filter {
     return NoDerivedState()
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
+  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
+    throws(FilterError)
+  {
     let preset = p.pen.pen
     let pen = Pen(
       color: p.color ?? preset.color,

@@ -40,12 +40,15 @@ public struct CropFilter: Filter {
       .length("width", \.width, .horizontal, fractions: 0...1, positive: true, help: "rectangle: width"),
       .length("height", \.height, .vertical, fractions: 0...1, positive: true, help: "rectangle: height"),
       .ratio("aspect", \.aspect, help: "the largest W:H rectangle that fits, times scale"),
-      .point("center", \.center, help: "aspect or circle: where the window is centred (moved to stay inside)"),
+      .point(
+        "center", \.center, help: "aspect or circle: where the window is centred (moved to stay inside)"),
       .number("scale", \.scale, 0.01...1, help: "aspect or circle: size relative to the largest that fits"),
       .color("background", \.background, help: "circle: the colour outside the circle when written as JPEG"),
     ]
 
-    var rectangle: [(key: String, value: Length?)] { [("x", x), ("y", y), ("width", width), ("height", height)] }
+    var rectangle: [(key: String, value: Length?)] {
+      [("x", x), ("y", y), ("width", width), ("height", height)]
+    }
     var isRectangle: Bool { shape == .rect && aspect == nil }
 
     public func check(filter: String) throws(FilterError) {
@@ -122,7 +125,9 @@ public struct CropFilter: Filter {
     return NoDerivedState()
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
+  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
+    throws(FilterError)
+  {
     let size = ImageSize(image.width, image.height)
     try p.requireInside(size)
     let r = p.window(in: size)

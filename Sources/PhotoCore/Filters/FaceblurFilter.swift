@@ -32,7 +32,9 @@ public struct FaceblurFilter: Filter {
     public init() {}
 
     public static let fields: [ParameterField<Self>] = [
-      .number("scale", \.scale, 0.25...4, help: "circle radius relative to half the face box's diagonal (1 covers the box)"),
+      .number(
+        "scale", \.scale, 0.25...4,
+        help: "circle radius relative to half the face box's diagonal (1 covers the box)"),
       .integer(
         "blocks", \.blocks, 1...200,
         help: "pixelate: blocks across a face box; blur: the blur radius is the box width / blocks"),
@@ -41,7 +43,9 @@ public struct FaceblurFilter: Filter {
       .integers(
         "exclude", \.exclude, 0...100_000, portable: false,
         help: "faces to leave alone, by index (left to right from 0); not carried to other photos"),
-      .number("scaleFactor", \.detection.scaleFactor, DetectionOptions.scaleFactorRange, help: "detector: pyramid step"),
+      .number(
+        "scaleFactor", \.detection.scaleFactor, DetectionOptions.scaleFactorRange,
+        help: "detector: pyramid step"),
       .integer(
         "minNeighbors", \.detection.minNeighbors, DetectionOptions.minNeighborsRange,
         help: "detector: overlapping hits a face needs"),
@@ -72,7 +76,8 @@ public struct FaceblurFilter: Filter {
     ]
   }
 
-  public static func resolve(_ p: inout Parameters, in context: ResolveContext) throws(FilterError) -> Derived {
+  public static func resolve(_ p: inout Parameters, in context: ResolveContext) throws(FilterError) -> Derived
+  {
     guard let image = context.image, let detector = context.detector else {
       preconditionFailure("faceblur needs the image and a face detector")
     }
@@ -82,7 +87,9 @@ public struct FaceblurFilter: Filter {
     }
     var derived = Derived()
     let (w, h) = (Double(image.width), Double(image.height))
-    derived.faces = found.map { Box(fractionX: $0.x / w, y: $0.y / h, width: $0.width / w, height: $0.height / h) }
+    derived.faces = found.map {
+      Box(fractionX: $0.x / w, y: $0.y / h, width: $0.width / w, height: $0.height / h)
+    }
     return derived
   }
 

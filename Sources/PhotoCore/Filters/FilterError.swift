@@ -9,7 +9,8 @@ public enum FilterError: Error, Equatable, Sendable {
   case badStoredValue(filter: String, key: String, value: JSONValue, expected: ParameterKind)
   /// A value of the right type outside what the parameter allows; `image` is the size of the
   /// image the value was measured against, when the value only fails on that image.
-  case outOfRange(filter: String, key: String, value: ParameterValue, allowed: ParameterKind, image: ImageSize?)
+  case outOfRange(
+    filter: String, key: String, value: ParameterValue, allowed: ParameterKind, image: ImageSize?)
   /// A parameter the filter needs was not given; `keys` lists what would do (any one of them).
   case missingParameter(filter: String, keys: [String])
   /// Two parameters that cannot be used together, each as `key` or `key=value`.

@@ -78,7 +78,8 @@ public enum Filters {
   private static func portableRequest<F: Filter>(
     _ type: F.Type, version: Int, parameters: [String: JSONValue]
   ) throws(FilterError) -> StepRequest {
-    StepRequest(box: TypedRequest<F>(parameters: try storedParameters(F.self, version: version, parameters).portable))
+    StepRequest(
+      box: TypedRequest<F>(parameters: try storedParameters(F.self, version: version, parameters).portable))
   }
 
   private static func storedParameters<F: Filter>(
@@ -94,7 +95,8 @@ public enum Filters {
 
   private static func derivedKey(of error: FilterError) -> String? {
     switch error {
-    case .unknownParameter(_, let key, _), .badStoredValue(_, let key, _, _), .outOfRange(_, let key, _, _, _):
+    case .unknownParameter(_, let key, _), .badStoredValue(_, let key, _, _),
+      .outOfRange(_, let key, _, _, _):
       key
     case .missingParameter(_, let keys): keys.first
     default: nil

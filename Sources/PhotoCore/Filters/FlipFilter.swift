@@ -11,11 +11,14 @@ public struct FlipFilter: Filter {
     public var direction = Direction.horizontal
     public init() {}
     public static let fields: [ParameterField<Self>] = [
-      .choice("direction", \.direction, help: "horizontal swaps left and right; vertical swaps top and bottom")
+      .choice(
+        "direction", \.direction, help: "horizontal swaps left and right; vertical swaps top and bottom")
     ]
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
+  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
+    throws(FilterError)
+  {
     image = image.flipped(horizontally: p.direction == .horizontal)
   }
 }

@@ -51,7 +51,9 @@ public struct PixelateFilter: Filter {
         if let k = circle.first(where: { $0.1 }) {
           throw .conflictingParameters(filter: filter, keys: ["shape=rect", k.0])
         }
-        if let k = rectangle.first(where: { $0.1 == nil }) { throw .missingParameter(filter: filter, keys: [k.0]) }
+        if let k = rectangle.first(where: { $0.1 == nil }) {
+          throw .missingParameter(filter: filter, keys: [k.0])
+        }
       }
     }
 
@@ -77,7 +79,9 @@ public struct PixelateFilter: Filter {
     }
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
+  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
+    throws(FilterError)
+  {
     let size = ImageSize(image.width, image.height)
     image.pixelate(p.region(in: size), blockSize: p.blockSize(in: size))
   }

@@ -6,7 +6,9 @@ public struct RotateFilter: Filter {
 
   /// Degrees clockwise.
   public enum Angle: String, CaseIterable, Sendable {
-    case quarter = "90", half = "180", threeQuarters = "270"
+    case quarter = "90"
+    case half = "180"
+    case threeQuarters = "270"
     var quarterTurns: Int { Int(rawValue)! / 90 }
   }
 
@@ -17,7 +19,9 @@ public struct RotateFilter: Filter {
     public static let fields: [ParameterField<Self>] = [.choice("angle", \.angle, help: "degrees clockwise")]
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image) throws(FilterError) {
+  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
+    throws(FilterError)
+  {
     image = image.rotated(quarterTurns: p.angle.quarterTurns)
   }
 }

@@ -10,7 +10,8 @@ public struct SepiaFilter: RowFilter {
     public init() {}
     public static let fields: [ParameterField<Self>] = [
       .number(
-        "intensity", \.intensity, 0...1, help: "blend with the original: 0 leaves the image unchanged, 1 is full sepia")
+        "intensity", \.intensity, 0...1,
+        help: "blend with the original: 0 leaves the image unchanged, 1 is full sepia")
     ]
   }
 

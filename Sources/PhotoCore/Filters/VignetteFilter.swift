@@ -24,7 +24,8 @@ public struct VignetteFilter: RowFilter {
     -> @Sendable (ImageRows) -> Void
   {
     if p.intensity == 0 { return { _ in } }
-    let kernel = VignetteKernel(intensity: p.intensity, radius: p.radius, width: size.width, height: size.height)
+    let kernel = VignetteKernel(
+      intensity: p.intensity, radius: p.radius, width: size.width, height: size.height)
     return { kernel.apply($0) }
   }
 }

@@ -81,7 +81,8 @@ struct BatchRunner {
     var seconds: Double
   }
 
-  static func perform(_ entry: PhotoFolder.Entry, _ work: @Sendable (String) throws -> FileResult) -> Outcome {
+  static func perform(_ entry: PhotoFolder.Entry, _ work: @Sendable (String) throws -> FileResult) -> Outcome
+  {
     if let problem = entry.problem {
       let (status, message) = ErrorText.describe(problem)
       return Outcome(status: status, error: message, seconds: 0)

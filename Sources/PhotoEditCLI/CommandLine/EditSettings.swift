@@ -70,7 +70,8 @@ struct OutputTarget: Sendable {
       throw UsageError("give -o/--output or --output-dir, not both", command: args.command)
     }
     if file != nil && (args.operands.count != 1 || args.operands == ["-"] || args.flag("recursive")) {
-      throw UsageError("-o/--output takes exactly one input; use --output-dir for many", command: args.command)
+      throw UsageError(
+        "-o/--output takes exactly one input; use --output-dir for many", command: args.command)
     }
     if let f = file, ImageFormat(pathExtension: f) == nil {
       throw UsageError("the output '\(f)' must end in .jpg, .jpeg or .png", command: args.command)

@@ -86,7 +86,9 @@ enum FilterWords {
     case .points: return .points(try list(point))
     case .strokes:
       let bytes: [UInt8]
-      do { bytes = try readFile(text) } catch { throw .unreadableFile(filter: filter, key: key, path: text, error) }
+      do { bytes = try readFile(text) } catch {
+        throw .unreadableFile(filter: filter, key: key, path: text, error)
+      }
       do { return .strokes(try StrokesFile.parse(bytes)) } catch {
         throw .badFile(filter: filter, key: key, path: text, reason: error.description)
       }

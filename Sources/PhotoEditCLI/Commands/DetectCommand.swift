@@ -17,14 +17,17 @@ enum DetectCommand {
         help: "pyramid step, \(ValueText.range(.number(DetectionOptions.scaleFactorRange))) (default 1.1)"),
       OptionSpec(
         long: "min-neighbors", valueName: "N",
-        help: "detections a face needs, \(ValueText.range(.integer(DetectionOptions.minNeighborsRange))) (default 3)"),
+        help:
+          "detections a face needs, \(ValueText.range(.integer(DetectionOptions.minNeighborsRange))) (default 3)"
+      ),
       OptionSpec(long: "min-face", valueName: "PX", help: "smallest face side in pixels (default: none)"),
       OptionSpec(long: "max-face", valueName: "PX", help: "largest face side in pixels (default: none)"),
       CommonOptions.cascade, CommonOptions.maxPixels, CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in
       var options = DetectionOptions()
-      options.scaleFactor = try args.decimal("scale-factor", in: DetectionOptions.scaleFactorRange) ?? options.scaleFactor
+      options.scaleFactor =
+        try args.decimal("scale-factor", in: DetectionOptions.scaleFactorRange) ?? options.scaleFactor
       options.minNeighbors =
         try args.integer("min-neighbors", in: DetectionOptions.minNeighborsRange) ?? options.minNeighbors
       options.minSize = try args.integer("min-face", in: DetectionOptions.faceSizeRange)

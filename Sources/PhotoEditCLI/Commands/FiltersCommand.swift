@@ -3,13 +3,18 @@ import PhotoCore
 enum FiltersCommand {
   static let command = Command(
     name: "filters", summary: "List every filter with its parameters, ranges and defaults.",
-    usage: "photoedit filters [--json]",
-    options: [CommonOptions.help, CommonOptions.json],
+    usage: "photoedit filters [--json | --markdown]",
+    options: [
+      CommonOptions.help, CommonOptions.json,
+      OptionSpec(long: "markdown", help: "a Markdown table (the README's)"),
+    ],
     run: { args, console throws(UsageError) in
       if let extra = args.operands.first {
         throw UsageError("unexpected argument '\(extra)'", command: "filters")
       }
-      if args.flag("json") {
+      if args.flag("markdown") {
+        console.print(FilterCatalog.markdown(), terminator: "")
+      } else if args.flag("json") {
         for filter in FilterCatalog.json() { console.print(JSONLine.encode(filter)) }
       } else {
         console.print(FilterCatalog.text(), terminator: "")

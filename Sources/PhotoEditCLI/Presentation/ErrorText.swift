@@ -32,12 +32,17 @@ enum ErrorText {
     case .isStoreFile: "this is one of photoedit's temporary files; name the photo instead"
     case .isFolder: "is a folder (use -r to walk it)"
     case .notRegularFile: "not a regular file (a device, pipe or socket)"
-    case .isSymbolicLink: "is a symbolic link; edit the file it points to, or write the edit elsewhere with -o"
+    case .isSymbolicLink:
+      "is a symbolic link; edit the file it points to, or write the edit elsewhere with -o"
     case .alreadyEdited(let sidecar):
       "this photo is already edited (its recipe is \(sidecar)); apply in place, or export it with 'photoedit render \(String(sidecar.dropLast(".photoedit.json".count))) -o OUT'"
     case .nameHoldsNUL: "the name holds a NUL byte (give -0 for NUL-separated names)"
     case .invalidJSON(let detail, let kind):
-      if let kind { "this is \(contentName(kind)), not a JSON recipe" } else { "the sidecar is not valid JSON: \(detail)" }
+      if let kind {
+        "this is \(contentName(kind)), not a JSON recipe"
+      } else {
+        "the sidecar is not valid JSON: \(detail)"
+      }
     case .foreignFormat(let identifier):
       "the sidecar's format '\(identifier)' is not photoedit's (\(AdjustmentData.identifier))"
     case .newerFormat(let found, let supported):
@@ -58,7 +63,8 @@ enum ErrorText {
     case .nothingToUndo: "nothing to undo"
     case .nothingToRedo: "nothing to redo"
     case .notEdited: "not edited, so there is no render to refresh; give -o FILE to export it"
-    case .unsupportedOutput(let path): "'\(path)' does not end in .jpg, .jpeg or .png, so its format is unknown"
+    case .unsupportedOutput(let path):
+      "'\(path)' does not end in .jpg, .jpeg or .png, so its format is unknown"
     case .checkFailed(let state, let problem): "\(state.rawValue): \(problem.map(message) ?? "")"
     case .outputIsInput(let path): "the output '\(path)' is the input or one of its store files"
     case .outputIsFolder(let path): "the output '\(path)' is a folder"
@@ -99,7 +105,8 @@ enum ErrorText {
 
   static func message(_ damage: Damage) -> String {
     switch damage {
-    case .unreadableJournal(let path): "the journal '\(path)' is unreadable; inspect the photo's files by hand"
+    case .unreadableJournal(let path):
+      "the journal '\(path)' is unreadable; inspect the photo's files by hand"
     case .unexpectedFile(let path): "'\(path)' is neither the old nor the new version"
     case .originalChangedBeforePreserving(let path): "'\(path)' changed before its original was preserved"
     case .photoIsNotTheOriginal(let path): "'\(path)' does not hold the original's bytes"
@@ -146,8 +153,10 @@ enum ErrorText {
     switch error {
     case .malformed(let filter, let text): "\(filter): expected key=value, got '\(text)'"
     case .duplicate(let filter, let key): "\(filter): parameter '\(key)' is given twice"
-    case .badValue(let filter, let key, let text, let kind): "\(filter): \(key)='\(text)' is not \(ValueText.expected(kind))"
-    case .unreadableFile(let filter, let key, let path, let e): "\(filter): \(key) file '\(path)': \(message(e))"
+    case .badValue(let filter, let key, let text, let kind):
+      "\(filter): \(key)='\(text)' is not \(ValueText.expected(kind))"
+    case .unreadableFile(let filter, let key, let path, let e):
+      "\(filter): \(key) file '\(path)': \(message(e))"
     case .badFile(let filter, let key, let path, let reason): "\(filter): \(key) file '\(path)': \(reason)"
     case .request(.unknownFilter(let name)): "unknown filter '\(name)' (see 'photoedit filters')"
     case .request(let e): message(e)
@@ -164,13 +173,16 @@ enum ErrorText {
     case .outOfRange(let filter, let key, let value, let kind, let image):
       "\(filter): \(key)=\(ValueText.value(value)) is out of range (allowed: \(ValueText.range(kind))"
         + (image.map { "; the image is \($0.width)x\($0.height)" } ?? "") + ")"
-    case .missingParameter(let filter, let keys): "\(filter): parameter '\(keys.joined(separator: ", or "))' is required"
+    case .missingParameter(let filter, let keys):
+      "\(filter): parameter '\(keys.joined(separator: ", or "))' is required"
     case .conflictingParameters(let filter, let keys):
       "\(filter): parameters \(keys.map { "'\($0)'" }.joined(separator: " and ")) cannot be used together"
     case .newerVersion(let filter, let found, let supported):
       "\(filter): operation version \(found) is newer than this program supports (\(supported))"
-    case .unsupportedVersion(let filter, let found): "\(filter): operation version \(found) is not one this program reads"
-    case .badDerivedState(let filter, let key): "\(filter): stored derived state '\(key)' is missing or malformed"
+    case .unsupportedVersion(let filter, let found):
+      "\(filter): operation version \(found) is not one this program reads"
+    case .badDerivedState(let filter, let key):
+      "\(filter): stored derived state '\(key)' is missing or malformed"
     case .regionOutsideImage(let filter, let b, let image):
       "\(filter): rectangle x=\(ValueText.length(b.x)),y=\(ValueText.length(b.y)),width=\(ValueText.length(b.width)),height=\(ValueText.length(b.height)) leaves the \(image.width)x\(image.height) image"
     case .detection(_, let e): message(e)
@@ -185,7 +197,8 @@ enum ErrorText {
     case .number(let n): ValueText.number(n)
     case .string(let s): "\"\(s)\""
     case .array(let a): "[" + a.map(jsonText).joined(separator: ",") + "]"
-    case .object(let o): "{" + o.keys.sorted().map { "\"\($0)\":\(jsonText(o[$0]!))" }.joined(separator: ",") + "}"
+    case .object(let o):
+      "{" + o.keys.sorted().map { "\"\($0)\":\(jsonText(o[$0]!))" }.joined(separator: ",") + "}"
     }
   }
 }
@@ -198,7 +211,8 @@ extension ExitStatus {
     switch error {
     case .missing, .cannotRead, .originalMissing, .isFolder, .nameHoldsNUL: noInput
     case .detector(.cascadeMissing), .detector(.cascadeUnreadable): noInput
-    case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite, .outputIsFolder, .cannotCreateFolder:
+    case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite, .outputIsFolder,
+      .cannotCreateFolder:
       cannotCreate
     default: dataError
     }

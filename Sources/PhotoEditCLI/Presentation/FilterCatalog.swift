@@ -6,7 +6,10 @@ enum FilterCatalog {
   /// One row per parameter: name, type, range, default, help.
   static func rows(_ filter: Filters.Description) -> [[String]] {
     filter.parameters.map { p in
-      [p.name, ValueText.typeName(p.kind), ValueText.range(p.kind), p.defaultValue.map(ValueText.value) ?? "-", p.help]
+      [
+        p.name, ValueText.typeName(p.kind), ValueText.range(p.kind),
+        p.defaultValue.map(ValueText.value) ?? "-", p.help,
+      ]
     }
   }
 
@@ -38,10 +41,27 @@ enum FilterCatalog {
             .object([
               "name": .string(p.name), "type": .string(ValueText.typeName(p.kind)),
               "range": .string(ValueText.range(p.kind)),
-              "default": p.defaultValue.map { .string(ValueText.value($0)) } ?? .null, "help": .string(p.help),
+              "default": p.defaultValue.map { .string(ValueText.value($0)) } ?? .null,
+              "help": .string(p.help),
             ])
           }),
       ])
     }
+  }
+
+  /// Every filter as a Markdown table, for the README (a test keeps the README's copy current).
+  static func markdown(_ catalog: [Filters.Description] = Filters.catalog()) -> String {
+    var lines = ["| filter | what it does | parameters: default (allowed) |", "| --- | --- | --- |"]
+    for filter in catalog {
+      let parameters = filter.parameters.map { p in
+        let value = p.defaultValue.map(ValueText.value) ?? "none"
+        return "`\(p.name)` \(value) (\(ValueText.range(p.kind)))".split(
+          separator: "|", omittingEmptySubsequences: false
+        )
+        .joined(separator: "\\|")
+      }
+      lines.append("| `\(filter.name)` | \(filter.summary) | \(parameters.joined(separator: "; ")) |")
+    }
+    return lines.joined(separator: "\n") + "\n"
   }
 }

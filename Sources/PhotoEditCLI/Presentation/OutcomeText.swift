@@ -27,7 +27,8 @@ extension FileResult {
     ]
     lines = Self.lines(o.recovery)
     let verb = o.dryRun ? (o.undid ? "would undo" : "would redo") : (o.undid ? "undid" : "redid")
-    lines.append("\(verb) \(o.moved.filter) (\(Self.count(o.stepCount, "operation")), \(o.undoneCount) undone)")
+    lines.append(
+      "\(verb) \(o.moved.filter) (\(Self.count(o.stepCount, "operation")), \(o.undoneCount) undone)")
   }
 
   init(_ o: RevertOutcome) {
@@ -45,7 +46,8 @@ extension FileResult {
         "\(o.dryRun ? "would revert" : "reverted") to the original, re-encoded as \(c.written.displayName) for this name (the original, \(o.originalPath ?? ""), is a \(c.original.displayName))"
       )
     } else {
-      lines.append(o.dryRun ? "would revert to the original" : "reverted to the original (sha256 \(sha.prefix(12)))")
+      lines.append(
+        o.dryRun ? "would revert to the original" : "reverted to the original (sha256 \(sha.prefix(12)))")
     }
   }
 
@@ -94,7 +96,8 @@ extension FileResult {
       "state": .string(s.state.rawValue), "formatVersion": .number(Double(data.formatVersion)),
       "operations": .array(data.steps.map(\.stored)), "undone": .array(data.undone.map(\.stored)),
       "original": .object([
-        "path": .string(original.path), "sha256": .string(original.sha256), "bytes": .number(Double(original.bytes)),
+        "path": .string(original.path), "sha256": .string(original.sha256),
+        "bytes": .number(Double(original.bytes)),
         "width": .number(Double(original.width)), "height": .number(Double(original.height)),
         "orientation": .number(Double(original.orientation)),
       ]),
@@ -135,7 +138,9 @@ extension FileResult {
     fields["height"] = .number(Double(o.height))
     fields["faces"] = .array(
       o.faces.map { f in
-        .object(["x": .number(f.x), "y": .number(f.y), "width": .number(f.width), "height": .number(f.height)])
+        .object([
+          "x": .number(f.x), "y": .number(f.y), "width": .number(f.width), "height": .number(f.height),
+        ])
       })
     if let original = o.searchedOriginal { fields["searched"] = .string(original) }
     lines = ["\(Self.count(o.faces.count, "face")) (\(o.width)x\(o.height))"]
@@ -163,7 +168,8 @@ extension FileResult {
 
   static func json(_ r: RenderRecord) -> JSONValue {
     var o: [String: JSONValue] = [
-      "sha256": .string(r.sha256), "format": .string(r.format.rawValue), "quality": .number(Double(r.quality)),
+      "sha256": .string(r.sha256), "format": .string(r.format.rawValue),
+      "quality": .number(Double(r.quality)),
     ]
     if let s = r.subsampling { o["subsampling"] = .string(s.rawValue) }
     return .object(o)
@@ -193,7 +199,8 @@ extension FileResult {
     case .number(let n): ValueText.number(n)
     case .string(let s): s
     case .array(let a): a.map(describe).joined(separator: "/")
-    case .object(let o): "{" + o.keys.sorted().map { "\($0): \(describe(o[$0]!))" }.joined(separator: ", ") + "}"
+    case .object(let o):
+      "{" + o.keys.sorted().map { "\($0): \(describe(o[$0]!))" }.joined(separator: ", ") + "}"
     }
   }
 }

@@ -78,7 +78,8 @@ extension ParameterKind {
       }
     case (.point, .point(let p)): return inside(p)
     case (.points, .points(let ps)): return !ps.isEmpty && ps.allSatisfy(inside)
-    case (.strokes, .strokes(let ss)): return !ss.isEmpty && ss.allSatisfy { !$0.isEmpty && $0.allSatisfy(inside) }
+    case (.strokes, .strokes(let ss)):
+      return !ss.isEmpty && ss.allSatisfy { !$0.isEmpty && $0.allSatisfy(inside) }
     case (.ratio, .ratio(let r)): return r.width.isFinite && r.height.isFinite && r.width > 0 && r.height > 0
     case (.color, .color): return true
     case (.integers(let r), .integers(let vs)): return vs.allSatisfy(r.contains)
@@ -139,7 +140,9 @@ extension ParameterKind {
     case .boxes(let bs):
       return .array(
         bs.map { b in
-          .object(["x": fraction(b.x), "y": fraction(b.y), "width": fraction(b.width), "height": fraction(b.height)])
+          .object([
+            "x": fraction(b.x), "y": fraction(b.y), "width": fraction(b.width), "height": fraction(b.height),
+          ])
         })
     }
   }

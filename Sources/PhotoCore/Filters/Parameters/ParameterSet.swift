@@ -165,7 +165,8 @@ extension ParameterField where P: ParameterSet {
     }
   }
 
-  public static func strokes(_ name: String, _ keyPath: WritableKeyPath<P, [[Point]]?>, help: String) -> Self {
+  public static func strokes(_ name: String, _ keyPath: WritableKeyPath<P, [[Point]]?>, help: String) -> Self
+  {
     Self(name, .strokes, keyPath, help: help, portable: true, wrap: { .strokes($0) }) {
       if case .strokes(let v) = $0 { v } else { nil }
     }
@@ -299,7 +300,9 @@ extension ParameterSet {
   }
 
   /// True when no field holds a pixel length.
-  var isNormalized: Bool { Self.fields.allSatisfy { f in f.get(self).map(ParameterKind.isNormalized) ?? true } }
+  var isNormalized: Bool {
+    Self.fields.allSatisfy { f in f.get(self).map(ParameterKind.isNormalized) ?? true }
+  }
 
   /// A copy with the fields that belong to one photo only reset to their defaults.
   var portable: Self {
