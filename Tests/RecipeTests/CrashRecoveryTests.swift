@@ -75,7 +75,7 @@ import Testing
       var store = fakeStore()
       store.settings.quality = 50
       _ = try store.render(photo)
-    case .export: _ = try fakeStore().export(photo, output: folder.path("x.jpg"), maxSize: nil)
+    case .export: _ = try fakeStore().export(photo, to: folder.path("x.jpg"), maxSize: nil)
     case .applyToOutput: _ = try fakeStore().apply([step("add")], to: photo, output: folder.path("out.png"))
     }
   }

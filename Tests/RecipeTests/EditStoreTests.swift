@@ -241,7 +241,7 @@ import Testing
       try fakeStore(force: true).apply([step("invert")], to: photo, output: photo)
     }
     #expect(throws: StoreError.self) {
-      try fakeStore(force: true).export(photo, output: photo + ".original", maxSize: nil)
+      try fakeStore(force: true).export(photo, to: photo + ".original", maxSize: nil)
     }
     #expect(folder.names() == ["p.jpg"])
   }
@@ -249,13 +249,13 @@ import Testing
   @Test func exportNeedsForceToReplace() throws {
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
     let out = folder.path("x.jpg")
-    _ = try fakeStore().export(photo, output: out, maxSize: nil)
+    _ = try fakeStore().export(photo, to: out, maxSize: nil)
     #expect(folder.read("x.jpg") == folder.read("p.jpg"))
     #expect(!folder.exists("x.jpg.photoedit.json"))
     #expect(throws: StoreError.exportExists(path: out)) {
-      try fakeStore().export(photo, output: out, maxSize: nil)
+      try fakeStore().export(photo, to: out, maxSize: nil)
     }
-    let preview = try fakeStore(force: true).export(photo, output: out, maxSize: 3)
+    let preview = try fakeStore(force: true).export(photo, to: out, maxSize: 3)
     #expect((preview.width, preview.height) == (3, 2))
     #expect(throws: StoreError.notEdited) {
       try fakeStore().render(folder.path("x.jpg"))

@@ -31,20 +31,20 @@ import Testing
   @Test func jpegCycleWithRealFilters() throws {
     let photo = copy("jpeg/testorig.jpg", as: "t.jpg")
     let original = folder.read("t.jpg")!
-    _ = try EditStore.apply(
-      [try request("sepia", ["intensity": .number(0.8)])], to: photo, output: nil, settings: settings())
-    _ = try EditStore.apply([try request("vignette")], to: photo, output: nil, settings: settings())
+    _ = try EditStore(settings: settings()).apply(
+      [try request("sepia", ["intensity": .number(0.8)])], to: photo, output: nil)
+    _ = try EditStore(settings: settings()).apply([try request("vignette")], to: photo, output: nil)
     let render = folder.read("t.jpg")!
     let decoded = try ImageCodec.decode(render)
     #expect(decoded.format == .jpeg)
     #expect((decoded.image.width, decoded.image.height) == (227, 149))
-    _ = try EditStore.undo(photo, settings: settings())
-    _ = try EditStore.redo(photo, settings: settings())
+    _ = try EditStore(settings: settings()).undo(photo)
+    _ = try EditStore(settings: settings()).redo(photo)
     #expect(folder.read("t.jpg") == render)
-    let show = try EditStore.show(photo)
+    let show = try EditStore().show(photo)
     #expect(show.state == .edited)
     #expect(show.data?.steps.first?.typed(SepiaFilter.self)?.parameters.intensity == 0.8)
-    _ = try EditStore.revert(photo, settings: settings())
+    _ = try EditStore(settings: settings()).revert(photo)
     #expect(folder.read("t.jpg") == original)
     #expect(folder.names() == ["t.jpg"])
   }
@@ -52,20 +52,19 @@ import Testing
   @Test func recipeOfOneSidecarAppliesToAnotherPhoto() throws {
     let first = copy("jpeg/testorig.jpg", as: "a.jpg")
     let second = copy("photos/chelsea.png", as: "b.png")
-    _ = try EditStore.apply(
+    _ = try EditStore(settings: settings()).apply(
       [
         try request("sepia", ["intensity": .number(0.5)]),
         try request("flip", ["direction": .choice("horizontal")]),
-      ], to: first, output: nil,
-      settings: settings())
+      ], to: first, output: nil)
     let recipe = try EditStore.recipe(from: first + ".photoedit.json")
     #expect(recipe.map(\.filter) == ["sepia", "flip"])
-    _ = try EditStore.apply(recipe, to: second, output: nil, settings: settings())
-    let data = try Store(settings: settings()).loadSidecar(PhotoPaths(second))!.data
+    _ = try EditStore(settings: settings()).apply(recipe, to: second, output: nil)
+    let data = try EditStore(settings: settings()).loadSidecar(PhotoPaths(second))!.data
     #expect(data.steps.map(\.filter) == ["sepia", "flip"])
     #expect(data.render?.format == .png)
     #expect(throws: StoreError.isSidecar(photo: first)) {
-      try EditStore.apply(recipe, to: first + ".photoedit.json", output: nil, settings: settings())
+      try EditStore(settings: settings()).apply(recipe, to: first + ".photoedit.json", output: nil)
     }
   }
 
@@ -74,19 +73,19 @@ import Testing
     let recipe = try EditStore.recipe(from: fixturePath("recipes/\(name)"))
     #expect(!recipe.isEmpty)
     let photo = copy("jpeg/testorig.jpg", as: "r.jpg")
-    let report = try EditStore.apply(recipe, to: photo, output: nil, settings: settings())
+    let report = try EditStore(settings: settings()).apply(recipe, to: photo, output: nil)
     #expect(report.stepCount == recipe.count)
-    #expect(try EditStore.show(photo).state == .edited)
+    #expect(try EditStore().show(photo).state == .edited)
   }
 
   @Test func transparentRenderIsFlattenedForJPEGAndKeptForPNG() throws {
     let photo = copy("png/basn6a08.png", as: "alpha.png")
-    _ = try EditStore.apply(
-      [try request("sepia")], to: photo, output: folder.path("out.jpg"), settings: settings())
+    _ = try EditStore(settings: settings()).apply(
+      [try request("sepia")], to: photo, output: folder.path("out.jpg"))
     let jpeg = try ImageCodec.decode(folder.read("out.jpg")!)
     #expect(jpeg.image.isOpaque)
-    _ = try EditStore.apply(
-      [try request("sepia")], to: photo, output: folder.path("out.png"), settings: settings())
+    _ = try EditStore(settings: settings()).apply(
+      [try request("sepia")], to: photo, output: folder.path("out.png"))
     #expect(!(try ImageCodec.decode(folder.read("out.png")!)).image.isOpaque)
     #expect(
       folder.read("alpha.png")
@@ -100,9 +99,9 @@ import Testing
     let photo = copy("jpeg/testorig.jpg", as: "in.jpg")
     let original = folder.read("in.jpg")!
     for name in ["out.png", "same.jpeg"] {
-      _ = try EditStore.apply(
-        [try request("sepia")], to: photo, output: folder.path(name), settings: settings())
-      let report = try EditStore.revert(folder.path(name), settings: settings())
+      _ = try EditStore(settings: settings()).apply(
+        [try request("sepia")], to: photo, output: folder.path(name))
+      let report = try EditStore(settings: settings()).revert(folder.path(name))
       #expect(!folder.exists(name + ".photoedit.json"))
       let reverted = folder.read(name)!
       if name == "out.png" {
@@ -119,14 +118,14 @@ import Testing
 
   @Test func previewExportUsesMaxSize() throws {
     let photo = copy("jpeg/xmp_test.jpg", as: "big.jpg")
-    let report = try EditStore.export(
-      photo, to: folder.path("small.jpg"), maxSize: 300, settings: settings())
+    let report = try EditStore(settings: settings()).export(
+      photo, to: folder.path("small.jpg"), maxSize: 300)
     let small = try ImageCodec.decode(folder.read("small.jpg")!)
     #expect(max(small.image.width, small.image.height) == 300)
     #expect(report.width == small.image.width)
     #expect(!folder.exists("small.jpg.photoedit.json"))
     #expect(throws: StoreError.notEdited) {
-      try EditStore.render(photo, settings: settings())
+      try EditStore(settings: settings()).render(photo)
     }
   }
 
@@ -138,7 +137,7 @@ import Testing
     let large = Image(width: 2400, height: 1200, fill: RGBA(90, 120, 150))
     folder.write("large.jpg", try ImageCodec.encode(large, as: .jpeg, options: options))
     ProbeFilter.seen.withLock { $0 = [] }
-    var store = Store(settings: settings())
+    var store = EditStore(settings: settings())
     store.settings.registry = Filters.all + [ProbeFilter.self]
     store.settings.dryRun = true
     let probe = try Filters.request("probe", values: [:], in: store.settings.registry)
@@ -149,7 +148,7 @@ import Testing
   @Test func corruptOriginalIsBadDataAndNothingChanges() throws {
     let photo = copy("bad/skimage-truncated.jpg", as: "bad.jpg")
     let error = #expect(throws: StoreError.self) {
-      try EditStore.apply([try request("sepia")], to: photo, output: nil, settings: settings())
+      try EditStore(settings: settings()).apply([try request("sepia")], to: photo, output: nil)
     }
     guard case .codec? = error else {
       Issue.record("expected a codec error, got \(String(describing: error))")

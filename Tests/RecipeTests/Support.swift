@@ -182,8 +182,8 @@ func fakeSettings(force: Bool = false, dryRun: Bool = false) -> StoreSettings {
   return s
 }
 
-func fakeStore(force: Bool = false, dryRun: Bool = false) -> Store {
-  Store(settings: fakeSettings(force: force, dryRun: dryRun))
+func fakeStore(force: Bool = false, dryRun: Bool = false) -> EditStore {
+  EditStore(settings: fakeSettings(force: force, dryRun: dryRun))
 }
 
 /// Reads sidecar bytes against the fake filters.

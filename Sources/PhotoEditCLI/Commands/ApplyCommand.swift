@@ -55,8 +55,8 @@ enum ApplyCommand {
       ) { path in
         let target = try output.path(for: path, dryRun: settings.dryRun)
         return FileResult(
-          try EditStore.apply(
-            pending, to: path, output: target, settings: settings.store(for: path, console: console)))
+          try EditStore(settings: settings.store(for: path, console: console)).apply(
+            pending, to: path, output: target))
       }
     })
 }

@@ -18,7 +18,7 @@ enum CheckCommand {
       let repair = args.flag("repair")
       let status = try BatchRunner(arguments: args, console: console).run { path in
         FileResult(
-          try EditStore.check(path, repair: repair, settings: settings.store(for: path, console: console)))
+          try EditStore(settings: settings.store(for: path, console: console)).check(path, repair: repair))
       }
       return status == ExitStatus.success ? status : ExitStatus.someFailed
     })

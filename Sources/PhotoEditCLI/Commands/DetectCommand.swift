@@ -44,7 +44,7 @@ enum DetectCommand {
         var settings = StoreSettings(detectors: detectors)
         settings.recordTiming = { stage, seconds in clock.record(stage, seconds) }
         if let maxPixels { settings.maxPixels = maxPixels }
-        return FileResult(try EditStore.detect(path, options: search, settings: settings))
+        return FileResult(try EditStore(settings: settings).detect(path, options: search))
       }
     })
 }

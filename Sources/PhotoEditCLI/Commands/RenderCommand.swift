@@ -26,9 +26,9 @@ enum RenderCommand {
       ) { path in
         let store = settings.store(for: path, console: console)
         if let target = try output.path(for: path, dryRun: settings.dryRun) {
-          return FileResult(try EditStore.export(path, to: target, maxSize: maxSize, settings: store))
+          return FileResult(try EditStore(settings: store).export(path, to: target, maxSize: maxSize))
         }
-        return FileResult(try EditStore.render(path, settings: store))
+        return FileResult(try EditStore(settings: store).render(path))
       }
     })
 }

@@ -13,7 +13,7 @@ enum RevertCommand {
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)
       return try BatchRunner(arguments: args, console: console).run { path in
-        FileResult(try EditStore.revert(path, settings: settings.store(for: path, console: console)))
+        FileResult(try EditStore(settings: settings.store(for: path, console: console)).revert(path))
       }
     })
 }

@@ -7,7 +7,7 @@ enum ShowCommand {
     options: CommonOptions.batch,
     run: { args, console throws(UsageError) in
       try BatchRunner(arguments: args, console: console).run { path in
-        FileResult(show: try EditStore.show(path))
+        FileResult(show: try EditStore().show(path))
       }
     })
 }

@@ -4,12 +4,12 @@ enum UndoRedoCommand {
   static let undo = make(
     name: "undo", summary: "Take the last edit off each photo's recipe and re-render.",
     discussion: "The edit moves to the recipe's undone list, so redo can put it back.",
-    action: { path, settings in try EditStore.undo(path, settings: settings) })
+    action: { path, settings in try EditStore(settings: settings).undo(path) })
 
   static let redo = make(
     name: "redo", summary: "Put back the last undone edit and re-render.",
     discussion: "Renders are deterministic: undo then redo restores the render byte for byte.",
-    action: { path, settings in try EditStore.redo(path, settings: settings) })
+    action: { path, settings in try EditStore(settings: settings).redo(path) })
 
   private static func make(
     name: String, summary: String, discussion: String,

@@ -1,10 +1,18 @@
 import Codecs
 import PhotoCore
 
-extension Store {
+extension EditStore {
   /// Appends steps made of `requests` to the photo's recipe (in place) or to `output`'s (with the
   /// photo as the untouched original), and re-renders from the original.
-  func apply(_ requests: [StepRequest], to photo: String, output: String?) throws(StoreError) -> ApplyOutcome
+  ///
+  /// - Parameters:
+  ///   - requests: filter requests, or a recipe's portable steps, in order.
+  ///   - photo: the photo to edit in place, or, with `output`, the original to read.
+  ///   - output: where the render and its sidecar go; the input is then left untouched. An
+  ///     existing output is appended to when it is photoedit's edit of the same original, and
+  ///     otherwise replaced only with `settings.force`.
+  public func apply(_ requests: [StepRequest], to photo: String, output: String?) throws(StoreError)
+    -> ApplyOutcome
   {
     try Self.refuseStoreFile(photo)
     let target = output ?? photo

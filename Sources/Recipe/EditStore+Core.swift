@@ -1,12 +1,24 @@
 import Codecs
 import PhotoCore
 
-/// The edit store's commands over one photo, with the settings of one command line.
-struct Store {
-  var settings: StoreSettings
+/// The non-destructive edit store: a photo's render, its sidecar and its preserved original,
+/// with the settings of one command line.
+///
+/// Every command that writes locks the photo, finishes or cleans up what a crash left behind,
+/// reads and verifies the sidecar and the original, renders from the original, and commits
+/// through a journal, so that a crash at any instant leaves the old state or the new one and
+/// never touches the original. Each call handles one photo; batches call it once per photo from
+/// many threads (there is no global lock). The protocol is specified in docs/safety.md. Every
+/// command throws `StoreError` and changes nothing on disk when it throws.
+///
+///     let store = EditStore(settings: StoreSettings())
+///     let sepia = try Filters.request("sepia", values: ["intensity": .number(0.8)])
+///     let outcome = try store.apply([sepia], to: "beach.jpg", output: nil)
+public struct EditStore: Sendable {
+  public var settings: StoreSettings
   var engine: any RenderEngine { settings.engine }
 
-  init(settings: StoreSettings) { self.settings = settings }
+  public init(settings: StoreSettings = StoreSettings()) { self.settings = settings }
 
   // MARK: Files
 

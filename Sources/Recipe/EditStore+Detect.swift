@@ -1,11 +1,11 @@
 import Codecs
 import PhotoCore
 
-extension Store {
+extension EditStore {
   /// The faces in a photo, found by the settings' detector, in its reading order (face #K is
   /// faceblur's `exclude=K`). An edited photo is searched in its original, not in its render
   /// (whose faces may be hidden already).
-  func detect(_ photo: String, options: DetectionOptions) throws(StoreError) -> DetectOutcome {
+  public func detect(_ photo: String, options: DetectionOptions) throws(StoreError) -> DetectOutcome {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     var source: [UInt8]

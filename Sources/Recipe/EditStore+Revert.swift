@@ -1,9 +1,10 @@
 import Codecs
 import PhotoCore
 
-extension Store {
+extension EditStore {
   /// Puts the original's bytes back and removes the sidecar (and, in place, the preserved copy).
-  func revert(_ photo: String) throws(StoreError) -> RevertOutcome {
+  /// An unedited photo is left as it is (a success).
+  public func revert(_ photo: String) throws(StoreError) -> RevertOutcome {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     if !paths.anythingExists { throw .missing(path: photo) }

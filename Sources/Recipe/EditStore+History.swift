@@ -1,7 +1,13 @@
 import Codecs
 import PhotoCore
 
-extension Store {
+extension EditStore {
+  /// Moves the last step to the undone list and re-renders.
+  public func undo(_ photo: String) throws(StoreError) -> HistoryOutcome { try step(photo, undo: true) }
+
+  /// Moves the last undone step back onto the recipe and re-renders.
+  public func redo(_ photo: String) throws(StoreError) -> HistoryOutcome { try step(photo, undo: false) }
+
   /// Moves the last step to `undone` (undo) or back (redo), and re-renders.
   func step(_ photo: String, undo: Bool) throws(StoreError) -> HistoryOutcome {
     try Self.refuseStoreFile(photo)

@@ -1,9 +1,9 @@
 import Codecs
 import PhotoCore
 
-extension Store {
+extension EditStore {
   /// Re-renders an edited photo in place.
-  func render(_ photo: String) throws(StoreError) -> RenderOutcome {
+  public func render(_ photo: String) throws(StoreError) -> RenderOutcome {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     if !paths.anythingExists { throw .missing(path: photo) }
@@ -27,8 +27,12 @@ extension Store {
     }
   }
 
-  /// `render -o OUT`: original + recipe (or the unedited photo) exported, with no sidecar.
-  func export(_ photo: String, output: String, maxSize: Int?) throws(StoreError) -> ExportOutcome {
+  /// `render -o OUT`: original + recipe (or the unedited photo) exported to `output`, with no
+  /// sidecar; an existing output needs `settings.force`.
+  ///
+  /// - Parameter maxSize: the longest side of the export in pixels (a DCT-scaled decode, then a
+  ///   resample).
+  public func export(_ photo: String, to output: String, maxSize: Int?) throws(StoreError) -> ExportOutcome {
     try Self.refuseStoreFile(photo)
     try Self.refuseStoreFile(output)
     if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }

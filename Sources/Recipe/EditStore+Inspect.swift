@@ -1,7 +1,7 @@
 import Codecs
 import PhotoCore
 
-extension Store {
+extension EditStore {
   /// Reads a photo's store without changing anything and classifies it.
   ///
   /// Readers take no lock, so a writer may commit while we read: the sidecar is read again at the
@@ -64,8 +64,20 @@ extension Store {
     return status
   }
 
+  /// One of unedited, edited, stale, modified, damaged, with the problem. A name that is neither
+  /// a photo nor an edit is an error.
+  public func status(_ photo: String) throws(StoreError) -> PhotoStatus {
+    let paths = PhotoPaths(photo)
+    if PhotoFolder.kind(of: photo) == .missing && PhotoFolder.kind(of: paths.sidecar) == .missing
+      && !FileSystem.exists(paths.journal)
+    {
+      throw .missing(path: photo)
+    }
+    return inspect(photo)
+  }
+
   /// The recipe, the original and whether the render is current.
-  func show(_ photo: String) throws(StoreError) -> PhotoStatus {
+  public func show(_ photo: String) throws(StoreError) -> PhotoStatus {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     Self.waitWhileAnotherCommandCommits(paths)
@@ -83,7 +95,12 @@ extension Store {
 
   // MARK: check
 
-  func check(_ photo: String, repair: Bool) throws(StoreError) -> CheckOutcome {
+  /// Verifies the original and the render against the sidecar's checksums; with `repair`,
+  /// finishes an interrupted edit, removes a crash's temporary files and re-renders a stale or
+  /// missing render.
+  ///
+  /// - Throws: `StoreError.checkFailed` naming the state and the problem when one remains.
+  public func check(_ photo: String, repair: Bool) throws(StoreError) -> CheckOutcome {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     var outcome = CheckOutcome(state: .unedited, recovery: CrashRecovery(), absent: false)
