@@ -6,7 +6,8 @@ public enum PhotoEditCLI {
 
   /// Every subcommand, in the order `photoedit help` lists them.
   static let commands: [Command] = [
-    ApplyCommand.command, UndoRedoCommand.undo, UndoRedoCommand.redo, RevertCommand.command,
+    ApplyCommand.command, EditCommand.command, UndoRedoCommand.undo, UndoRedoCommand.redo,
+    RevertCommand.command,
     RenderCommand.command, ShowCommand.command, StatusCommand.command, CheckCommand.command,
     DetectCommand.command, FiltersCommand.command, HelpCommand.command,
   ]
@@ -29,6 +30,9 @@ public enum PhotoEditCLI {
     }
     switch first {
     case "--version", "-V", "version":
+      if arguments.count > 1 {
+        return fail(UsageError("\(first) takes no arguments, not '\(arguments[1])'"), console: console)
+      }
       console.print("photoedit \(version)")
       return ExitStatus.success
     case "--help", "-h":

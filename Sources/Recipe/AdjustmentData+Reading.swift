@@ -9,7 +9,7 @@ extension AdjustmentData {
   typealias Migration = @Sendable ([String: JSONValue]) throws(StoreError) -> [String: JSONValue]
 
   /// `migrations[n]` upgrades version n to n + 1; the chain ends at `currentVersion`.
-  static let migrations: [Int: Migration] = [0: migrateVersion0]
+  static let migrations: [Int: Migration] = [0: migrateVersion0, 1: migrateVersion1]
 
   /// What reading found besides the data itself.
   struct ReadResult: Sendable {
@@ -27,12 +27,58 @@ extension AdjustmentData {
     guard let original = object["original"] else { throw .invalidRecipe(.missing(field: "original")) }
     guard let render = object["render"] else { throw .invalidRecipe(.missing(field: "render")) }
     var migrated = false
-    let steps = try readSteps(object, "operations", registry, &migrated)
-    let undone = try readSteps(object, "undone", registry, &migrated)
+    func step(_ json: JSONValue, _ field: String) throws(StoreError) -> Step {
+      let e = try envelope(json, field)
+      do {
+        let step = try Filters.step(
+          filter: e.filter, version: e.version, parameters: e.parameters, derived: e.derived, in: registry)
+        if step.version != e.version { migrated = true }
+        return step
+      } catch {
+        throw .step(index: nil, error)
+      }
+    }
+    var steps: [Step] = []
+    for (i, e) in try list(object, "operations").enumerated() {
+      do { steps.append(try step(e, "operations[\(i)]")) } catch {
+        if case .step(_, let e) = error { throw .step(index: i, e) }
+        throw error
+      }
+    }
+    var history: [Change] = []
+    for (i, e) in try list(object, "history").enumerated() {
+      history.append(try Change(json: e, field: "history[\(i)]", step: step))
+    }
+    var undone: [Change] = []
+    for (i, e) in try list(object, "undone").enumerated() {
+      undone.append(try Change(json: e, field: "undone[\(i)]", step: step))
+    }
+    // The history must lead to these steps, and what was undone must apply to them again, one
+    // change at a time: otherwise undo or redo would make a recipe nobody made.
+    var before = steps
+    for (i, change) in history.enumerated().reversed() {
+      guard let earlier = change.takenBack(from: before) else {
+        throw .invalidRecipe(.badValue(field: "history[\(i)]", value: change.stored))
+      }
+      before = earlier
+    }
+    var after = steps
+    for (i, change) in undone.enumerated().reversed() {
+      guard let later = change.made(on: after) else {
+        throw .invalidRecipe(.badValue(field: "undone[\(i)]", value: change.stored))
+      }
+      after = later
+    }
     var data = AdjustmentData(
       original: try JSONCoding.decode(Original.self, from: original, field: "original"),
-      render: try RenderRecord(json: render), steps: steps, undone: undone)
+      render: try RenderRecord(json: render), steps: steps, history: history, undone: undone)
     data.formatVersion = currentVersion
+    if let request = object["request"] {
+      guard let sha = request.string, SHA256.isHex(sha) else {
+        throw .invalidRecipe(.badValue(field: "request", value: request))
+      }
+      data.request = sha
+    }
     return ReadResult(data: data, migratedFrom: found < currentVersion ? found : nil, stepsMigrated: migrated)
   }
 
@@ -43,7 +89,8 @@ extension AdjustmentData {
   {
     let (object, _) = try topLevel(bytes)
     var requests: [StepRequest] = []
-    for (i, envelope) in try envelopes(object, "operations").enumerated() {
+    for (i, json) in try list(object, "operations").enumerated() {
+      let envelope = try envelope(json, "operations[\(i)]")
       do {
         requests.append(
           try Filters.portableRequest(
@@ -95,51 +142,48 @@ extension AdjustmentData {
     var parameters: [String: JSONValue], derived: [String: JSONValue]
   }
 
-  private static func envelopes(_ object: [String: JSONValue], _ key: String) throws(StoreError) -> [Envelope]
-  {
+  /// The list at `key` (`operations` is required; `history` and `undone` may be absent).
+  private static func list(_ object: [String: JSONValue], _ key: String) throws(StoreError) -> [JSONValue] {
     guard let list = object[key] else {
-      if key == "undone" { return [] }
+      if key != "operations" { return [] }
       throw .invalidRecipe(.missing(field: key))
     }
     guard let items = list.array else { throw .invalidRecipe(.wrongType(field: key)) }
-    var out: [Envelope] = []
-    for (i, item) in items.enumerated() {
-      let at = "\(key)[\(i)]"
-      guard let o = item.object else { throw .invalidRecipe(.wrongType(field: at)) }
-      guard let filterValue = o["filter"] else { throw .invalidRecipe(.missing(field: "\(at).filter")) }
-      guard let filter = filterValue.string else { throw .invalidRecipe(.wrongType(field: "\(at).filter")) }
-      guard let versionValue = o["version"] else { throw .invalidRecipe(.missing(field: "\(at).version")) }
-      guard let v = versionValue.number, v == v.rounded(), abs(v) < 1e9 else {
-        throw .invalidRecipe(.wrongType(field: "\(at).version"))
-      }
-      func object(_ name: String) throws(StoreError) -> [String: JSONValue] {
-        guard let value = o[name] else { return [:] }
-        guard let dictionary = value.object else { throw .invalidRecipe(.wrongType(field: "\(at).\(name)")) }
-        return dictionary
-      }
-      out.append(
-        Envelope(
-          filter: filter, version: Int(v), parameters: try object("parameters"),
-          derived: try object("derived")))
-    }
-    return out
+    return items
   }
 
-  private static func readSteps(
-    _ object: [String: JSONValue], _ key: String, _ registry: [any Filter.Type], _ migrated: inout Bool
-  ) throws(StoreError) -> [Step] {
-    var steps: [Step] = []
-    for (i, e) in try envelopes(object, key).enumerated() {
-      do {
-        let step = try Filters.step(
-          filter: e.filter, version: e.version, parameters: e.parameters, derived: e.derived, in: registry)
-        if step.version != e.version { migrated = true }
-        steps.append(step)
-      } catch {
-        throw .step(index: key == "operations" ? i : nil, error)
-      }
+  /// A stored step's envelope at `at` (`operations[2]`).
+  private static func envelope(_ item: JSONValue, _ at: String) throws(StoreError) -> Envelope {
+    guard let o = item.object else { throw .invalidRecipe(.wrongType(field: at)) }
+    guard let filterValue = o["filter"] else { throw .invalidRecipe(.missing(field: "\(at).filter")) }
+    guard let filter = filterValue.string else { throw .invalidRecipe(.wrongType(field: "\(at).filter")) }
+    guard let versionValue = o["version"] else { throw .invalidRecipe(.missing(field: "\(at).version")) }
+    guard let v = versionValue.number, v == v.rounded(), abs(v) < 1e9 else {
+      throw .invalidRecipe(.wrongType(field: "\(at).version"))
     }
-    return steps
+    func object(_ name: String) throws(StoreError) -> [String: JSONValue] {
+      guard let value = o[name] else { return [:] }
+      guard let dictionary = value.object else { throw .invalidRecipe(.wrongType(field: "\(at).\(name)")) }
+      return dictionary
+    }
+    return Envelope(
+      filter: filter, version: Int(v), parameters: try object("parameters"), derived: try object("derived"))
+  }
+
+  /// Version 1 kept `undone` as a list of steps, redone one at a time from the end, and undid one
+  /// step at a time. Version 2 keeps changes: the migrated history is one `apply` per step, so
+  /// `undo` takes them back one at a time as before, and each undone step is an `apply` to redo.
+  @Sendable static func migrateVersion1(_ old: [String: JSONValue]) throws(StoreError) -> [String: JSONValue]
+  {
+    var new = old
+    func applies(_ key: String) throws(StoreError) -> JSONValue {
+      guard let value = old[key] else { return .array([]) }
+      guard let steps = value.array else { throw .invalidRecipe(.wrongType(field: key)) }
+      return .array(steps.map { .object(["change": .string("apply"), "steps": .array([$0])]) })
+    }
+    new["history"] = try applies("operations")
+    new["undone"] = try applies("undone")
+    return new
   }
 
   /// Version 0 (photoedit's pre-release format) named the list `adjustments`, each step's filter

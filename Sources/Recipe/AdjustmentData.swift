@@ -10,16 +10,26 @@ import PhotoCore
 public struct AdjustmentData: Equatable, Sendable {
   /// The one identifier photoedit writes and reads.
   public static let identifier = "org.photoedit.adjustments"
-  /// The format version this photoedit writes; raised on every incompatible change.
-  public static let currentVersion = 1
+  /// The format version this photoedit writes; raised on every incompatible change. Version 2
+  /// keeps the history of changes (`history`, `undone`); version 1 kept undone steps.
+  public static let currentVersion = 2
+  /// At most this many changes are kept for `undo` (the oldest are forgotten first).
+  public static let historyLimit = 100
 
   public var formatVersion = AdjustmentData.currentVersion
   public var original: Original?
   public var render: RenderRecord?
-  /// The steps in the order they apply (`operations` in the file).
+  /// The active steps in the order they apply (`operations` in the file).
   public var steps: [Step]
-  /// The steps `undo` took off, the most recently undone last; `redo` takes from the end.
-  public var undone: [Step]
+  /// The changes made to the recipe, the most recent last; `undo` takes back from the end.
+  public var history: [Change]
+  /// The changes `undo` took back, the most recently undone last; `redo` makes them again from
+  /// the end. A new change clears it.
+  public var undone: [Change]
+  /// For an output made with `-o` or `--output-dir`: the SHA-256 of the request that made it
+  /// (the filters given, the encoding settings), so that running the same command again finds
+  /// the output current and does nothing.
+  public var request: String?
 
   /// The untouched original this recipe applies to.
   public struct Original: Codable, Equatable, Sendable {
@@ -36,8 +46,23 @@ public struct AdjustmentData: Equatable, Sendable {
     public var orientation: Int
   }
 
-  public init(original: Original?, render: RenderRecord?, steps: [Step], undone: [Step] = []) {
-    (self.original, self.render, self.steps, self.undone) = (original, render, steps, undone)
+  public init(
+    original: Original?, render: RenderRecord?, steps: [Step], history: [Change] = [], undone: [Change] = []
+  ) {
+    (self.original, self.render, self.steps, self.history, self.undone) = (
+      original, render, steps, history, undone
+    )
+  }
+
+  /// The data after `change` is made: the steps changed, the change remembered for `undo` (up to
+  /// `historyLimit`), and what was undone forgotten (a new branch of history).
+  func making(_ change: Change) -> AdjustmentData? {
+    guard let steps = change.made(on: steps) else { return nil }
+    var data = self
+    data.steps = steps
+    data.history = Array((history + [change]).suffix(Self.historyLimit))
+    data.undone = []
+    return data
   }
 
   /// The sidecar's bytes: pretty-printed JSON with sorted keys and a final newline.
@@ -46,10 +71,12 @@ public struct AdjustmentData: Equatable, Sendable {
       "formatIdentifier": .string(Self.identifier),
       "formatVersion": .number(Double(formatVersion)),
       "operations": .array(steps.map(\.stored)),
+      "history": .array(history.map(\.stored)),
       "undone": .array(undone.map(\.stored)),
     ]
     if let original { object["original"] = JSONCoding.value(of: original) }
     if let render { object["render"] = render.json }
+    if let request { object["request"] = .string(request) }
     return JSONCoding.encode(JSONValue.object(object))
   }
 }

@@ -49,7 +49,11 @@ extension EditStore {
     }
   }
 
-  /// `apply -o OUT`: the input is the original; OUT gets the render and the sidecar.
+  /// `apply -o OUT`: the input is the original; OUT gets the render of the input with exactly
+  /// these steps, and the sidecar. Running the same command again gives the same bytes and a
+  /// one-step recipe: an OUT that is photoedit's own output of this input is replaced (never
+  /// appended to), and one that is already this request's render is left as it is (`current`).
+  /// Anything else at OUT needs `settings.force`.
   private func apply(_ requests: [StepRequest], input: String, output: String, format: ImageFormat)
     throws(StoreError) -> ApplyOutcome
   {
@@ -64,20 +68,27 @@ extension EditStore {
     let inputBytes = try Self.readBytes(input)
     let inputSHA = SHA256.hex(inputBytes)
     let paths = PhotoPaths(output)
+    let request = requestKey(requests, format: format)
     return try locked(paths) { recovery throws(StoreError) in
-      var base: AdjustmentData? = nil
       let existingSidecar = FileSystem.exists(paths.sidecar)
       if existingSidecar, let read = try? loadSidecar(paths), read.data.original?.sha256 == inputSHA {
-        // OUT is photoedit's own edit of this same original: append, exactly as in place.
+        // OUT is photoedit's own output of this same original.
         let edited = try loadEdited(paths, read)
         try refuseModified(edited)
-        base = edited.data
+        if read.data.request == request, !edited.migrated, edited.renderSHA256 == edited.render.sha256 {
+          var outcome = ApplyOutcome(
+            output: output, added: [], stepCount: read.data.steps.count, renderSHA256: edited.render.sha256,
+            dryRun: settings.dryRun, recovery: recovery, warnings: [])
+          outcome.current = true
+          return outcome
+        }
       } else if FileSystem.exists(output) || existingSidecar {
         if !settings.force || FileSystem.exists(paths.original) { throw .outputExists(path: output) }
       }
-      let made = try newRecipe(
-        requests, base: base, originalBytes: inputBytes,
+      var made = try newRecipe(
+        requests, base: nil, originalBytes: inputBytes,
         originalPath: Path.relative(input, from: paths.directory), format: format)
+      made.data.request = request
       if !settings.dryRun {
         try commitEdit(
           paths, data: made.data, render: made.bytes, preserve: false,
@@ -107,9 +118,11 @@ extension EditStore {
         path: originalPath, sha256: SHA256.hex(originalBytes), bytes: originalBytes.count,
         width: rendered.details.fullWidth, height: rendered.details.fullHeight,
         orientation: rendered.details.orientation)
-    // A new edit starts a new branch of history: what was undone can no longer be redone.
-    let data = AdjustmentData(
-      original: original, render: record, steps: (base?.steps ?? []) + rendered.added, undone: [])
+    // The change is remembered for undo; a new change starts a new branch of history (what was
+    // undone can no longer be redone).
+    var data = (base ?? AdjustmentData(original: original, render: nil, steps: [])).making(
+      .apply(added: rendered.added))!
+    data.render = record
     return NewRecipe(data: data, bytes: bytes, added: rendered.added, warnings: rendered.details.warnings)
   }
 
@@ -118,6 +131,17 @@ extension EditStore {
       output: output, added: made.added, stepCount: made.data.steps.count,
       renderSHA256: made.data.render!.sha256,
       dryRun: settings.dryRun, recovery: recovery, warnings: made.warnings)
+  }
+
+  /// The SHA-256 of what an export is asked for: the requests, the encoding settings and the
+  /// output's format.
+  func requestKey(_ requests: [StepRequest], format: ImageFormat) -> String {
+    let settingsJSON: JSONValue = .object([
+      "format": .string(format.rawValue),
+      "quality": settings.quality.map { .number(Double($0)) } ?? .null,
+      "subsampling": settings.subsampling.map { .string($0.rawValue) } ?? .null,
+    ])
+    return SHA256.hex(JSONCoding.encode(JSONValue.array(requests.map(\.canonical) + [settingsJSON])))
   }
 
   /// Refuses an output that is the input itself, or one of the input's store files.

@@ -81,13 +81,18 @@ public struct EditStore: Sendable {
   // MARK: Reading the store
 
   /// The photo's sidecar, read and checked, or nil when the photo has none (unedited).
+  ///
+  /// - Throws: `.sidecarUnusable` wrapping why it cannot be used, naming the preserved original
+  ///   when there is one (`revert --force` puts it back).
   func loadSidecar(_ paths: PhotoPaths) throws(StoreError) -> AdjustmentData.ReadResult? {
     let bytes: [UInt8]
     do { bytes = try FileSystem.read(paths.sidecar) } catch {
       if error.isNotFound { return nil }
       throw .cannotRead(path: paths.sidecar, error.system)
     }
-    return try AdjustmentData.read(bytes, registry: settings.registry)
+    do { return try AdjustmentData.read(bytes, registry: settings.registry) } catch {
+      throw .sidecarUnusable(error, original: FileSystem.exists(paths.original) ? paths.original : nil)
+    }
   }
 
   /// An edited photo: its sidecar, its verified original, and its current render's checksum.
@@ -125,9 +130,13 @@ public struct EditStore: Sendable {
       let bytes = try FileSystem.read(originalPath)
       if matches(bytes) { originalBytes = bytes } else { failure = .originalChanged(original: originalPath) }
     } catch {
-      failure =
-        error.isNotFound
-        ? .originalMissing(original: originalPath) : .cannotRead(path: originalPath, error.system)
+      if !error.isNotFound {
+        failure = .cannotRead(path: originalPath, error.system)
+      } else if Path.absolute(originalPath) == Path.absolute(paths.original) {
+        failure = .originalMissing(original: originalPath)
+      } else {
+        failure = .outputOriginalMissing(original: originalPath)
+      }
     }
     // An -o output's original may since have been edited in place itself: its bytes then live on
     // as that photo's preserved `.original`.

@@ -2,47 +2,94 @@ import Codecs
 import PhotoCore
 
 extension EditStore {
-  /// Moves the last step to the undone list and re-renders.
-  public func undo(_ photo: String) throws(StoreError) -> HistoryOutcome { try step(photo, undo: true) }
+  /// Takes back the last change to the recipe (an `apply` of several filters at once, an
+  /// `edit`, a removal, a move) and re-renders.
+  public func undo(_ photo: String) throws(StoreError) -> HistoryOutcome { try history(photo, undo: true) }
 
-  /// Moves the last undone step back onto the recipe and re-renders.
-  public func redo(_ photo: String) throws(StoreError) -> HistoryOutcome { try step(photo, undo: false) }
+  /// Makes the last undone change again and re-renders.
+  public func redo(_ photo: String) throws(StoreError) -> HistoryOutcome { try history(photo, undo: false) }
 
-  /// Moves the last step to `undone` (undo) or back (redo), and re-renders.
-  func step(_ photo: String, undo: Bool) throws(StoreError) -> HistoryOutcome {
+  private func history(_ photo: String, undo: Bool) throws(StoreError) -> HistoryOutcome {
+    try changingRecipe(photo, unedited: undo ? .nothingToUndo : .nothingToRedo) {
+      data, edited throws(StoreError) -> (Change, [RevisionNote]) in
+      if undo {
+        guard let change = data.history.last else { throw .nothingToUndo }
+        guard let steps = change.takenBack(from: data.steps) else {
+          throw .invalidRecipe(.badValue(field: "history", value: change.stored))
+        }
+        data.steps = steps
+        data.history.removeLast()
+        data.undone.append(change)
+        return (change, [])
+      }
+      guard let change = data.undone.last else { throw .nothingToRedo }
+      guard let steps = change.made(on: data.steps) else {
+        throw .invalidRecipe(.badValue(field: "undone", value: change.stored))
+      }
+      data.steps = steps
+      data.undone.removeLast()
+      data.history = Array((data.history + [change]).suffix(AdjustmentData.historyLimit))
+      return (change, [])
+    }.history(undid: undo)
+  }
+
+  /// What a change of an edited photo's recipe did.
+  struct RecipeChange {
+    var change: Change
+    var notes: [RevisionNote]
+    var data: AdjustmentData
+    var dryRun: Bool
+    var recovery: CrashRecovery
+    var warnings: [String]
+
+    func history(undid: Bool) -> HistoryOutcome {
+      HistoryOutcome(
+        undid: undid, change: change, stepCount: data.steps.count, undoneCount: data.undone.count,
+        renderSHA256: data.render!.sha256, dryRun: dryRun, recovery: recovery, warnings: warnings)
+    }
+  }
+
+  /// Locks an edited photo, lets `body` change its recipe, re-renders from the original and
+  /// commits: the one path of undo, redo and edit.
+  ///
+  /// - Parameter unedited: the error for a photo that has no sidecar.
+  func changingRecipe(
+    _ photo: String, unedited: StoreError,
+    _ body: (inout AdjustmentData, Edited) throws(StoreError) -> (Change, [RevisionNote])
+  ) throws(StoreError) -> RecipeChange {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     if !paths.anythingExists { throw .missing(path: photo) }
     guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
     return try locked(paths) { recovery throws(StoreError) in
-      guard let read = try loadSidecar(paths) else { throw undo ? .nothingToUndo : .nothingToRedo }
+      guard let read = try loadSidecar(paths) else { throw unedited }
       let edited = try loadEdited(paths, read)
       try refuseModified(edited)
       var data = edited.data
-      let moved: Step
-      if undo {
-        guard let last = data.steps.popLast() else { throw .nothingToUndo }
-        data.undone.append(last)
-        moved = last
-      } else {
-        guard let last = data.undone.popLast() else { throw .nothingToRedo }
-        data.steps.append(last)
-        moved = last
-      }
+      let (change, notes) = try body(&data, edited)
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       if !settings.dryRun {
         try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))
       }
-      return HistoryOutcome(
-        undid: undo, moved: moved, stepCount: data.steps.count, undoneCount: data.undone.count,
-        renderSHA256: data.render!.sha256, dryRun: settings.dryRun, recovery: recovery, warnings: warnings)
+      return RecipeChange(
+        change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery,
+        warnings: warnings)
     }
   }
 
-  /// Renders `data`'s steps from the original and records the new render in `data`.
+  /// Renders `data`'s steps from the original and records the new render in `data`. A recipe
+  /// with no step left is the original itself: its exact bytes when the photo's name says the
+  /// original's format, else the original encoded as the name says.
   func rerender(_ data: inout AdjustmentData, original: [UInt8], format: ImageFormat)
     throws(StoreError) -> (bytes: [UInt8], warnings: [String])
   {
+    if data.steps.isEmpty, engine.format(of: original) == format {
+      data.render = RenderRecord(
+        sha256: SHA256.hex(original), format: format,
+        quality: data.render?.quality ?? EncodeOptions.defaultQuality,
+        subsampling: format == .jpeg ? data.render?.subsampling : nil)
+      return (original, [])
+    }
     let (rendered, bytes, record) = try renderEncoded(
       original: original, steps: data.steps, as: format, existing: data.render)
     data.render = record

@@ -60,6 +60,9 @@ extension EditStore {
       (status.state, status.problem) = (.stale, .olderFormat(version: version))
     } else if read.stepsMigrated {
       (status.state, status.problem) = (.stale, .olderStepVersion)
+    } else if read.data.steps.isEmpty {
+      // Every change undone: the photo is the original again (its sidecar stays for redo).
+      status.state = .unedited
     }
     return status
   }

@@ -4,12 +4,21 @@ import PhotoCore
 extension EditStore {
   /// Puts the original's bytes back and removes the sidecar (and, in place, the preserved copy).
   /// An unedited photo is left as it is (a success).
+  ///
+  /// With `settings.force`, a sidecar that cannot be read (damaged, foreign, newer) does not
+  /// block the way back: the preserved `PHOTO.original` beside the photo is put back as it is,
+  /// unverified (nothing can verify it without the sidecar), and the store files are removed.
   public func revert(_ photo: String) throws(StoreError) -> RevertOutcome {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     if !paths.anythingExists { throw .missing(path: photo) }
     return try locked(paths) { recovery throws(StoreError) in
-      guard let read = try loadSidecar(paths) else {
+      let sidecar: AdjustmentData.ReadResult?
+      do throws(StoreError) { sidecar = try loadSidecar(paths) } catch {
+        guard settings.force, case .sidecarUnusable(_, let original?) = error else { throw error }
+        return try revertUnverified(paths, original: original, recovery: recovery)
+      }
+      guard let read = sidecar else {
         if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
         return RevertOutcome(reverted: false, dryRun: settings.dryRun, recovery: recovery)
       }
@@ -50,6 +59,33 @@ extension EditStore {
       if let conversion { outcome.conversion = (conversion.record.format, conversion.originalFormat) }
       return outcome
     }
+  }
+
+  /// Puts `PHOTO.original` back under the photo's name as it is and removes the sidecar.
+  private func revertUnverified(_ paths: PhotoPaths, original: String, recovery: CrashRecovery)
+    throws(StoreError) -> RevertOutcome
+  {
+    guard let info = try? FileSystem.linkInfo(original), info.isRegular else {
+      throw .notRegularFile(path: original)
+    }
+    let bytes = try Self.readBytes(original)
+    let sha = SHA256.hex(bytes)
+    let originalName = paths.name + PhotoPaths.originalSuffix
+    let sidecarName = paths.name + PhotoPaths.sidecarSuffix
+    if !settings.dryRun {
+      var transaction = Transaction(paths)
+      let temp = try transaction.stageCopy(of: original, bytes: bytes, mode: Self.mode(of: original))
+      transaction.add(.replace(temp: temp, target: paths.name, sha256: sha, role: .render))
+      transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
+      transaction.add(.remove(target: originalName, guardPath: paths.name, guardSHA256: sha, role: .original))
+      try transaction.commit()
+    }
+    var outcome = RevertOutcome(
+      reverted: true, originalSHA256: sha, originalPath: original, dryRun: settings.dryRun, recovery: recovery
+    )
+    outcome.unverified = (bytes.count, info.modified)
+    outcome.removed = [sidecarName, originalName]
+    return outcome
   }
 
   /// For an -o output whose name says another format than its original's (`apply -o out.png

@@ -27,6 +27,8 @@ public enum FileSystem {
   /// What stat(2) says about a path.
   struct Info: Equatable {
     var device: UInt64, inode: UInt64, size: Int, mode: UInt32, links: Int
+    /// The last modification, in seconds since 1970.
+    var modified: Int
     var isRegular: Bool { mode & S_IFMT == S_IFREG }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
   }
@@ -275,7 +277,7 @@ extension FileSystem.Info {
   fileprivate init(_ s: stat) {
     self.init(
       device: UInt64(s.st_dev), inode: UInt64(s.st_ino), size: Int(s.st_size), mode: UInt32(s.st_mode),
-      links: Int(s.st_nlink))
+      links: Int(s.st_nlink), modified: Int(s.st_mtim.tv_sec))
   }
 }
 

@@ -15,6 +15,8 @@ public struct CrashRecovery: Sendable, Equatable {
 
 /// `apply`: steps appended and the photo re-rendered.
 public struct ApplyOutcome: Sendable {
+  /// True when an output was already this request's render of this original: nothing was done.
+  public var current = false
   /// Where the render went, when not in place.
   public var output: String?
   /// The new steps, as stored (faceblur's with the faces it found).
@@ -32,10 +34,22 @@ public struct ApplyOutcome: Sendable {
 public struct HistoryOutcome: Sendable {
   /// True for undo, false for redo.
   public var undid: Bool
-  /// The step taken off or put back.
-  public var moved: Step
+  /// The change taken back or made again.
+  public var change: Change
   public var stepCount: Int
   public var undoneCount: Int
+  public var renderSHA256: String
+  public var dryRun: Bool
+  public var recovery: CrashRecovery
+  public var warnings: [String]
+}
+
+/// `edit`: one step changed, removed or moved.
+public struct EditOutcome: Sendable {
+  public var change: Change
+  /// What the change could not carry over (an exclusion whose face is not found again).
+  public var notes: [RevisionNote]
+  public var stepCount: Int
   public var renderSHA256: String
   public var dryRun: Bool
   public var recovery: CrashRecovery
@@ -53,6 +67,11 @@ public struct RevertOutcome: Sendable {
   /// Set when an output named for another format than its original got the original encoded in
   /// that format: (the format written, the original's format).
   public var conversion: (written: ImageFormat, original: ImageFormat)?
+  /// Set when the sidecar could not be read and `force` put the preserved original back without
+  /// verifying it: its size in bytes and modification time (seconds since 1970).
+  public var unverified: (bytes: Int, modified: Int)?
+  /// The store files removed, by name.
+  public var removed: [String] = []
   public var dryRun: Bool
   public var recovery: CrashRecovery
 }
@@ -80,7 +99,8 @@ public struct ExportOutcome: Sendable {
 
 /// What `status` says about a photo.
 public enum PhotoState: String, Sendable {
-  /// No sidecar: the photo is as it came.
+  /// No sidecar, or one whose every change was undone: the photo is as it came (the original's
+  /// bytes), and `redo` may still put changes back.
   case unedited
   /// Sidecar, original and render all agree.
   case edited

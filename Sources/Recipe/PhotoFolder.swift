@@ -4,6 +4,17 @@ public enum PhotoFolder {
   /// The extensions of the photos a folder walk finds (any case).
   public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png"]
 
+  /// A file's identity: its device and inode.
+  public struct Identity: Hashable, Sendable {
+    public let device: UInt64, inode: UInt64
+  }
+
+  /// The identity of the file `path` names (following links), or nil when there is none.
+  public static func identity(of path: String) -> Identity? {
+    guard let info = try? FileSystem.info(path) else { return nil }
+    return Identity(device: info.device, inode: info.inode)
+  }
+
   /// What a path is.
   public enum Kind: Sendable { case missing, regular, directory, other }
 

@@ -6,6 +6,8 @@ import PhotoCore
 protocol RenderEngine: Sendable {
   func decode(_ bytes: [UInt8], maxPixels: Int, minimumLongestSide: Int?) throws(CodecError) -> DecodedImage
   func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws(CodecError) -> [UInt8]
+  /// The format a file's bytes are in, or nil when they are not an image this engine reads.
+  func format(of bytes: [UInt8]) -> ImageFormat?
   /// A photo to decode, filter and encode to JPEG as a pipeline, or nil when it cannot be
   /// streamed (see `JPEGStream`); then `decode`, the steps and `encode` run one after the other.
   func stream(_ bytes: [UInt8], maxPixels: Int) throws(CodecError) -> (any PhotoStream)?
@@ -37,6 +39,8 @@ struct LiveEngine: RenderEngine {
   func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws(CodecError) -> [UInt8] {
     try ImageCodec.encode(image, as: format, options: options)
   }
+
+  func format(of bytes: [UInt8]) -> ImageFormat? { try? ImageCodec.format(of: bytes) }
 
   func stream(_ bytes: [UInt8], maxPixels: Int) throws(CodecError) -> (any PhotoStream)? {
     var options = DecodeOptions()

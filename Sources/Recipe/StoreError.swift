@@ -49,6 +49,11 @@ public enum StoreError: Error, Equatable, Sendable {
   case detector(DetectorError)
   /// The face search failed.
   case detection(DetectionError)
+  /// The sidecar cannot be used (`reason`); `original` names the preserved original beside the
+  /// photo that `revert --force` can put back unverified, when there is one.
+  indirect case sidecarUnusable(StoreError, original: String?)
+  /// The original of an output made elsewhere is not at the path its sidecar records (moved).
+  case outputOriginalMissing(original: String)
   /// The original's bytes no longer match the sidecar's checksum.
   case originalChanged(original: String)
   /// A `.original` file exists without a sidecar naming it.
@@ -57,8 +62,12 @@ public enum StoreError: Error, Equatable, Sendable {
   case interrupted
   /// The store's files disagree in a way no automatic repair may decide.
   case damaged(Damage)
-  /// `undo` with no step, `redo` with nothing undone.
+  /// `undo` with no change to take back, `redo` with nothing undone.
   case nothingToUndo, nothingToRedo
+  /// `edit` names a step the recipe does not have (steps count from 1).
+  case noSuchStep(step: Int, count: Int)
+  /// `edit --set` gives a value that is not of the kind of step `step`'s parameter.
+  case badStepValue(step: Int, filter: String, key: String, text: String, expected: ParameterKind)
   /// A re-render in place of a photo that has no sidecar.
   case notEdited
   /// The output's extension names no format photoedit writes.

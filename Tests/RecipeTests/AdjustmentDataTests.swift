@@ -16,7 +16,11 @@ import Testing
         try! stored("mark", ["scale": .number(1.2)], derived: ["width": .number(25)]),
         try! stored("sepia", ["intensity": .number(0.8)]),
       ],
-      undone: [try! stored("vignette")])
+      history: [
+        .apply(added: [try! stored("mark", ["scale": .number(1.2)], derived: ["width": .number(25)])]),
+        .apply(added: [try! stored("sepia", ["intensity": .number(0.8)])]),
+      ],
+      undone: [.apply(added: [try! stored("vignette")])])
   }
 
   @Test func sidecarIsPrettyPrintedWithSortedKeys() throws {
@@ -24,9 +28,12 @@ import Testing
     let topKeys = text.split(separator: "\n").filter { $0.hasPrefix("  \"") }.map {
       $0.split(separator: "\"")[1]
     }
-    #expect(topKeys == ["formatIdentifier", "formatVersion", "operations", "original", "render", "undone"])
+    #expect(
+      topKeys == [
+        "formatIdentifier", "formatVersion", "history", "operations", "original", "render", "undone",
+      ])
     #expect(text.contains("\"formatIdentifier\" : \"org.photoedit.adjustments\""))
-    #expect(text.contains("\"formatVersion\" : 1"))
+    #expect(text.contains("\"formatVersion\" : 2"))
     #expect(text.contains("\"path\" : \"beach.jpg.original\""))
     #expect(text.contains("\"intensity\" : 0.8"))
     #expect(text.hasSuffix("}\n"))
@@ -48,7 +55,7 @@ import Testing
     let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: fixturePath("recipes/sidecar-v0.json"))))
     let read = try AdjustmentData.read(bytes, registry: Filters.all)
     #expect(read.migratedFrom == 0)
-    #expect(read.data.formatVersion == 1)
+    #expect(read.data.formatVersion == 2)
     #expect(read.data.steps.map(\.filter) == ["sepia", "vignette"])
     #expect(read.data.steps.map(\.version) == [1, 1])
     #expect(read.data.steps[0].typed(SepiaFilter.self)?.parameters.intensity == 0.8)
@@ -64,13 +71,13 @@ import Testing
   }
 
   @Test func olderFilterVersionIsMigratedAndFlagged() throws {
+    let old = JSONValue.object([
+      "filter": .string("old"), "version": .number(0), "parameters": .object(["value": .number(3)]),
+    ])
     let json = sampleJSON {
-      $0["operations"] = .array(
-        ($0["operations"]?.array ?? []) + [
-          .object([
-            "filter": .string("old"), "version": .number(0), "parameters": .object(["value": .number(3)]),
-          ])
-        ])
+      $0["operations"] = .array(($0["operations"]?.array ?? []) + [old])
+      $0["history"] = .array(
+        ($0["history"]?.array ?? []) + [.object(["change": .string("apply"), "steps": .array([old])])])
     }
     let read = try readSidecar(Array(json.utf8))
     #expect(read.stepsMigrated)
@@ -92,8 +99,8 @@ import Testing
   }
 
   @Test func newerVersionIsRefusedNamingBoth() {
-    let error = refusal(sampleJSON { $0["formatVersion"] = .number(2) })
-    #expect(error == .newerFormat(found: 2, supported: 1))
+    let error = refusal(sampleJSON { $0["formatVersion"] = .number(3) })
+    #expect(error == .newerFormat(found: 3, supported: 2))
   }
 
   @Test func foreignIdentifierIsRefused() {
@@ -111,7 +118,14 @@ import Testing
 
   @Test func unknownFilterInUndoneIsRefusedToo() {
     let error = refusal(
-      sampleJSON { $0["undone"] = .array([.object(["filter": .string("oilpaint"), "version": .number(1)])]) })
+      sampleJSON {
+        $0["undone"] = .array([
+          .object([
+            "change": .string("apply"),
+            "steps": .array([.object(["filter": .string("oilpaint"), "version": .number(1)])]),
+          ])
+        ])
+      })
     #expect(error == .step(index: nil, .unknownFilter("oilpaint")))
   }
 

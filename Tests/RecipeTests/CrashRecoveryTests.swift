@@ -51,7 +51,7 @@ import Testing
       _ = try fakeStore().apply([step("invert"), step("add")], to: photo, output: nil)
     case .redo:
       _ = try fakeStore().apply([step("invert"), step("add")], to: photo, output: nil)
-      _ = try fakeStore().step(photo, undo: true)
+      _ = try fakeStore().undo(photo)
     }
   }
 
@@ -68,8 +68,8 @@ import Testing
     let photo = folder.path("p.jpg")
     switch scenario {
     case .firstApply, .secondApply: _ = try fakeStore().apply([step("add")], to: photo, output: nil)
-    case .undo: _ = try fakeStore().step(photo, undo: true)
-    case .redo: _ = try fakeStore().step(photo, undo: false)
+    case .undo: _ = try fakeStore().undo(photo)
+    case .redo: _ = try fakeStore().redo(photo)
     case .revert: _ = try fakeStore().revert(photo)
     case .rerender:
       var store = fakeStore()

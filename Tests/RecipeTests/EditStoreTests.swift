@@ -48,17 +48,24 @@ import Testing
     let twoEdits = folder.read("p.jpg")!
     #expect(folder.read("p.jpg.original") == originalBytes)
 
-    _ = try store.step(photo, undo: true)
-    #expect(try sidecar().steps.map(\.filter) == ["invert", "add"])
-    #expect(try sidecar().undone.map(\.filter) == ["mark"])
-    _ = try store.step(photo, undo: true)
-    #expect(try sidecar().undone.map(\.filter) == ["mark", "add"])
-    _ = try store.step(photo, undo: false)
-    _ = try store.step(photo, undo: false)
+    // undo takes back the last change: the apply of both add and mark.
+    let undid = try store.undo(photo)
+    #expect(undid.change == .apply(added: try sidecar().undone.last!.steps))
+    #expect(try sidecar().steps.map(\.filter) == ["invert"])
+    #expect(try sidecar().undone.map { $0.steps.map(\.filter) } == [["add", "mark"]])
+    _ = try store.undo(photo)
+    #expect(try sidecar().steps.isEmpty)
+    #expect(try sidecar().undone.map { $0.steps.map(\.filter) } == [["add", "mark"], ["invert"]])
+    // With every change undone the photo is the original's exact bytes.
+    #expect(folder.read("p.jpg") == originalBytes)
+    #expect(fakeStore().inspect(photo).state == .unedited)
+    #expect(throws: StoreError.nothingToUndo) { try store.undo(photo) }
+    _ = try store.redo(photo)
+    _ = try store.redo(photo)
     // Deterministic: undo then redo gives the render back byte for byte.
     #expect(folder.read("p.jpg") == twoEdits)
     #expect(try sidecar().steps.count == 3)
-    #expect(throws: StoreError.nothingToRedo) { try store.step(photo, undo: false) }
+    #expect(throws: StoreError.nothingToRedo) { try store.redo(photo) }
 
     _ = try store.revert(photo)
     #expect(folder.names() == ["p.jpg"])
@@ -70,18 +77,19 @@ import Testing
   @Test func undoToNothingKeepsTheSidecarForRedo() throws {
     let store = fakeStore()
     _ = try store.apply([step("invert")], to: photo, output: nil)
-    _ = try store.step(photo, undo: true)
+    _ = try store.undo(photo)
     #expect(try sidecar().steps.isEmpty)
-    #expect(FakeEngine.pixels(of: folder.read("p.jpg")!) == FakeEngine.pixels(of: originalBytes))
-    #expect(throws: StoreError.nothingToUndo) { try store.step(photo, undo: true) }
-    _ = try store.step(photo, undo: false)
+    #expect(folder.read("p.jpg") == originalBytes)
+    #expect(throws: StoreError.nothingToUndo) { try store.undo(photo) }
+    _ = try store.redo(photo)
     #expect(try sidecar().steps.count == 1)
   }
 
   @Test func applyAfterUndoDropsTheRedoList() throws {
     let store = fakeStore()
-    _ = try store.apply([step("invert"), step("mark")], to: photo, output: nil)
-    _ = try store.step(photo, undo: true)
+    _ = try store.apply([step("invert")], to: photo, output: nil)
+    _ = try store.apply([step("mark")], to: photo, output: nil)
+    _ = try store.undo(photo)
     _ = try store.apply([step("add")], to: photo, output: nil)
     #expect(try sidecar().steps.map(\.filter) == ["invert", "add"])
     #expect(try sidecar().undone.isEmpty)
@@ -104,7 +112,7 @@ import Testing
     let path = photo
     let commands: [() throws -> Void] = [
       { _ = try fakeStore().apply([step("add")], to: path, output: nil) },
-      { _ = try fakeStore().step(path, undo: true) },
+      { _ = try fakeStore().undo(path) },
       { _ = try fakeStore().revert(path) },
       { _ = try fakeStore().render(path) },
     ]
@@ -124,7 +132,7 @@ import Testing
       try fakeStore().apply([step("add")], to: photo + ".original", output: nil)
     }
     #expect(throws: StoreError.isSidecar(photo: photo)) {
-      try fakeStore().step(photo + ".photoedit.json", undo: true)
+      try fakeStore().undo(photo + ".photoedit.json")
     }
   }
 
@@ -132,7 +140,7 @@ import Testing
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
     try FileManager.default.removeItem(atPath: folder.path("p.jpg.original"))
     let before = folder.state()
-    let error = #expect(throws: StoreError.self) { try fakeStore().step(photo, undo: true) }
+    let error = #expect(throws: StoreError.self) { try fakeStore().undo(photo) }
     #expect(error == .originalMissing(original: folder.path("p.jpg.original")))
     #expect(folder.state() == before)
     #expect(fakeStore().inspect(photo).state == .damaged)
@@ -161,9 +169,10 @@ import Testing
     object["formatVersion"] = .number(7)
     folder.write("p.jpg.photoedit.json", JSONCoding.encode(JSONValue.object(object)))
     let before = folder.state()
-    let expected = StoreError.newerFormat(found: 7, supported: 1)
+    let expected = StoreError.sidecarUnusable(
+      .newerFormat(found: 7, supported: 2), original: photo + ".original")
     #expect(throws: expected) { try fakeStore().apply([step("add")], to: photo, output: nil) }
-    #expect(throws: expected) { try fakeStore().step(photo, undo: true) }
+    #expect(throws: expected) { try fakeStore().undo(photo) }
     #expect(throws: expected) { try fakeStore().revert(photo) }
     #expect(throws: expected) { try fakeStore().show(photo) }
     #expect(folder.state() == before)
@@ -176,8 +185,11 @@ import Testing
       .replacingOccurrences(of: "\"invert\"", with: "\"oilpaint\"")
     folder.write("p.jpg.photoedit.json", Array(text.utf8))
     let before = folder.state()
-    #expect(throws: StoreError.step(index: 0, .unknownFilter("oilpaint"))) {
-      try fakeStore().step(photo, undo: true)
+    #expect(
+      throws: StoreError.sidecarUnusable(
+        .step(index: 0, .unknownFilter("oilpaint")), original: photo + ".original")
+    ) {
+      try fakeStore().undo(photo)
     }
     #expect(folder.state() == before)
   }
@@ -208,9 +220,10 @@ import Testing
     #expect(data.render?.format == .png)
     #expect(data.render?.subsampling == nil)
     #expect(folder.read("out/e.png")?[4] == UInt8(ascii: "p"))
-    // Photoedit's own edit of the same original: appended to.
+    // Photoedit's own output of the same original is replaced, never appended to: the output is
+    // a render of its input with exactly the steps given.
     _ = try fakeStore().apply([step("mark")], to: photo, output: out)
-    #expect(fakeStore().inspect(out).data?.steps.count == 2)
+    #expect(fakeStore().inspect(out).data?.steps.map(\.filter) == ["mark"])
     // Another original: refused without --force.
     folder.write("q.jpg", FakeEngine.imageFile(width: 3, height: 3, seed: 1))
     #expect(throws: StoreError.outputExists(path: out)) {
@@ -288,20 +301,22 @@ import Testing
     folder.write("p.jpg.photoedit.json", Array("{ torn".utf8))
     let status = fakeStore().inspect(photo)
     #expect(status.state == .damaged)
-    guard case .error(.invalidJSON)? = status.problem else {
+    guard case .error(.sidecarUnusable(.invalidJSON, _))? = status.problem else {
       Issue.record("expected invalid JSON, got \(String(describing: status.problem))")
       return
     }
   }
 
   @Test func showPrintsTheRecipe() throws {
-    _ = try fakeStore().apply([step("add", ["amount": .integer(3)]), step("mark")], to: photo, output: nil)
-    _ = try fakeStore().step(photo, undo: true)
+    _ = try fakeStore().apply([step("add", ["amount": .integer(3)])], to: photo, output: nil)
+    _ = try fakeStore().apply([step("mark")], to: photo, output: nil)
+    _ = try fakeStore().undo(photo)
     let report = try fakeStore().show(photo)
     #expect(report.state == .edited)
     #expect(report.data?.steps == [try stored("add", ["amount": .number(3)])])
     #expect(
-      report.data?.undone == [try stored("mark", ["scale": .number(1)], derived: ["width": .number(6)])])
+      report.data?.undone
+        == [.apply(added: [try stored("mark", ["scale": .number(1)], derived: ["width": .number(6)])])])
   }
 
   @Test func migratedSidecarIsStaleUntilRendered() throws {
@@ -325,7 +340,7 @@ import Testing
     #expect(try fakeStore().show(photo).migratedFrom == 0)
     _ = try fakeStore().render(photo)
     #expect(fakeStore().inspect(photo).state == .edited)
-    #expect(try sidecar().formatVersion == 1)
+    #expect(try sidecar().formatVersion == 2)
   }
 
   @Test func hardLinkedOriginalSharesTheInodeAndIsNeverWritten() throws {

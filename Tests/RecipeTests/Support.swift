@@ -53,6 +53,11 @@ struct FakeEngine: RenderEngine {
         fullWidth: image.width, fullHeight: image.height))
   }
 
+  func format(of bytes: [UInt8]) -> ImageFormat? {
+    guard Self.pixels(of: bytes) != nil else { return nil }
+    return bytes[4] == UInt8(ascii: "p") ? .png : .jpeg
+  }
+
   func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws(CodecError) -> [UInt8] {
     Self.header(
       format: format, quality: options.quality, subsampling: options.subsampling.rawValue.first!,

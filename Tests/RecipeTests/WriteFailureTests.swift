@@ -92,7 +92,7 @@ final class Tmpfs: @unchecked Sendable {
     }
     for undo in [true, false] {
       let error = #expect(throws: StoreError.self) {
-        if undo { _ = try fakeStore().step(photo, undo: true) } else { _ = try fakeStore().revert(photo) }
+        if undo { _ = try fakeStore().undo(photo) } else { _ = try fakeStore().revert(photo) }
       }
       guard case .cannotWrite(let path, let reason)? = error else {
         Issue.record("expected cannotWrite, got \(String(describing: error))")

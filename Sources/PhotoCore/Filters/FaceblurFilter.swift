@@ -2,8 +2,9 @@
 ///
 /// Detection runs once, when the step is made, on the image as it enters the step, at full size;
 /// the faces are stored in the step's derived state as fractions of that image (`x`, `width` of
-/// its width, `y`, `height` of its height), in the detector's reading order, so that a re-render
-/// never detects again and `exclude` indices stay stable. Each face's circle is centred on its
+/// its width, `y`, `height` of its height), in the detector's reading order, followed by the faces
+/// given with `add` (boxes the detector missed), so that a re-render never detects again and
+/// `exclude` indices stay stable. Each face's circle is centred on its
 /// box, with radius `scale` × half the box's diagonal (scale 1 covers the box's corners); its
 /// block side is the box width / `blocks`, at least 1 pixel. No face leaves every byte as it was.
 public struct FaceblurFilter: Filter {
@@ -23,10 +24,14 @@ public struct FaceblurFilter: Filter {
     public var blocks = 10
     /// Default pixelate.
     public var style = Style.pixelate
-    /// The fill of `style=solid`; default opaque black.
+    /// The fill of `style=solid`, opaque (a translucent fill would not hide a face); default
+    /// black.
     public var color = RGBA(0, 0, 0, 255)
     /// Faces to leave alone, by index; they belong to one photo.
     public var exclude: [Int] = []
+    /// Faces the detector missed, hidden like the others and numbered after them; they belong to
+    /// one photo.
+    public var add: [Box] = []
     /// The detector's settings.
     public var detection = DetectionOptions()
     public init() {}
@@ -39,10 +44,16 @@ public struct FaceblurFilter: Filter {
         "blocks", \.blocks, 1...200,
         help: "pixelate: blocks across a face box; blur: the blur radius is the box width / blocks"),
       .choice("style", \.style, help: "how each face is hidden"),
-      .color("color", \.color, help: "solid: the fill colour"),
+      .opaqueColor(
+        "color", \.color, help: "solid: the fill colour (opaque: a translucent fill does not hide a face)"),
       .integers(
         "exclude", \.exclude, 0...100_000, portable: false,
         help: "faces to leave alone, by index (left to right from 0); not carried to other photos"),
+      .boxes(
+        "add", \.add, portable: false,
+        help:
+          "faces the detector missed, X:Y:W:H each, numbered after the found ones; not carried to other photos"
+      ),
       .number(
         "scaleFactor", \.detection.scaleFactor, DetectionOptions.scaleFactorRange,
         help: "detector: pyramid step"),
@@ -86,11 +97,85 @@ public struct FaceblurFilter: Filter {
       throw .detection(filter: name, error)
     }
     var derived = Derived()
-    let (w, h) = (Double(image.width), Double(image.height))
-    derived.faces = found.map {
-      Box(fractionX: $0.x / w, y: $0.y / h, width: $0.width / w, height: $0.height / h)
-    }
+    derived.faces = fractions(of: found, in: context.size) + added(p, in: context.size)
     return derived
+  }
+
+  /// Found faces as fractions of an image of `size`.
+  static func fractions(of faces: [Face], in size: ImageSize) -> [Box] {
+    let (w, h) = (Double(size.width), Double(size.height))
+    return faces.map { Box(fractionX: $0.x / w, y: $0.y / h, width: $0.width / w, height: $0.height / h) }
+  }
+
+  /// The `add` boxes as fractions of an image of `size`.
+  static func added(_ p: Parameters, in size: ImageSize) -> [Box] {
+    p.add.map { $0.normalized(width: size.width, height: size.height) }
+  }
+
+  public static func revisionRequirements(from old: Parameters, to new: Parameters) -> FilterRequirements {
+    old.detection == new.detection ? [] : .faceDetector
+  }
+
+  /// Changing `exclude`, `add` or how faces are hidden keeps the faces found; changing a detector
+  /// setting finds them again, and each exclusion moves to the face found again that overlaps
+  /// its old face (IoU at least 0.5), or is dropped with a note: it never spares another face.
+  public static func revise(
+    _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
+  ) throws(FilterError) -> Revision<Derived> {
+    let oldFound = Array(oldDerived.faces.prefix(max(0, oldDerived.faces.count - old.add.count)))
+    var derived = Derived()
+    guard old.detection != new.detection else {
+      derived.faces = oldFound + added(new, in: context.size)
+      return Revision(derived: derived)
+    }
+    guard let image = context.image, let detector = context.detector else {
+      preconditionFailure("faceblur needs the image and a face detector to find faces again")
+    }
+    let found: [Box]
+    do {
+      found = fractions(of: try detector.faces(in: image, options: new.detection), in: context.size)
+    } catch {
+      throw .detection(filter: name, error)
+    }
+    derived.faces = found + added(new, in: context.size)
+    guard new.exclude == old.exclude else { return Revision(derived: derived) }
+    // The exclusions name faces of the old list: carry each to its face in the new one.
+    var notes: [RevisionNote] = []
+    var carried: [Int] = []
+    for k in old.exclude.sorted() {
+      var index: Int? = nil
+      if k < oldFound.count {
+        index = bestMatch(oldFound[k], in: found, size: context.size)
+      } else if k < oldDerived.faces.count {
+        // An added face keeps its place after the found ones.
+        index = found.count + (k - oldFound.count)
+      } else {
+        continue  // it named no face at all
+      }
+      if let index {
+        carried.append(index)
+        if index != k { notes.append(.exclusionMoved(from: k, to: index)) }
+      } else {
+        notes.append(.exclusionDropped(face: k))
+      }
+    }
+    new.exclude = carried.sorted()
+    return Revision(derived: derived, notes: notes)
+  }
+
+  /// The index of the box in `boxes` that overlaps `box` most, with IoU at least 0.5 (measured in
+  /// pixels of an image of `size`), or nil.
+  static func bestMatch(_ box: Box, in boxes: [Box], size: ImageSize) -> Int? {
+    func iou(_ a: Box, _ b: Box) -> Double {
+      let p = a.pixels(width: size.width, height: size.height)
+      let q = b.pixels(width: size.width, height: size.height)
+      let w = min(p.x + p.width, q.x + q.width) - max(p.x, q.x)
+      let h = min(p.y + p.height, q.y + q.height) - max(p.y, q.y)
+      guard w > 0, h > 0 else { return 0 }
+      return w * h / (p.width * p.height + q.width * q.height - w * h)
+    }
+    let scored = boxes.indices.map { ($0, iou(box, boxes[$0])) }.filter { $0.1 >= 0.5 }
+    return scored.max { $0.1 < $1.1 }?.0
   }
 
   /// The circle and block size for one face box, in pixels of an image of `size`.

@@ -43,6 +43,18 @@ public protocol Filter: Sendable {
   static func resolve(_ parameters: inout Parameters, in context: ResolveContext) throws(FilterError)
     -> Derived
 
+  /// What `revise` needs when the parameters change from `old` to `new` (default: what making
+  /// the step needs). faceblur needs its detector only when a detector setting changed.
+  static func revisionRequirements(from old: Parameters, to new: Parameters) -> FilterRequirements
+
+  /// Makes the step again after its parameters changed from `old` (with its derived state) to
+  /// `new` (lengths may be pixels), for the image entering it. By default the step is made
+  /// afresh (`resolve`); faceblur keeps its faces unless a detector setting changed, and then
+  /// carries its corrections to the faces found again.
+  static func revise(
+    _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
+  ) throws(FilterError) -> Revision<Derived>
+
   /// Renders a step on `image`, the image as it enters the step. Parameters are in stored form
   /// (fractions). Deterministic: the same image and step give the same bytes.
   static func render(_ parameters: Parameters, _ derived: Derived, on image: inout Image) throws(FilterError)
@@ -54,6 +66,14 @@ public protocol Filter: Sendable {
 
 extension Filter {
   public static var requirements: FilterRequirements { [] }
+  public static func revisionRequirements(from old: Parameters, to new: Parameters) -> FilterRequirements {
+    requirements
+  }
+  public static func revise(
+    _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
+  ) throws(FilterError) -> Revision<Derived> {
+    Revision(derived: try resolve(&new, in: context))
+  }
   public static var legacyVersions: [LegacyParameters<Self>] { [] }
   public static func transparencyFill(_ parameters: Parameters) -> RGBA? { nil }
 }
@@ -62,6 +82,23 @@ extension Filter where Derived == NoDerivedState {
   public static func resolve(_ parameters: inout Parameters, in context: ResolveContext) throws(FilterError)
     -> Derived
   { NoDerivedState() }
+}
+
+/// A step made again after its parameters changed: the new derived state, and what the change
+/// could not keep.
+public struct Revision<Derived: Sendable>: Sendable {
+  public var derived: Derived
+  public var notes: [RevisionNote]
+  public init(derived: Derived, notes: [RevisionNote] = []) { (self.derived, self.notes) = (derived, notes) }
+}
+
+/// Something a revision could not carry over, for the user to hear about.
+public enum RevisionNote: Equatable, Sendable {
+  /// An excluded face (its index in the old faces) matches none of the faces found again, so its
+  /// exclusion was dropped: the face that is there now is hidden.
+  case exclusionDropped(face: Int)
+  /// An excluded face moved to another index among the faces found again.
+  case exclusionMoved(from: Int, to: Int)
 }
 
 /// What a filter needs from its caller when a step is made.

@@ -21,7 +21,42 @@ public struct StepRequest: Sendable, Equatable {
   ///   fails.
   public func resolve(in context: ResolveContext) throws(FilterError) -> Step { try box.resolve(in: context) }
 
+  /// A canonical JSON form of the request (filter, every set value, pixel lengths told from
+  /// fractions): two requests with the same canonical form make the same steps.
+  public var canonical: JSONValue {
+    var values: [String: JSONValue] = [:]
+    for (name, value, _) in self.values { values[name] = value.canonical }
+    return .object(["filter": .string(filter), "values": .object(values)])
+  }
+
   public static func == (a: StepRequest, b: StepRequest) -> Bool { a.box.isEqual(to: b.box) }
+}
+
+extension ParameterValue {
+  /// The value as JSON, lengths tagged `{"px": v}` or `{"fraction": f}`.
+  var canonical: JSONValue {
+    func length(_ l: Length) -> JSONValue {
+      switch l {
+      case .pixels(let p): .object(["px": .number(p)])
+      case .fraction(let f): .object(["fraction": .number(f)])
+      }
+    }
+    func point(_ p: Point) -> JSONValue { .array([length(p.x), length(p.y)]) }
+    switch self {
+    case .number(let v): return .number(v)
+    case .integer(let v): return .number(Double(v))
+    case .choice(let w): return .string(w)
+    case .length(let l): return length(l)
+    case .point(let p): return point(p)
+    case .points(let ps): return .array(ps.map(point))
+    case .strokes(let ss): return .array(ss.map { .array($0.map(point)) })
+    case .ratio(let r): return .array([.number(r.width), .number(r.height)])
+    case .color(let c): return .string(c.hex)
+    case .integers(let vs): return .array(vs.map { .number(Double($0)) })
+    case .boxes(let bs):
+      return .array(bs.map { .array([length($0.x), length($0.y), length($0.width), length($0.height)]) })
+    }
+  }
 }
 
 /// One step of a recipe: a filter, its parameters in stored form (geometry as fractions of the
@@ -34,6 +69,8 @@ public struct Step: Sendable, Equatable {
   public var filter: String { box.filter.name }
   /// True when the filter renders any band of rows on its own (`RowFilter`).
   public var isRowFilter: Bool { box.filter is any RowFilter.Type }
+  /// The filter's declaration: its parameters with their kinds and defaults.
+  public var declaration: Filters.Description { Filters.describe(box.filter) }
   /// The version of the stored parameters (always the filter's current version).
   public var version: Int { box.filter.version }
   /// The stored form: `{"filter", "version", "parameters", "derived"}` (`derived` only when the
@@ -56,6 +93,23 @@ public struct Step: Sendable, Equatable {
 
   /// The step as a request for another photo: the portable parameters, without derived state.
   public var portableRequest: StepRequest { box.portableRequest }
+
+  /// What `revised(with:in:)` needs for these new values.
+  public func revisionRequirements(with values: [String: ParameterValue]) throws(FilterError)
+    -> FilterRequirements
+  {
+    try box.revisionRequirements(with: values)
+  }
+
+  /// The step with `values` (pixels or fractions) replacing some of its parameters, made again
+  /// for the image entering it: each value is checked as a request's is.
+  ///
+  /// - Throws: `.unknownParameter`, `.outOfRange` and the other refusals of a request.
+  public func revised(with values: [String: ParameterValue], in context: ResolveContext) throws(FilterError)
+    -> (step: Step, notes: [RevisionNote])
+  {
+    try box.revised(with: values, in: context)
+  }
 
   /// The typed parameters and derived state, when the step is of filter `type`.
   public func typed<F: Filter>(_ type: F.Type) -> (parameters: F.Parameters, derived: F.Derived)? {
@@ -109,6 +163,9 @@ protocol StepBox: Sendable {
   func rowRenderer(size: ImageSize) -> (@Sendable (ImageRows) -> Void)?
   var transparencyFill: RGBA? { get }
   var portableRequest: StepRequest { get }
+  func revisionRequirements(with values: [String: ParameterValue]) throws(FilterError) -> FilterRequirements
+  func revised(with values: [String: ParameterValue], in context: ResolveContext) throws(FilterError)
+    -> (step: Step, notes: [RevisionNote])
 }
 
 struct TypedStep<F: Filter>: StepBox {
@@ -135,6 +192,27 @@ struct TypedStep<F: Filter>: StepBox {
   }
 
   var transparencyFill: RGBA? { F.transparencyFill(parameters) }
+
+  /// The parameters with `values` laid over the current ones, checked as a request's are.
+  func updated(with values: [String: ParameterValue]) throws(FilterError) -> F.Parameters {
+    var current: [String: ParameterValue] = [:]
+    for (name, value, _) in parameters.values { current[name] = value }
+    for (name, value) in values { current[name] = value }
+    return try F.Parameters(filter: F.name, values: current)
+  }
+
+  func revisionRequirements(with values: [String: ParameterValue]) throws(FilterError) -> FilterRequirements {
+    F.revisionRequirements(from: parameters, to: try updated(with: values))
+  }
+
+  func revised(with values: [String: ParameterValue], in context: ResolveContext) throws(FilterError)
+    -> (step: Step, notes: [RevisionNote])
+  {
+    var p = try updated(with: values)
+    let revision = try F.revise(parameters, derived, to: &p, in: context)
+    try p.normalize(filter: F.name, width: context.size.width, height: context.size.height)
+    return (Step(box: TypedStep<F>(parameters: p, derived: revision.derived)), revision.notes)
+  }
   var portableRequest: StepRequest { StepRequest(box: TypedRequest<F>(parameters: parameters.portable)) }
 }
 

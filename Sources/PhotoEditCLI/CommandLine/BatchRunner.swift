@@ -12,6 +12,8 @@ struct FileResult: Sendable {
   var lines: [String] = []
   /// Harmless problems worth knowing, printed on standard error as `photoedit: FILE: warning: ...`.
   var warnings: [String] = []
+  /// Print the file's name on every line, not only the first (`check --repair`).
+  var everyLineNamed = false
 
   init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
     (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
@@ -34,7 +36,10 @@ struct BatchRunner {
       arguments.operands, recursive: arguments.flag("recursive"),
       nulSeparated: arguments.flag("null"), console: console)
     guard !entries.isEmpty else {
-      throw UsageError("no files given", command: arguments.command)
+      if arguments.operands.isEmpty { throw UsageError("no files given", command: arguments.command) }
+      // Folders with no photo in them (or an empty list on standard input): xargs' convention.
+      if !arguments.flag("quiet") { console.printError("photoedit: nothing to do: no photos found") }
+      return ExitStatus.success
     }
     try check(entries)
     let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
@@ -49,15 +54,21 @@ struct BatchRunner {
       total: entries.count, console: console,
       enabled: console.errorIsTerminal && !arguments.flag("quiet") && entries.count > 1)
     let printer = OrderedPrinter(count: entries.count) { index, outcome in
+      progress.clear()
       self.report(entries[index].path, outcome, json: json)
     }
+    let duplicates = Self.duplicates(entries)
     let next = Atomic<Int>(0)
     let workers = max(1, min(jobs, entries.count))
     DispatchQueue.concurrentPerform(iterations: workers) { _ in
       while true {
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < entries.count else { break }
-        let outcome = Self.perform(entries[index], work)
+        let outcome =
+          duplicates[index].map {
+            Outcome(status: ExitStatus.success, duplicateOf: entries[$0].path, seconds: 0)
+          }
+          ?? Self.perform(entries[index], work)
         progress.tick()
         printer.deliver(index, outcome)
       }
@@ -78,7 +89,21 @@ struct BatchRunner {
     var status: Int32
     var result: FileResult?
     var error: String?
+    /// Set for a later mention of a file already in the list: it is done once.
+    var duplicateOf: String? = nil
     var seconds: Double
+  }
+
+  /// For each entry that names the same file as an earlier one (same device and inode: `a.jpg`,
+  /// `./a.jpg`, a hard link, a path through a linked folder), the index of that earlier one.
+  static func duplicates(_ entries: [PhotoFolder.Entry]) -> [Int?] {
+    var first: [PhotoFolder.Identity: Int] = [:]
+    return entries.indices.map { i in
+      guard entries[i].problem == nil, let id = PhotoFolder.identity(of: entries[i].path) else { return nil }
+      if let earlier = first[id] { return earlier }
+      first[id] = i
+      return nil
+    }
   }
 
   static func perform(_ entry: PhotoFolder.Entry, _ work: @Sendable (String) throws -> FileResult) -> Outcome
@@ -99,22 +124,31 @@ struct BatchRunner {
   }
 
   private func report(_ file: String, _ outcome: Outcome, json: Bool) {
+    // In text, a name's control characters are shown escaped (`\n`, `\x1B`), as JSON does.
+    let shown = TextEscaping.controls(file)
     for warning in outcome.result?.warnings ?? [] {
-      console.printError("photoedit: \(file): warning: \(warning)")
+      console.printError("photoedit: \(shown): warning: \(warning)")
     }
     if let error = outcome.error {
-      console.printError("photoedit: \(file): \(error)")
+      console.printError("photoedit: \(shown): \(error)")
+    }
+    if let earlier = outcome.duplicateOf, !arguments.flag("quiet") {
+      console.printError(
+        "photoedit: \(shown): warning: the same file as \(TextEscaping.controls(earlier)), done once")
     }
     if json {
       var fields = outcome.result?.fields ?? [:]
       fields["file"] = .string(file)
       fields["status"] = .string(outcome.error == nil ? "ok" : "error")
       if let error = outcome.error { fields["error"] = .string(error) }
+      if let earlier = outcome.duplicateOf { fields["duplicateOf"] = .string(earlier) }
       fields["seconds"] = .number((outcome.seconds * 1000).rounded() / 1000)
       console.print(JSONLine.encode(fields))
-    } else if let lines = outcome.result?.lines {
+    } else if let result = outcome.result {
       // Each file's report starts with its name; further lines are details.
-      for (n, line) in lines.enumerated() { console.print(n == 0 ? "\(file): \(line)" : line) }
+      for (n, line) in result.lines.enumerated() {
+        console.print(n == 0 || result.everyLineNamed ? "\(shown): \(line)" : line)
+      }
     }
   }
 }
@@ -177,9 +211,13 @@ final class Progress: Sendable {
     }
   }
 
-  func finish() {
+  func finish() { clear() }
+
+  /// Clears the bar, so that a result line is printed on a line of its own (it is drawn again at
+  /// the next tick).
+  func clear() {
     guard enabled else { return }
-    console.writeError("\r\u{1B}[K")
+    state.withLock { _ in console.writeError("\r\u{1B}[K") }
   }
 
   private func line(done: Int, seconds: Double) -> String {

@@ -96,7 +96,7 @@ enum FilterWords {
       let parts = text.split(separator: ":", omittingEmptySubsequences: false)
       guard parts.count == 2, let w = decimal(parts[0]), let h = decimal(parts[1]) else { throw bad }
       return .ratio(Ratio(w, h))
-    case .color:
+    case .color, .opaqueColor:
       guard let c = RGBA(hex: text) else { throw bad }
       return .color(c)
     case .integers: return .integers(try list { Int($0) })

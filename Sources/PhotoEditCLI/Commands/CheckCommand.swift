@@ -17,8 +17,10 @@ enum CheckCommand {
       let settings = try EditSettings(args)
       let repair = args.flag("repair")
       let status = try BatchRunner(arguments: args, console: console).run { path in
-        FileResult(
+        var result = FileResult(
           try EditStore(settings: settings.store(for: path, console: console)).check(path, repair: repair))
+        result.everyLineNamed = true
+        return result
       }
       return status == ExitStatus.success ? status : ExitStatus.someFailed
     })

@@ -50,10 +50,24 @@ enum ErrorText {
     case .tooOldFormat(let found): "the sidecar's format version \(found) is too old to migrate"
     case .invalidRecipe(let problem): "the recipe is invalid: \(message(problem))"
     case .step(_, .unknownFilter(let name)): "the recipe uses the unknown filter '\(name)'"
-    case .step(_, let e): message(e)
+    case .step(let index?, let e): "step \(index + 1): \(message(e))"
+    case .step(nil, let e): message(e)
     case .codec(let e): e.description
     case .detector(let e): message(e)
     case .detection(let e): message(e)
+    case .sidecarUnusable(let e, let original):
+      message(e)
+        + (original.map {
+          "; 'photoedit revert --force' puts its preserved original \($0) back as it is (unverified: nothing can check it without the sidecar)"
+        } ?? "")
+    case .outputOriginalMissing(let original):
+      "its original cannot be found at the recorded path '\(original)' (was it moved?); put it back there, or delete the sidecar to keep this output as a new unedited photo"
+    case .noSuchStep(let step, let count):
+      count == 0
+        ? "has no recipe, so there is no step \(step)"
+        : "has no step \(step): its recipe has \(count) step\(count == 1 ? "" : "s") (numbered from 1, as 'photoedit show' lists them)"
+    case .badStepValue(let step, let filter, let key, let text, let kind):
+      "step \(step) (\(filter)): \(key)='\(text)' is not \(ValueText.expected(kind))"
     case .originalChanged(let original):
       "the original '\(original)' no longer matches the sidecar's checksum; run 'photoedit check' and restore it from a backup"
     case .strayOriginal(let original):
@@ -209,7 +223,8 @@ extension ExitStatus {
   /// data.
   static func of(_ error: StoreError) -> Int32 {
     switch error {
-    case .missing, .cannotRead, .originalMissing, .isFolder, .nameHoldsNUL: noInput
+    case .sidecarUnusable(let e, _): of(e)
+    case .missing, .cannotRead, .originalMissing, .outputOriginalMissing, .isFolder, .nameHoldsNUL: noInput
     case .detector(.cascadeMissing), .detector(.cascadeUnreadable): noInput
     case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite, .outputIsFolder,
       .cannotCreateFolder:

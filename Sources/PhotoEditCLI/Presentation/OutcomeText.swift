@@ -1,4 +1,5 @@
 import Codecs
+import Foundation
 import PhotoCore
 import Recipe
 
@@ -13,22 +14,104 @@ extension FileResult {
     if let output = o.output { fields["output"] = .string(output) }
     if o.dryRun { fields["dryRun"] = .bool(true) }
     lines = Self.lines(o.recovery)
+    if o.current {
+      fields["current"] = .bool(true)
+      lines.append(
+        "\(o.output ?? "the output") is current (\(Self.count(o.stepCount, "operation"))); nothing to do")
+      return
+    }
     let names = o.added.map(\.filter).joined(separator: ", ")
-    lines.append(
+    var line =
       "\(o.dryRun ? "would apply" : "applied") \(names)\(o.output.map { " to \($0)" } ?? "") (\(Self.count(o.stepCount, "operation")))"
-    )
+    let hidden = o.added.compactMap(Self.facesHidden)
+    if !hidden.isEmpty {
+      let faces = hidden.reduce(0) { $0 + $1.hidden }
+      let found = hidden.reduce(0) { $0 + $1.all }
+      fields["faces"] = .number(Double(faces))
+      if found == 0 {
+        line += ": no face found; the photo's pixels are as they were"
+      } else {
+        line +=
+          ": \(Self.count(faces, "face")) hidden" + (faces < found ? " (\(found - faces) excluded)" : "")
+      }
+    }
+    lines.append(line)
+  }
+
+  /// The faces a faceblur step hides, and all it lists.
+  static func facesHidden(_ step: Step) -> (hidden: Int, all: Int)? {
+    guard let (p, d) = step.typed(FaceblurFilter.self) else { return nil }
+    let excluded = Set(p.exclude).filter { d.faces.indices.contains($0) }
+    return (d.faces.count - excluded.count, d.faces.count)
   }
 
   init(_ o: HistoryOutcome) {
     self.init(warnings: o.warnings)
     fields = [
       "operations": .number(Double(o.stepCount)), "undone": .number(Double(o.undoneCount)),
-      (o.undid ? "removed" : "restored"): .string(o.moved.filter), "render": .string(o.renderSHA256),
+      (o.undid ? "undid" : "redid"): Self.json(o.change), "render": .string(o.renderSHA256),
     ]
     lines = Self.lines(o.recovery)
     let verb = o.dryRun ? (o.undid ? "would undo" : "would redo") : (o.undid ? "undid" : "redid")
     lines.append(
-      "\(verb) \(o.moved.filter) (\(Self.count(o.stepCount, "operation")), \(o.undoneCount) undone)")
+      "\(verb) \(Self.describe(o.change)) (\(Self.count(o.stepCount, "operation")), \(o.undoneCount) undone)")
+    if o.stepCount == 0 { lines.append("no step left: the photo is its original") }
+  }
+
+  init(_ o: EditOutcome) {
+    self.init(warnings: o.warnings)
+    fields = [
+      "operations": .number(Double(o.stepCount)), "change": Self.json(o.change),
+      "render": .string(o.renderSHA256),
+    ]
+    if o.dryRun { fields["dryRun"] = .bool(true) }
+    if !o.notes.isEmpty { fields["notes"] = .array(o.notes.map { .string(Self.describe($0)) }) }
+    lines = Self.lines(o.recovery)
+    lines.append(
+      "\(o.dryRun ? "would make the \(Self.describe(o.change))" : Self.describePast(o.change)) (\(Self.count(o.stepCount, "operation")))"
+    )
+    warnings += o.notes.map(Self.describe)
+    if o.stepCount == 0 { lines.append("no step left: the photo is its original") }
+  }
+
+  /// `apply sepia, vignette`, `edit of step 2 (vignette)`, ...
+  static func describe(_ change: Change) -> String {
+    switch change {
+    case .apply(let added): "apply \(added.map(\.filter).joined(separator: ", "))"
+    case .edit(let n, _, let after): "edit of step \(n) (\(after.filter))"
+    case .remove(let n, let removed): "removal of step \(n) (\(removed.filter))"
+    case .move(let from, let to): "move of step \(from) to \(to)"
+    }
+  }
+
+  static func describePast(_ change: Change) -> String {
+    switch change {
+    case .apply(let added): "applied \(added.map(\.filter).joined(separator: ", "))"
+    case .edit(let n, _, let after): "changed step \(n) (\(after.filter))"
+    case .remove(let n, let removed): "removed step \(n) (\(removed.filter))"
+    case .move(let from, let to): "moved step \(from) to \(to)"
+    }
+  }
+
+  static func describe(_ note: RevisionNote) -> String {
+    switch note {
+    case .exclusionDropped(let face):
+      "exclude=\(face) matches no face found again, so it was dropped: every face found is hidden"
+    case .exclusionMoved(let from, let to): "exclude=\(from) is face \(to) among the faces found again"
+    }
+  }
+
+  static func json(_ change: Change) -> JSONValue {
+    switch change {
+    case .apply(let added):
+      .object(["change": .string("apply"), "filters": .array(added.map { .string($0.filter) })])
+    case .edit(let n, _, let after):
+      .object(["change": .string("edit"), "step": .number(Double(n)), "filter": .string(after.filter)])
+    case .remove(let n, let removed):
+      .object(["change": .string("remove"), "step": .number(Double(n)), "filter": .string(removed.filter)])
+    case .move(let from, let to):
+      .object(["change": .string("move"), "from": .number(Double(from)), "to": .number(Double(to))])
+    }
   }
 
   init(_ o: RevertOutcome) {
@@ -40,6 +123,22 @@ extension FileResult {
       return
     }
     fields = ["reverted": .bool(true), "original": .string(sha)]
+    if let u = o.unverified {
+      fields["unverified"] = .bool(true)
+      fields["removed"] = .array(o.removed.map(JSONValue.string))
+      lines.append(
+        "\(o.dryRun ? "would put" : "put") \(o.originalPath ?? "") (\(u.bytes) bytes, modified \(Self.date(u.modified))) back as it is, unverified: the sidecar could not be read; \(o.dryRun ? "would remove" : "removed") \(o.removed.joined(separator: ", "))"
+      )
+      return
+    }
+    if let u = o.unverified {
+      fields["unverified"] = .bool(true)
+      fields["removed"] = .array(o.removed.map(JSONValue.string))
+      lines.append(
+        "\(o.dryRun ? "would put" : "put") \(o.originalPath ?? "") (\(u.bytes) bytes, modified \(Self.date(u.modified))) back as it is, unverified: the sidecar could not be read; \(o.dryRun ? "would remove" : "removed") \(o.removed.joined(separator: ", "))"
+      )
+      return
+    }
     if let c = o.conversion {
       fields["converted"] = .string(c.written.rawValue)
       lines.append(
@@ -87,21 +186,26 @@ extension FileResult {
   init(show s: PhotoStatus) {
     self.init()
     guard let data = s.data, let original = data.original, let render = data.render else {
-      fields = ["state": .string("unedited"), "operations": .array([]), "undone": .array([])]
+      fields = [
+        "state": .string("unedited"), "operations": .array([]), "steps": .array([]), "undone": .array([]),
+      ]
       lines = ["unedited"]
       return
     }
     let reason = s.problem.map(ErrorText.message)
+    let current = s.state == .edited || s.state == .unedited
     fields = [
       "state": .string(s.state.rawValue), "formatVersion": .number(Double(data.formatVersion)),
-      "operations": .array(data.steps.map(\.stored)), "undone": .array(data.undone.map(\.stored)),
+      "operations": .array(data.steps.map(\.stored)),
+      "steps": .array(data.steps.enumerated().map { Self.controls($0.offset + 1, $0.element) }),
+      "history": .array(data.history.map(Self.json)), "undone": .array(data.undone.map(Self.json)),
       "original": .object([
         "path": .string(original.path), "sha256": .string(original.sha256),
         "bytes": .number(Double(original.bytes)),
         "width": .number(Double(original.width)), "height": .number(Double(original.height)),
         "orientation": .number(Double(original.orientation)),
       ]),
-      "render": Self.json(render), "current": .bool(s.state == .edited),
+      "render": Self.json(render), "current": .bool(current),
     ]
     if let version = s.migratedFrom { fields["migratedFrom"] = .number(Double(version)) }
     if let reason { fields["reason"] = .string(reason) }
@@ -109,10 +213,33 @@ extension FileResult {
       "\(s.state.rawValue): \(Self.count(data.steps.count, "operation")), \(data.undone.count) undone"
         + (reason.map { " (\($0))" } ?? ""),
       "original: \(original.path), \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation), sha256 \(original.sha256.prefix(12))",
-      "render: \(render.format.rawValue), quality \(render.quality)\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.prefix(12)), \(s.state == .edited ? "current" : "not current")",
+      "render: \(render.format.rawValue), quality \(render.quality)\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.prefix(12)), \(current ? "current" : "not current")",
     ]
-    for (i, step) in data.steps.enumerated() { lines.append("\(i + 1). \(Self.describe(step))") }
-    for step in data.undone.reversed() { lines.append("undone: \(Self.describe(step))") }
+    for (i, step) in data.steps.enumerated() { lines += Self.describe(step, number: i + 1) }
+    for change in data.undone.reversed() { lines.append("undone: \(Self.describe(change))") }
+  }
+
+  /// One step as a front end restores its controls from it: its number, filter and version, and
+  /// every parameter (set or not) with its value, its text as the command line writes it, its
+  /// default, type and range; then the derived state.
+  static func controls(_ number: Int, _ step: Step) -> JSONValue {
+    let set = Dictionary(step.values.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+    let stored = step.stored.object?["parameters"]?.object ?? [:]
+    var parameters: [String: JSONValue] = [:]
+    for p in step.declaration.parameters {
+      parameters[p.name] = .object([
+        "value": stored[p.name] ?? .null, "text": set[p.name].map { .string(ValueText.value($0)) } ?? .null,
+        "default": p.defaultValue.map { .string(ValueText.value($0)) } ?? .null,
+        "type": .string(ValueText.typeName(p.kind)), "range": .string(ValueText.range(p.kind)),
+      ])
+    }
+    var o: [String: JSONValue] = [
+      "step": .number(Double(number)), "filter": .string(step.filter),
+      "version": .number(Double(step.version)),
+      "parameters": .object(parameters),
+    ]
+    if let derived = step.stored.object?["derived"] { o["derived"] = derived }
+    return .object(o)
   }
 
   init(_ o: CheckOutcome) {
@@ -154,6 +281,16 @@ extension FileResult {
 
   // MARK: Pieces
 
+  /// A time as `2026-12-01 09:48:51 UTC`.
+  static func date(_ seconds: Int) -> String {
+    let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+    let format = DateFormatter()
+    format.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+    format.timeZone = TimeZone(identifier: "UTC")
+    format.locale = Locale(identifier: "en_US_POSIX")
+    return format.string(from: date)
+  }
+
   static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
   /// What cleaning up after a crash did, as lines.
@@ -175,32 +312,29 @@ extension FileResult {
     return .object(o)
   }
 
-  /// `sepia v1 intensity=0.8`, with derived state summarised (`[faces: 2]`).
-  static func describe(_ step: Step) -> String {
-    var text = "\(step.filter) v\(step.version)"
-    guard case .object(let o) = step.stored else { return text }
-    let parameters = o["parameters"]?.object ?? [:]
-    for key in parameters.keys.sorted() { text += " \(key)=\(describe(parameters[key]!))" }
-    let derived = o["derived"]?.object ?? [:]
-    for key in derived.keys.sorted() {
-      if let list = derived[key]!.array {
-        text += " [\(key): \(list.count)]"
+  /// `1. sepia v1 intensity=0.8`, with derived state summarised (`[faces: 2]`), and a brush's
+  /// strokes as `X:Y` points, one stroke a line.
+  static func describe(_ step: Step, number: Int) -> [String] {
+    var text = "\(number). \(step.filter) v\(step.version)"
+    var more: [String] = []
+    for (name, value, _) in step.values.sorted(by: { $0.name < $1.name }) {
+      if case .strokes(let strokes) = value {
+        text += " \(name)=\(Self.count(strokes.count, "stroke"))"
+        for (i, stroke) in strokes.enumerated() {
+          more.append("     stroke \(i + 1): \(stroke.map(ValueText.point).joined(separator: "/"))")
+        }
       } else {
-        text += " [\(key)=\(describe(derived[key]!))]"
+        text += " \(name)=\(ValueText.value(value))"
       }
     }
-    return text
+    for (name, value, _) in step.derivedValues {
+      if case .boxes(let boxes) = value {
+        text += " [\(name): \(boxes.count)]"
+      } else {
+        text += " [\(name)=\(ValueText.value(value))]"
+      }
+    }
+    return [text] + more
   }
 
-  private static func describe(_ value: JSONValue) -> String {
-    switch value {
-    case .null: "null"
-    case .bool(let b): "\(b)"
-    case .number(let n): ValueText.number(n)
-    case .string(let s): s
-    case .array(let a): a.map(describe).joined(separator: "/")
-    case .object(let o):
-      "{" + o.keys.sorted().map { "\($0): \(describe(o[$0]!))" }.joined(separator: ", ") + "}"
-    }
-  }
 }

@@ -50,7 +50,7 @@ enum ValueText {
     case .points: "points"
     case .strokes: "file"
     case .ratio: "ratio"
-    case .color: "color"
+    case .color, .opaqueColor: "color"
     case .integers: "integers"
     case .boxes: "boxes"
     }
@@ -69,6 +69,7 @@ enum ValueText {
     case .strokes: "a JSON file of strokes"
     case .ratio: "W:H, both > 0"
     case .color: "#RRGGBB or #RRGGBBAA"
+    case .opaqueColor: "#RRGGBB (opaque)"
     case .integers(let r): "N/N/... with each N in \(r.lowerBound)...\(r.upperBound)"
     case .boxes: "X:Y:W:H/..., pixels or %"
     }
@@ -86,6 +87,7 @@ enum ValueText {
     case .strokes: "a JSON file of strokes"
     case .ratio: "a ratio W:H"
     case .color: "a colour #RRGGBB or #RRGGBBAA"
+    case .opaqueColor: "an opaque colour #RRGGBB"
     case .integers: "whole numbers N/N/..."
     case .boxes: "boxes X:Y:W:H/..."
     }

@@ -19,6 +19,8 @@ public enum ParameterKind: Sendable, Hashable {
   case ratio
   /// An RGBA colour.
   case color
+  /// An opaque RGB colour (alpha 255): a fill that must hide what it covers.
+  case opaqueColor
   /// A list of whole numbers within the range.
   case integers(ClosedRange<Int>)
   /// A list of rectangles: positions within -1...2 of the image and sizes within 0...2 when stored
@@ -82,6 +84,7 @@ extension ParameterKind {
       return !ss.isEmpty && ss.allSatisfy { !$0.isEmpty && $0.allSatisfy(inside) }
     case (.ratio, .ratio(let r)): return r.width.isFinite && r.height.isFinite && r.width > 0 && r.height > 0
     case (.color, .color): return true
+    case (.opaqueColor, .color(let c)): return c.a == 255
     case (.integers(let r), .integers(let vs)): return vs.allSatisfy(r.contains)
     case (.boxes, .boxes(let bs)): return bs.allSatisfy(allowed)
     default: return false
@@ -188,7 +191,7 @@ extension ParameterKind {
     case .ratio:
       guard let a = json.array, a.count == 2, let w = finite(a[0]), let h = finite(a[1]) else { return nil }
       return .ratio(Ratio(w, h))
-    case .color: return json.string.flatMap(RGBA.init(hex:)).map(ParameterValue.color)
+    case .color, .opaqueColor: return json.string.flatMap(RGBA.init(hex:)).map(ParameterValue.color)
     case .integers:
       guard let a = json.array else { return nil }
       var out: [Int] = []

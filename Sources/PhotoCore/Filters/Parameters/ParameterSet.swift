@@ -184,6 +184,13 @@ extension ParameterField where P: ParameterSet {
     }
   }
 
+  /// An opaque colour (alpha 255).
+  public static func opaqueColor(_ name: String, _ keyPath: WritableKeyPath<P, RGBA>, help: String) -> Self {
+    Self(name, .opaqueColor, keyPath, help: help, portable: true, wrap: { .color($0) }) {
+      if case .color(let v) = $0 { v } else { nil }
+    }
+  }
+
   public static func color(_ name: String, _ keyPath: WritableKeyPath<P, RGBA?>, help: String) -> Self {
     Self(name, .color, keyPath, help: help, portable: true, wrap: { .color($0) }) {
       if case .color(let v) = $0 { v } else { nil }

@@ -1,0 +1,111 @@
+import PhotoCore
+import Recipe
+
+enum EditCommand {
+  static let command = Command(
+    name: "edit", summary: "Change, remove or move one step of each photo's recipe, and re-render.",
+    usage: "photoedit edit FILE... --step N (--set key=value[,key=value...] | --remove | --move M) [options]",
+    discussion: """
+      Steps are numbered from 1, as 'photoedit show' lists them. --set changes parameters of step
+      N, checked as apply checks them (a key no filter has, or a value no filter with that key
+      takes, is a usage error; a key step N's filter does not have is that photo's error).
+      --remove takes the step out; --move M makes it step M, the steps between shifting by one.
+      The photo is re-rendered from the original: the same bytes a fresh apply of the new recipe
+      gives. For faceblur, --set exclude= or add= changes the corrections without detecting again;
+      a detector setting finds the faces again and carries each exclusion to its face (an
+      exclusion whose face is not found again is dropped, with a warning). undo takes the edit
+      back.
+      """,
+    options: CommonOptions.batch + [
+      OptionSpec(long: "step", valueName: "N", help: "the step to change, from 1"),
+      OptionSpec(long: "set", valueName: "k=v,...", help: "new values for the step's parameters"),
+      OptionSpec(long: "remove", help: "take the step out of the recipe"),
+      OptionSpec(long: "move", valueName: "M", help: "move the step so that it becomes step M"),
+    ] + EditSettings.encodingOptions + EditSettings.options,
+    run: { args, console throws(UsageError) in
+      let settings = try EditSettings(args)
+      guard let step = try args.integer("step", in: 1...1_000_000) else {
+        throw UsageError(
+          "give --step N (steps count from 1, as 'photoedit show' lists them)", command: "edit")
+      }
+      let actions = [args.value("set") != nil, args.flag("remove"), args.value("move") != nil].filter { $0 }
+      guard actions.count == 1 else {
+        throw UsageError("give exactly one of --set, --remove and --move", command: "edit")
+      }
+      let action: EditAction
+      if let text = args.value("set") {
+        let pairs = try pairs(text)
+        action = .set { n, filter throws(StoreError) in try values(pairs, step: n, filter: filter) }
+      } else if let to = try args.integer("move", in: 1...1_000_000) {
+        action = .move(to: to)
+      } else {
+        action = .remove
+      }
+      return try BatchRunner(arguments: args, console: console).run { path in
+        FileResult(
+          try EditStore(settings: settings.store(for: path, console: console)).edit(path, step: step, action))
+      }
+    })
+
+  /// `key=value,...`, checked before any photo is touched: every key must be some filter's, and
+  /// every value one that some filter with that key takes.
+  static func pairs(_ text: String) throws(UsageError) -> [(key: String, text: String)] {
+    var out: [(key: String, text: String)] = []
+    for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
+      guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
+        throw UsageError("--set: expected key=value, got '\(pair)'", command: "edit")
+      }
+      let key = String(pair[..<eq])
+      let value = String(pair[pair.index(after: eq)...])
+      guard !out.contains(where: { $0.key == key }) else {
+        throw UsageError("--set: parameter '\(key)' is given twice", command: "edit")
+      }
+      let candidates = Filters.catalog().compactMap { f in f.parameters.first { $0.name == key } }
+      guard !candidates.isEmpty else {
+        throw UsageError(
+          "--set: unknown parameter '\(key)' (no filter has it; see 'photoedit filters')", command: "edit")
+      }
+      var problem: String? = nil
+      let fits = candidates.contains { p in
+        do throws(FilterWordError) {
+          let v = try FilterWords.value(
+            value, kind: p.kind, filter: "", key: key, readFile: EditStore.readFile)
+          if p.kind.allows(v) { return true }
+          problem = "\(key)=\(ValueText.value(v)) is out of range (allowed: \(ValueText.range(p.kind)))"
+        } catch {
+          if case .unreadableFile(_, _, let path, let e) = error {
+            problem = "\(key) file '\(path)': \(ErrorText.message(e))"
+          } else {
+            problem = "\(key)='\(value)' is not \(ValueText.expected(p.kind))"
+          }
+        }
+        return false
+      }
+      guard fits else { throw UsageError("--set: \(problem ?? key)", command: "edit") }
+      out.append((key, value))
+    }
+    return out
+  }
+
+  /// The pairs read for one photo's step: its filter's kinds.
+  static func values(_ pairs: [(key: String, text: String)], step: Int, filter: Filters.Description)
+    throws(StoreError) -> [String: ParameterValue]
+  {
+    var values: [String: ParameterValue] = [:]
+    for (key, text) in pairs {
+      guard let p = filter.parameters.first(where: { $0.name == key }) else {
+        throw .step(
+          index: step - 1,
+          .unknownParameter(filter: filter.name, key: key, known: filter.parameters.map(\.name)))
+      }
+      do throws(FilterWordError) {
+        values[key] = try FilterWords.value(
+          text, kind: p.kind, filter: filter.name, key: key, readFile: EditStore.readFile)
+      } catch {
+        if case .unreadableFile(_, _, _, let e) = error { throw e }
+        throw .badStepValue(step: step, filter: filter.name, key: key, text: text, expected: p.kind)
+      }
+    }
+    return values
+  }
+}

@@ -1,0 +1,70 @@
+import Codecs
+import PhotoCore
+
+/// What `edit` does to one step.
+public enum EditAction: Sendable {
+  /// New values for some of the step's parameters. `values` reads them for the step's filter
+  /// (from the caller's syntax), so that each photo's step is checked as `apply` checks it.
+  case set(
+    values:
+      @Sendable (_ step: Int, _ filter: Filters.Description) throws(StoreError) -> [String: ParameterValue])
+  /// Take the step out of the recipe.
+  case remove
+  /// Move the step so that it becomes step `to` (the steps between shift by one).
+  case move(to: Int)
+}
+
+extension EditStore {
+  /// Changes step `n` (counting from 1) of the photo's recipe and re-renders from the original:
+  /// the render is the one a fresh `apply` of the resulting recipe would give. faceblur keeps its
+  /// faces when only `exclude`, `add` or how faces are hidden change, and finds them again when
+  /// a detector setting changes, carrying each exclusion to its face (or dropping it, noted).
+  ///
+  /// - Throws: `.noSuchStep` for a step the photo's recipe does not have, `.step` for a value its
+  ///   filter refuses; nothing changes on disk.
+  public func edit(_ photo: String, step n: Int, _ action: EditAction) throws(StoreError) -> EditOutcome {
+    let result = try changingRecipe(photo, unedited: .noSuchStep(step: n, count: 0)) {
+      data, edited throws(StoreError) -> (Change, [RevisionNote]) in
+      guard data.steps.indices.contains(n - 1) else { throw .noSuchStep(step: n, count: data.steps.count) }
+      let change: Change
+      var notes: [RevisionNote] = []
+      switch action {
+      case .remove:
+        change = .remove(step: n, removed: data.steps[n - 1])
+      case .move(let m):
+        guard data.steps.indices.contains(m - 1) else { throw .noSuchStep(step: m, count: data.steps.count) }
+        change = .move(from: n, to: m)
+      case .set(let read):
+        let old = data.steps[n - 1]
+        let values = try read(n, old.declaration)
+        let needs: FilterRequirements
+        do throws(FilterError) { needs = try old.revisionRequirements(with: values) } catch {
+          throw .step(index: n - 1, error)
+        }
+        let image = try imageEntering(step: n, of: data.steps, original: edited.originalBytes)
+        var context = ResolveContext(size: ImageSize(image.width, image.height))
+        if needs.contains(.pixels) { context.image = image }
+        if needs.contains(.faceDetector) { context.detector = try detector() }
+        let revised: (step: Step, notes: [RevisionNote])
+        do throws(FilterError) { revised = try old.revised(with: values, in: context) } catch {
+          if case .detection(_, let e) = error { throw .detection(e) }
+          throw .step(index: n - 1, error)
+        }
+        change = .edit(step: n, before: old, after: revised.step)
+        notes = revised.notes
+      }
+      guard let next = data.making(change) else { throw .noSuchStep(step: n, count: data.steps.count) }
+      data = next
+      return (change, notes)
+    }
+    return EditOutcome(
+      change: result.change, notes: result.notes, stepCount: result.data.steps.count,
+      renderSHA256: result.data.render!.sha256, dryRun: result.dryRun, recovery: result.recovery,
+      warnings: result.warnings)
+  }
+
+  /// The image as it enters step `n`: the original with the steps before it.
+  private func imageEntering(step n: Int, of steps: [Step], original: [UInt8]) throws(StoreError) -> Image {
+    try render(original: original, steps: Array(steps.prefix(n - 1))).image!
+  }
+}
