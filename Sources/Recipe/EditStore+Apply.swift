@@ -15,6 +15,7 @@ extension EditStore {
     -> ApplyOutcome
   {
     try Self.refuseStoreFile(photo)
+    if output == nil && !PhotoPaths(photo).anythingExists { throw .missing(path: photo) }
     let target = output ?? photo
     if let output { try Self.refuseStoreFile(output) }
     guard let format = ImageFormat(pathExtension: target) else { throw .unsupportedOutput(path: target) }
