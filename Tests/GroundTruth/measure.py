@@ -108,12 +108,13 @@ def score(faces, dets):
     cov = []
     for f in faces:
         fb = f["box"]
-        near = [d for d in dets if iou(fb, d) > 0 or _contains_centre(d, fb)]
+        near = [d for d in dets if _may_overlap(d, fb)]
         cov.append(any(covered_fraction(d, fb) >= COVER for d in near))
     return hit, best, cov, len(dets) - len(used)
 
 
-def _contains_centre(d, fb):
+def _may_overlap(d, fb):
+    """False only when d's circle cannot reach face box fb (a cheap test before sampling)."""
     cx, cy = fb[0] + fb[2] / 2, fb[1] + fb[3] / 2
     r = math.hypot(d[2], d[3]) / 2
     return math.hypot(d[0] + d[2] / 2 - cx, d[1] + d[3] / 2 - cy) <= r + math.hypot(fb[2], fb[3])
