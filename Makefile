@@ -27,9 +27,11 @@ build: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product photoedit
 
 # The whole suite, in release mode (face detection on full-size photos is slow in debug).
+# The crash points (PHOTOEDIT_CRASH_AT) are compiled into this build only, never into `make build`.
+TEST_FLAGS := -c release -Xswiftc -enable-testing -Xswiftc -DPHOTOEDIT_TEST_HOOKS
 test: deps
-	$(SWIFT) build -c release -Xswiftc -enable-testing --build-tests
-	$(SWIFT) test -c release -Xswiftc -enable-testing --skip-build
+	$(SWIFT) build $(TEST_FLAGS) --build-tests
+	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
 demo: build
 	@mkdir -p demo-output

@@ -22,8 +22,13 @@ enum CrashPoint: String, CaseIterable, Sendable {
   /// The environment variable that names the point.
   static let variable = "PHOTOEDIT_CRASH_AT"
 
-  /// The point named by the environment, read once.
-  static let armed: CrashPoint? = FileSystem.environment(variable).flatMap(CrashPoint.init(rawValue:))
+  /// The point named by the environment, read once; only in test builds (compiled with
+  /// `-DPHOTOEDIT_TEST_HOOKS`, as `make test` does): the product never kills itself on request.
+  #if PHOTOEDIT_TEST_HOOKS
+    static let armed: CrashPoint? = FileSystem.environment(variable).flatMap(CrashPoint.init(rawValue:))
+  #else
+    static let armed: CrashPoint? = nil
+  #endif
 
   /// Kills the process if `self` is the armed point; tells a test watching `directory`.
   func reached(in directory: String) {

@@ -14,10 +14,14 @@ public final class DetectorLoader: Sendable {
   public let isDefault: Bool
   private let loaded = Mutex<Result<HaarFaceDetector, DetectorError>?>(nil)
 
+  /// The largest cascade file read, in bytes.
+  public let maxBytes: Int
+
   /// - Parameter cascadePath: the cascade to use, or nil for the default.
-  public init(cascadePath: String? = nil) {
+  public init(cascadePath: String? = nil, maxBytes: Int = FileLimits.defaultDataFileBytes) {
     self.cascadePath = cascadePath ?? Self.defaultCascadePath
     isDefault = cascadePath == nil
+    self.maxBytes = maxBytes
   }
 
   /// The detector, loaded on first use; the same error on every call when it cannot be loaded.
@@ -34,7 +38,7 @@ public final class DetectorLoader: Sendable {
   private func load() -> Result<HaarFaceDetector, DetectorError> {
     let data: [UInt8]
     do {
-      data = try FileSystem.read(cascadePath)
+      data = try FileSystem.read(cascadePath, limit: maxBytes)
     } catch {
       if error.isNotFound { return .failure(.cascadeMissing(path: cascadePath, isDefault: isDefault)) }
       return .failure(.cascadeUnreadable(path: cascadePath, error.system, isDefault: isDefault))

@@ -86,9 +86,12 @@ extension EditStore {
       } else if FileSystem.exists(output) || existingSidecar {
         if !settings.force || FileSystem.exists(paths.original) { throw .outputExists(path: output) }
       }
+      // The original is recorded as the file itself (a link resolved): it is read later without
+      // following links.
+      let real = FileSystem.realPath(input) ?? input
       var made = try newRecipe(
         requests, base: nil, originalBytes: inputBytes,
-        originalPath: Path.relative(input, from: paths.directory), format: format)
+        originalPath: Path.relative(real, from: paths.directory), format: format)
       made.data.request = request
       if !settings.dryRun {
         try commitEdit(

@@ -22,10 +22,19 @@ public struct EditStore: Sendable {
 
   // MARK: Files
 
+  /// Reads a photo (an original, an input, a render) the user named: links are followed.
   static func readBytes(_ path: String) throws(StoreError) -> [UInt8] {
-    do { return try FileSystem.read(path) } catch {
-      if error.isNotFound { throw .missing(path: path) }
-      throw .cannotRead(path: path, error.system)
+    try read(path, limit: FileLimits.photoBytes, followingLinks: true, data: false)
+  }
+
+  /// Reads a file with the store's rules: only a regular file, at most `limit` bytes, a link
+  /// followed only when `followingLinks`.
+  ///
+  /// - Parameter data: the limit is the data-file limit (`--max-file-size`), not a photo's.
+  static func read(_ path: String, limit: Int, followingLinks: Bool, data: Bool) throws(StoreError) -> [UInt8]
+  {
+    do { return try FileSystem.read(path, limit: limit, followingLinks: followingLinks) } catch {
+      throw StoreError(reading: path, error, data: data)
     }
   }
 
@@ -69,6 +78,7 @@ public struct EditStore: Sendable {
     } catch {
       switch error {
       case .busy: throw .busy
+      case .notRegular: throw .notRegularFile(path: paths.lock)
       case .system(let e): throw .cannotWrite(path: paths.directory, e.system)
       }
     }
@@ -86,9 +96,11 @@ public struct EditStore: Sendable {
   ///   when there is one (`revert --force` puts it back).
   func loadSidecar(_ paths: PhotoPaths) throws(StoreError) -> AdjustmentData.ReadResult? {
     let bytes: [UInt8]
-    do { bytes = try FileSystem.read(paths.sidecar) } catch {
+    do {
+      bytes = try FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
+    } catch {
       if error.isNotFound { return nil }
-      throw .cannotRead(path: paths.sidecar, error.system)
+      throw StoreError(reading: paths.sidecar, error, data: true)
     }
     do { return try AdjustmentData.read(bytes, registry: settings.registry) } catch {
       throw .sidecarUnusable(error, original: FileSystem.exists(paths.original) ? paths.original : nil)
@@ -117,21 +129,39 @@ public struct EditStore: Sendable {
     path.hasPrefix("/") ? path : paths.inFolder(path)
   }
 
+  /// The photo's edit, with its original read and verified.
+  ///
+  /// The sidecar is untrusted, so the original it names is used only when it is this photo's own
+  /// `PHOTO.original` (an edit in place), or, for an output made elsewhere, a regular file (no
+  /// link, no pipe, no device, of bounded size) that is a JPEG or PNG with the recorded size and
+  /// checksum: a planted sidecar can only name bytes its author already knows, and only an image
+  /// reaches the photo's files. A sidecar naming anything else beside a preserved original is
+  /// damage.
   func loadEdited(_ paths: PhotoPaths, _ read: AdjustmentData.ReadResult) throws(StoreError) -> Edited {
     let data = read.data
     let expected = data.original!
     var originalPath = Self.resolveOriginal(expected.path, of: paths)
+    let preserved = Path.absolute(originalPath) == Path.absolute(paths.original)
+    if !preserved && FileSystem.exists(paths.original) {
+      throw .sidecarUnusable(
+        .invalidRecipe(.badValue(field: "original.path", value: .string(expected.path))),
+        original: paths.original)
+    }
     func matches(_ bytes: [UInt8]) -> Bool {
-      bytes.count == expected.bytes && SHA256.hex(bytes) == expected.sha256
+      bytes.count == expected.bytes && SHA256.hex(bytes) == expected.sha256 && engine.format(of: bytes) != nil
     }
     var originalBytes: [UInt8]? = nil
     var failure: StoreError? = nil
     do {
-      let bytes = try FileSystem.read(originalPath)
-      if matches(bytes) { originalBytes = bytes } else { failure = .originalChanged(original: originalPath) }
+      let bytes = try FileSystem.read(originalPath, limit: FileLimits.photoBytes, followingLinks: false)
+      if matches(bytes) {
+        originalBytes = bytes
+      } else {
+        failure = .originalChanged(original: originalPath)
+      }
     } catch {
       if !error.isNotFound {
-        failure = .cannotRead(path: originalPath, error.system)
+        failure = StoreError(reading: originalPath, error, data: false)
       } else if Path.absolute(originalPath) == Path.absolute(paths.original) {
         failure = .originalMissing(original: originalPath)
       } else {
@@ -141,15 +171,17 @@ public struct EditStore: Sendable {
     // An -o output's original may since have been edited in place itself: its bytes then live on
     // as that photo's preserved `.original`.
     if originalBytes == nil, !originalPath.hasSuffix(PhotoPaths.originalSuffix),
-      let bytes = try? FileSystem.read(originalPath + PhotoPaths.originalSuffix), matches(bytes)
+      let bytes = try? FileSystem.read(
+        originalPath + PhotoPaths.originalSuffix, limit: FileLimits.photoBytes, followingLinks: false),
+      matches(bytes)
     {
       originalPath += PhotoPaths.originalSuffix
       originalBytes = bytes
     }
     guard let originalBytes else { throw failure! }
     var renderSHA: String? = nil
-    do { renderSHA = SHA256.hex(try FileSystem.read(paths.photo)) } catch {
-      if !error.isNotFound { throw .cannotRead(path: paths.photo, error.system) }
+    do { renderSHA = SHA256.hex(try FileSystem.read(paths.photo, limit: FileLimits.photoBytes)) } catch {
+      if !error.isNotFound { throw StoreError(reading: paths.photo, error, data: false) }
     }
     return Edited(
       paths: paths, data: data, originalPath: originalPath, originalBytes: originalBytes,
@@ -310,15 +342,12 @@ public struct EditStore: Sendable {
     let sidecarTemp = try transaction.stage(sidecar, mode: mode)
     if preserve {
       transaction.add(
-        .preserve(from: paths.name, to: paths.name + PhotoPaths.originalSuffix, sha256: data.original!.sha256)
-      )
+        .preserve(sha256: data.original!.sha256))
     }
     transaction.add(
-      .replace(
-        temp: sidecarTemp, target: paths.name + PhotoPaths.sidecarSuffix, sha256: SHA256.hex(sidecar),
-        role: .sidecar))
+      .replace(temp: sidecarTemp, role: .sidecar, sha256: SHA256.hex(sidecar)))
     transaction.add(
-      .replace(temp: renderTemp, target: paths.name, sha256: data.render!.sha256, role: .render))
+      .replace(temp: renderTemp, role: .render, sha256: data.render!.sha256))
     try transaction.commit()
   }
 }

@@ -3,18 +3,26 @@ import PhotoCore
 extension EditStore {
   /// The portable steps of a sidecar or a recipe file, as requests for other photos (`apply
   /// --recipe`). Derived state (face boxes) is dropped, so faces are found afresh on each photo.
-  public static func recipe(from path: String) throws(StoreError) -> [StepRequest] {
-    try AdjustmentData.portableRequests(readBytes(path), registry: Filters.all)
+  public static func recipe(from path: String, limit: Int = FileLimits.defaultDataFileBytes)
+    throws(StoreError)
+    -> [StepRequest]
+  {
+    try AdjustmentData.portableRequests(
+      read(path, limit: limit, followingLinks: true, data: true), registry: Filters.all)
   }
 
-  /// Reads a whole regular file the user named (a brush's strokes file).
-  public static func readFile(_ path: String) throws(StoreError) -> [UInt8] {
-    switch PhotoFolder.kind(of: path) {
-    case .other: throw .notRegularFile(path: path)
-    case .directory: throw .isFolder
-    case .missing, .regular: return try readBytes(path)
-    }
+  /// Reads a whole regular file the user named (a brush's strokes file), of at most `limit`
+  /// bytes.
+  public static func readFile(_ path: String, limit: Int = FileLimits.defaultDataFileBytes) throws(StoreError)
+    -> [UInt8]
+  {
+    if PhotoFolder.kind(of: path) == .directory { throw .isFolder }
+    return try read(path, limit: limit, followingLinks: true, data: true)
   }
+
+  /// True for the store's own files (sidecars, preserved originals, temporary, lock and journal
+  /// files).
+  public static func isStoreFile(_ path: String) -> Bool { PhotoPaths.isStoreFile(path) }
 
   /// Makes a folder and its missing parents (`--output-dir`); an existing folder is fine.
   public static func createFolder(_ path: String) throws(StoreError) {

@@ -12,12 +12,14 @@ extension EditStore {
     let paths = PhotoPaths(photo)
     var status = PhotoStatus(state: .damaged)
     for _ in 0..<100 {
-      let sidecarBefore = try? FileSystem.read(paths.sidecar)
+      let sidecarBefore = try? FileSystem.read(
+        paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
       let journalBefore = FileSystem.exists(paths.journal)
       status = inspectOnce(photo)
       let settled =
         !journalBefore && !FileSystem.exists(paths.journal)
-        && sidecarBefore == (try? FileSystem.read(paths.sidecar))
+        && sidecarBefore
+          == (try? FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false))
       if settled { return status }
       // A journal nobody is working on is a crash's: report it.
       let writerAlive = FileSystem.Lock.isHeld(paths.lock)

@@ -60,7 +60,7 @@ extension EditStore {
       if !settings.dryRun {
         var transaction = Transaction(outPaths)
         let temp = try transaction.stage(bytes, mode: Self.mode(of: output, fallback: photo))
-        transaction.add(.replace(temp: temp, target: outPaths.name, sha256: record.sha256, role: .render))
+        transaction.add(.replace(temp: temp, role: .render, sha256: record.sha256))
         try transaction.commit()
       }
       return ExportOutcome(

@@ -34,10 +34,10 @@ extension EditStore {
           let originalName = paths.name + PhotoPaths.originalSuffix
           let temp = try transaction.stageCopy(
             of: paths.original, bytes: edited.originalBytes, mode: Self.mode(of: paths.original))
-          transaction.add(.replace(temp: temp, target: paths.name, sha256: originalSHA, role: .render))
-          transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
+          transaction.add(.replace(temp: temp, role: .render, sha256: originalSHA))
+          transaction.add(.remove(role: .sidecar, guardSHA256: nil))
           transaction.add(
-            .remove(target: originalName, guardPath: paths.name, guardSHA256: originalSHA, role: .original))
+            .remove(role: .original, guardSHA256: originalSHA))
         } else {
           // An -o output: a copy of the original's bytes, never a link to the input; or, for an
           // output named for another format than the original's, the unedited original encoded
@@ -45,10 +45,9 @@ extension EditStore {
           let bytes = conversion?.bytes ?? edited.originalBytes
           let temp = try transaction.stage(bytes, mode: Self.mode(of: photo, fallback: edited.originalPath))
           transaction.add(
-            .replace(
-              temp: temp, target: paths.name, sha256: conversion?.record.sha256 ?? originalSHA, role: .render)
+            .replace(temp: temp, role: .render, sha256: conversion?.record.sha256 ?? originalSHA)
           )
-          transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
+          transaction.add(.remove(role: .sidecar, guardSHA256: nil))
         }
         try transaction.commit()
       }
@@ -75,9 +74,9 @@ extension EditStore {
     if !settings.dryRun {
       var transaction = Transaction(paths)
       let temp = try transaction.stageCopy(of: original, bytes: bytes, mode: Self.mode(of: original))
-      transaction.add(.replace(temp: temp, target: paths.name, sha256: sha, role: .render))
-      transaction.add(.remove(target: sidecarName, guardPath: nil, guardSHA256: nil, role: .sidecar))
-      transaction.add(.remove(target: originalName, guardPath: paths.name, guardSHA256: sha, role: .original))
+      transaction.add(.replace(temp: temp, role: .render, sha256: sha))
+      transaction.add(.remove(role: .sidecar, guardSHA256: nil))
+      transaction.add(.remove(role: .original, guardSHA256: sha))
       try transaction.commit()
     }
     var outcome = RevertOutcome(

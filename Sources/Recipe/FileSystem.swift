@@ -10,18 +10,36 @@
 /// `FileError` values carrying the errno; callers turn them into `StoreError` with the path they
 /// were working on.
 public enum FileSystem {
-  /// A failed system call: which one, and its errno.
+  /// A failed system call (which one, and its errno), or a file a reader refused.
   public struct FileError: Error, Equatable {
     var call: String
     var code: Int32
+    /// Set when the file is not a regular file (a pipe, a device, a socket, or a link where
+    /// none may be).
+    var notRegular = false
+    /// Set when the file is larger than the reader allows: its size and the limit, in bytes.
+    var size: Int? = nil, limit: Int? = nil
+
+    init(call: String, code: Int32) { (self.call, self.code) = (call, code) }
+
     /// strerror's text, e.g. "Permission denied".
-    var reason: String { String(cString: strerror(code)) }
+    var reason: String {
+      if notRegular { return "not a regular file" }
+      if let size, let limit { return "\(size) bytes, more than the limit of \(limit)" }
+      return String(cString: strerror(code))
+    }
     /// The fact, for a `StoreError`.
     var system: SystemError { SystemError(code: code, reason: reason) }
-    public var isNotFound: Bool { code == ENOENT }
+    public var isNotFound: Bool { code == ENOENT && !notRegular && size == nil }
     var isExists: Bool { code == EEXIST }
     /// link(2) is not possible here (no hard links on this file system, or another device).
     var linkUnsupported: Bool { code == EPERM || code == EXDEV || code == EMLINK || code == ENOTSUP }
+
+    static func notRegular(_ call: String) -> FileError {
+      var e = FileError(call: call, code: EINVAL)
+      e.notRegular = true
+      return e
+    }
   }
 
   /// What stat(2) says about a path.
@@ -55,20 +73,51 @@ public enum FileSystem {
     return Info(s)
   }
 
-  static func exists(_ path: String) -> Bool { PathName.withCString(path) { access($0, F_OK) } == 0 }
+  /// True when something has this name, whatever it is: a file, a folder, a link (even one that
+  /// leads nowhere), a pipe.
+  static func exists(_ path: String) -> Bool {
+    var s = stat()
+    return PathName.withCString(path) { lstat($0, &s) } == 0
+  }
 
-  /// Reads a whole regular file.
-  public static func read(_ path: String) throws(FileError) -> [UInt8] {
-    let fd = pathOpen(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 { throw failure("open") }
+  /// Reads a whole regular file of at most `limit` bytes. It never waits on a pipe and never
+  /// reads a device: the file is opened without blocking and checked with fstat before anything
+  /// is read, and its size is checked before anything is allocated.
+  ///
+  /// - Parameter followingLinks: false for the store's own files: a symbolic link where one is
+  ///   expected is refused (`notRegular`), never followed.
+  public static func read(_ path: String, limit: Int, followingLinks: Bool = true) throws(FileError)
+    -> [UInt8]
+  {
+    let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW)
+    let fd = pathOpen(path, flags)
+    if fd < 0 {
+      if errno == ELOOP { throw .notRegular("open") }
+      throw failure("open")
+    }
     defer { close(fd) }
     var s = stat()
     if fstat(fd, &s) != 0 { throw failure("fstat") }
     if s.st_mode & S_IFMT == S_IFDIR { throw FileError(call: "read", code: EISDIR) }
-    var bytes = [UInt8](repeating: 0, count: max(Int(s.st_size), 0))
+    guard s.st_mode & S_IFMT == S_IFREG else { throw .notRegular("read") }
+    let size = max(Int(s.st_size), 0)
+    if size > limit {
+      var e = FileError(call: "read", code: EFBIG)
+      (e.size, e.limit) = (size, limit)
+      throw e
+    }
+    var bytes = [UInt8](repeating: 0, count: size)
     var filled = 0
     while true {
-      if filled == bytes.count { bytes.append(contentsOf: [UInt8](repeating: 0, count: 65536)) }
+      if filled == bytes.count {
+        // The file grew while it was read: read on, but never past the limit.
+        if filled >= limit {
+          var e = FileError(call: "read", code: EFBIG)
+          (e.size, e.limit) = (filled + 1, limit)
+          throw e
+        }
+        bytes.append(contentsOf: [UInt8](repeating: 0, count: min(65536, limit - filled + 1)))
+      }
       let n = bytes.withUnsafeMutableBytes { buffer in
         Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
       }
@@ -176,6 +225,15 @@ public enum FileSystem {
     return names
   }
 
+  /// realpath(3): the path with every link and `.`/`..` resolved, or nil.
+  static func realPath(_ path: String) -> String? {
+    PathName.withCString(path) { p -> String? in
+      guard let resolved = realpath(p, nil) else { return nil }
+      defer { free(resolved) }
+      return PathName.string(cString: resolved)
+    }
+  }
+
   /// The process's working folder.
   static func currentDirectory() -> String {
     var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -216,46 +274,64 @@ public enum FileSystem {
       (self.path, self.fd, self.foundLeftover) = (path, fd, foundLeftover)
     }
 
-    enum Failure: Error { case busy, system(FileError) }
+    enum Failure: Error {
+      case busy
+      /// Something that is not a regular file (a link, a pipe, a folder) is at the lock's path.
+      case notRegular
+      case system(FileError)
+    }
 
-    /// Takes the lock, polling until `timeout` seconds have passed.
+    /// Takes the lock, trying until `timeout` seconds have passed, whatever is at its path: a
+    /// link, a pipe or a folder there is refused at once (never followed, never waited on), and
+    /// every retry counts against the same deadline.
     static func acquire(_ path: String, timeout: Double) throws(Failure) -> Lock {
-      var waited = 0.0
+      let clock = ContinuousClock()
+      let deadline = clock.now + .milliseconds(Int64(timeout * 1000))
       while true {
         var created = true
-        var fd = pathOpen(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o644))
+        let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        var fd = pathOpen(path, flags | O_CREAT | O_EXCL, mode_t(0o644))
         if fd < 0 && errno == EEXIST {
           created = false
-          fd = pathOpen(path, O_RDWR | O_CLOEXEC)
-          if fd < 0 && errno == ENOENT { continue }  // removed meanwhile: create it
+          fd = pathOpen(path, flags)
+          if fd < 0 && errno == ENOENT {
+            // Removed meanwhile: create it, unless the deadline passed.
+            if clock.now >= deadline { throw .busy }
+            continue
+          }
         }
-        if fd < 0 { throw .system(failure("open")) }
+        if fd < 0 {
+          if errno == ELOOP || errno == EISDIR || errno == ENXIO || errno == EWOULDBLOCK { throw .notRegular }
+          throw .system(failure("open"))
+        }
+        var held = stat()
+        if fstat(fd, &held) != 0 || held.st_mode & S_IFMT != S_IFREG {
+          close(fd)
+          throw .notRegular
+        }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
           let code = errno
           close(fd)
           guard code == EWOULDBLOCK || code == EINTR else {
             throw .system(FileError(call: "flock", code: code))
           }
-          if waited >= timeout { throw .busy }
+          if clock.now >= deadline { throw .busy }
           FileSystem.sleep(microseconds: 20_000)
-          waited += 0.02
           continue
         }
-        var held = stat()
         var named = stat()
-        if fstat(fd, &held) == 0, pathStat(path, &named) == 0, held.st_ino == named.st_ino,
-          held.st_dev == named.st_dev
-        {
+        if pathLinkStat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
           return Lock(path: path, fd: fd, foundLeftover: !created)
         }
         close(fd)  // the holder before us removed this file: lock the new one
+        if clock.now >= deadline { throw .busy }
       }
     }
 
     /// True while another process (or thread) holds the lock at `path`. Takes nothing: it tries a
     /// shared lock without waiting and drops it at once.
     static func isHeld(_ path: String) -> Bool {
-      let fd = pathOpen(path, O_RDONLY | O_CLOEXEC)
+      let fd = pathOpen(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
       if fd < 0 { return false }
       defer { close(fd) }
       return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
@@ -284,6 +360,9 @@ extension FileSystem.Info {
 // The path-taking system calls, given the bytes a path string stands for (`PathName`).
 private func pathOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
   PathName.withCString(path) { open($0, flags, mode) }
+}
+private func pathLinkStat(_ path: String, _ s: inout stat) -> Int32 {
+  PathName.withCString(path) { lstat($0, &s) }
 }
 private func pathStat(_ path: String, _ s: inout stat) -> Int32 {
   PathName.withCString(path) { stat($0, &s) }

@@ -1,3 +1,5 @@
+import PhotoCore
+
 /// The redo journal that makes a multi-file edit atomic.
 ///
 /// A command first writes every new file as a synced temporary file. It then writes the journal
@@ -6,24 +8,31 @@
 /// folder and remove the journal. Every step can be run again after a crash without harm, so
 /// whoever finds a journal (the next command on the photo, or `check --repair`) finishes the
 /// edit; whoever finds temporary files without a journal removes them (the edit never happened).
-struct Journal: Codable, Equatable, Sendable {
-  /// One idempotent step; names are entries in the photo's folder.
-  enum Step: Codable, Equatable, Sendable {
-    /// Preserve the original: hard-link `from` (the unedited photo) as `to` (a name that must not
+///
+/// A journal names no file: every path a step touches is derived from the photo's own name (its
+/// render, its sidecar, its preserved original, one of its temporary files), so a planted or
+/// damaged journal can never make a command touch anything else. One that cannot be read, or
+/// that names anything but these, is reported as damage and never run.
+struct Journal: Equatable, Sendable {
+  /// One idempotent step.
+  enum Step: Equatable, Sendable {
+    /// Preserve the original: hard-link the unedited photo as `PHOTO.original` (which must not
     /// exist), or copy it where hard links are impossible. `sha256` is the original's checksum.
-    case preserve(from: String, to: String, sha256: String)
-    /// Rename the synced temporary file `temp` over `target`, whose new checksum is `sha256`.
-    case replace(temp: String, target: String, sha256: String, role: Role)
-    /// Remove `target`; when `guardPath` is set, only if that file's checksum is `guardSHA256`.
-    case remove(target: String, guardPath: String?, guardSHA256: String?, role: Role)
+    case preserve(sha256: String)
+    /// Rename the synced temporary file `temp` (one of the photo's `PHOTO.photoedit-tmp-…`
+    /// names) over the photo's render or sidecar, whose new checksum is `sha256`.
+    case replace(temp: String, role: Role, sha256: String)
+    /// Remove the photo's sidecar or preserved original; the original only when the photo holds
+    /// its bytes (`guardSHA256`).
+    case remove(role: Role, guardSHA256: String?)
 
-    /// Which of the photo's files a step changes, for the crash point that follows it.
-    enum Role: String, Codable, Sendable { case original, sidecar, render }
+    /// Which of the photo's files a step changes.
+    enum Role: String, Sendable { case original, sidecar, render }
 
     var crashPoint: CrashPoint {
       switch self {
       case .preserve: .afterOriginal
-      case .replace(_, _, _, let role), .remove(_, _, _, let role):
+      case .replace(_, let role, _), .remove(let role, _):
         switch role {
         case .original: .afterOriginal
         case .sidecar: .afterSidecar
@@ -31,9 +40,73 @@ struct Journal: Codable, Equatable, Sendable {
         }
       }
     }
+
+    var json: JSONValue {
+      switch self {
+      case .preserve(let sha): .object(["step": .string("preserve"), "sha256": .string(sha)])
+      case .replace(let temp, let role, let sha):
+        .object([
+          "step": .string("replace"), "temp": .string(temp), "role": .string(role.rawValue),
+          "sha256": .string(sha),
+        ])
+      case .remove(let role, let guardSHA):
+        .object(
+          ["step": .string("remove"), "role": .string(role.rawValue)].merging(
+            guardSHA.map { ["guardSHA256": .string($0)] } ?? [:], uniquingKeysWith: { a, _ in a }))
+      }
+    }
+
+    /// Reads a step, or nil when it is not one this program writes for `paths`' photo: a
+    /// temporary file of another name, a role a step of its kind never has, a checksum that is
+    /// not one, an unknown key.
+    init?(json: JSONValue, paths: PhotoPaths) {
+      guard let o = json.object, let kind = o["step"]?.string else { return nil }
+      func sha(_ key: String) -> String? { o[key]?.string.flatMap { SHA256.isHex($0) ? $0 : nil } }
+      let role = o["role"]?.string.flatMap(Role.init(rawValue:))
+      switch kind {
+      case "preserve":
+        guard Set(o.keys) == ["step", "sha256"], let sha = sha("sha256") else { return nil }
+        self = .preserve(sha256: sha)
+      case "replace":
+        guard Set(o.keys) == ["step", "temp", "role", "sha256"], let temp = o["temp"]?.string,
+          paths.isTempName(temp), let role, role != .original, let sha = sha("sha256")
+        else { return nil }
+        self = .replace(temp: temp, role: role, sha256: sha)
+      case "remove":
+        guard let role, role != .render else { return nil }
+        if role == .original {
+          guard Set(o.keys) == ["step", "role", "guardSHA256"], let guardSHA = sha("guardSHA256") else {
+            return nil
+          }
+          self = .remove(role: role, guardSHA256: guardSHA)
+        } else {
+          guard Set(o.keys) == ["step", "role"] else { return nil }
+          self = .remove(role: role, guardSHA256: nil)
+        }
+      default:
+        return nil
+      }
+    }
   }
 
   var steps: [Step]
+
+  func encoded() -> [UInt8] { JSONCoding.encode(JSONValue.object(["steps": .array(steps.map(\.json))])) }
+
+  /// Reads a journal for `paths`' photo, or nil when it is not one this program wrote.
+  init?(_ bytes: [UInt8], paths: PhotoPaths) {
+    guard let json = try? JSONCoding.decode(JSONValue.self, from: bytes), let o = json.object,
+      Set(o.keys) == ["steps"], let list = o["steps"]?.array, (1...8).contains(list.count)
+    else { return nil }
+    var steps: [Step] = []
+    for item in list {
+      guard let step = Step(json: item, paths: paths) else { return nil }
+      steps.append(step)
+    }
+    self.steps = steps
+  }
+
+  init(steps: [Step]) { self.steps = steps }
 }
 
 /// One edit of one photo's files, built up from staged temporary files and committed at once.
@@ -106,8 +179,4 @@ struct Transaction {
     CrashPoint.afterJournal.reached(in: paths.directory)
     try Recovery.run(journal, paths: paths, verify: false)
   }
-}
-
-extension Journal {
-  func encoded() -> [UInt8] { JSONCoding.encode(self) }
 }

@@ -46,6 +46,15 @@ struct PhotoPaths: Sendable {
     return tempPrefix + String(repeating: "0", count: 16 - hex.count) + hex
   }
 
+  /// True when `name` is one of this photo's temporary file names: `NAME.photoedit-tmp-` and 16
+  /// lowercase hexadecimal digits, with no folder.
+  func isTempName(_ candidate: String) -> Bool {
+    guard candidate.hasPrefix(tempPrefix) else { return false }
+    let digits = candidate.utf8.dropFirst(tempPrefix.utf8.count)
+    return digits.count == 16
+      && digits.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+  }
+
   /// True for a sidecar, a preserved original, or a temporary, lock or journal file.
   static func isStoreFile(_ path: String) -> Bool {
     let name = PhotoPaths(path).name

@@ -8,10 +8,13 @@ enum Recovery {
     var outcome = CrashRecovery()
     if FileSystem.exists(paths.journal) {
       let bytes: [UInt8]
-      do { bytes = try FileSystem.read(paths.journal) } catch {
+      do {
+        bytes = try FileSystem.read(paths.journal, limit: FileLimits.journalBytes, followingLinks: false)
+      } catch {
+        if error.notRegular || error.size != nil { throw .damaged(.unreadableJournal(path: paths.journal)) }
         throw .cannotRead(path: paths.journal, error.system)
       }
-      guard let journal = try? JSONCoding.decode(Journal.self, from: bytes) else {
+      guard let journal = Journal(bytes, paths: paths) else {
         throw .damaged(.unreadableJournal(path: paths.journal))
       }
       try run(journal, paths: paths, verify: true)
@@ -66,9 +69,10 @@ enum Recovery {
   /// A file's checksum, or nil when it does not exist.
   private static func checksum(_ path: String) throws(StepFailure) -> String? {
     do {
-      return SHA256.hex(try FileSystem.read(path))
+      return SHA256.hex(try FileSystem.read(path, limit: FileLimits.photoBytes, followingLinks: false))
     } catch {
       if error.isNotFound { return nil }
+      if error.notRegular { throw .refused(.unexpectedFile(path: path)) }
       throw .system(path: path, error)
     }
   }
@@ -81,9 +85,9 @@ enum Recovery {
 
   private static func execute(_ step: Journal.Step, paths: PhotoPaths, verify: Bool) throws(StepFailure) {
     switch step {
-    case .preserve(let from, let to, let sha):
-      let source = paths.inFolder(from)
-      let target = paths.inFolder(to)
+    case .preserve(let sha):
+      let source = paths.photo
+      let target = paths.original
       if FileSystem.exists(target) {
         guard try checksum(target) == sha else {
           throw .refused(.unexpectedFile(path: target))
@@ -105,15 +109,15 @@ enum Recovery {
       if !linked {
         let temp = paths.inFolder(paths.newTempName())
         try attempt(temp) { () throws(FileSystem.FileError) in
-          let bytes = try FileSystem.read(source)
+          let bytes = try FileSystem.read(source, limit: FileLimits.photoBytes)
           let mode = (try FileSystem.info(source)?.mode ?? 0o644) & 0o666
           try FileSystem.createSynced(temp, bytes: bytes, mode: mode)
           try FileSystem.rename(temp, target)
         }
       }
-    case .replace(let temp, let target, let sha, _):
+    case .replace(let temp, let role, let sha):
       let tempPath = paths.inFolder(temp)
-      let targetPath = paths.inFolder(target)
+      let targetPath = role == .sidecar ? paths.sidecar : paths.photo
       if FileSystem.exists(tempPath) {
         try attempt(targetPath) { () throws(FileSystem.FileError) in
           try FileSystem.rename(tempPath, targetPath)
@@ -125,13 +129,13 @@ enum Recovery {
       } else {
         throw .refused(.stagedFileVanished(path: targetPath))
       }
-    case .remove(let target, let guardPath, let guardSHA, _):
-      if let guardPath, let guardSHA {
-        guard try checksum(paths.inFolder(guardPath)) == guardSHA else {
-          throw .refused(.photoIsNotTheOriginal(path: paths.inFolder(guardPath)))
+    case .remove(let role, let guardSHA):
+      if let guardSHA {
+        guard try checksum(paths.photo) == guardSHA else {
+          throw .refused(.photoIsNotTheOriginal(path: paths.photo))
         }
       }
-      let path = paths.inFolder(target)
+      let path = role == .original ? paths.original : paths.sidecar
       try attempt(path) { () throws(FileSystem.FileError) in try FileSystem.remove(path) }
     }
   }

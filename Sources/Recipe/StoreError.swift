@@ -22,8 +22,11 @@ public enum StoreError: Error, Equatable, Sendable {
   case isStoreFile
   /// The path is a folder, and folders are walked only when asked.
   case isFolder
-  /// A device, pipe or socket where a photo or a store file should be.
+  /// A device, pipe or socket where a photo or a store file should be (or a symbolic link where
+  /// a store file should be).
   case notRegularFile(path: String)
+  /// A file larger than its limit (`size` and `limit` in bytes); nothing was allocated.
+  case fileTooLarge(path: String, size: Int, limit: Int, data: Bool)
   /// An in-place edit of a symbolic link (its preserved original would be the link).
   case isSymbolicLink
   /// An export of a photo that is itself edited (its pixels are a render).
@@ -133,4 +136,19 @@ public enum DetectorError: Error, Equatable, Sendable {
   case cascadeUnreadable(path: String, SystemError, isDefault: Bool)
   /// The cascade file is not a usable cascade.
   case cascadeInvalid(path: String, CascadeError, isDefault: Bool)
+}
+
+extension StoreError {
+  /// The error of reading `path`: missing, not a regular file, too large, or the system's.
+  init(reading path: String, _ error: FileSystem.FileError, data: Bool) {
+    if error.isNotFound {
+      self = .missing(path: path)
+    } else if error.notRegular {
+      self = .notRegularFile(path: path)
+    } else if let size = error.size, let limit = error.limit {
+      self = .fileTooLarge(path: path, size: size, limit: limit, data: data)
+    } else {
+      self = .cannotRead(path: path, error.system)
+    }
+  }
 }

@@ -13,6 +13,8 @@ public struct StoreSettings: Sendable {
   public var subsampling: ChromaSubsampling? = nil
   /// Images with more pixels than this are refused before any allocation.
   public var maxPixels = DecodeOptions.defaultMaxPixels
+  /// The largest sidecar, recipe, strokes file or cascade read, in bytes.
+  public var maxFileBytes = FileLimits.defaultDataFileBytes
   /// How long to wait for another photoedit's lock on the same photo before failing `busy`.
   public var lockTimeoutSeconds: Double = 30
   /// Where the face detector comes from; it is loaded only when a step needs one.
@@ -26,4 +28,14 @@ public struct StoreSettings: Sendable {
   var registry: [any Filter.Type] = Filters.all
 
   public init(detectors: DetectorLoader = DetectorLoader()) { self.detectors = detectors }
+}
+
+/// How large the files photoedit reads may be, checked before anything is allocated.
+public enum FileLimits {
+  /// A sidecar, a recipe file or a cascade: 64 MiB by default (`--max-file-size`).
+  public static let defaultDataFileBytes = 64 << 20
+  /// A journal is a few hundred bytes; one larger than this is not photoedit's.
+  static let journalBytes = 1 << 20
+  /// A photo file (an original or a render): beyond any photo the memory budget lets decode.
+  static let photoBytes = 4 << 30
 }

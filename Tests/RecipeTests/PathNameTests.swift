@@ -45,7 +45,7 @@ import Testing
     let path = folder.path(name)
     try FileSystem.createSynced(path, bytes: [1, 2, 3], mode: 0o644)
     #expect(try FileSystem.list(folder.url.path) == [name])
-    #expect(try FileSystem.read(path) == [1, 2, 3])
+    #expect(try FileSystem.read(path, limit: 1 << 20) == [1, 2, 3])
     let dir = name + ".d"
     try FileSystem.createDirectories(folder.path(dir + "/sub/" + dir))
     #expect(try FileSystem.info(folder.path(dir + "/sub/" + dir))?.isDirectory == true)

@@ -49,6 +49,9 @@ enum CommonOptions {
     long: "max-pixels", valueName: "N",
     help: "refuse images with more pixels than N (default 250000000)")
   static let timings = OptionSpec(long: "timings", help: "print each stage's time on standard error")
+  static let maxFileSize = OptionSpec(
+    long: "max-file-size", valueName: "MB",
+    help: "refuse sidecars, recipes, strokes files and cascades larger than MB megabytes (default 64)")
   static let cascade = OptionSpec(
     long: "cascade", valueName: "FILE",
     help: "the Haar cascade XML (default: $PHOTOEDIT_CASCADE, else OpenCV's frontal face cascade)")

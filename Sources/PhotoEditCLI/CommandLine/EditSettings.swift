@@ -10,11 +10,12 @@ struct EditSettings: Sendable {
   var subsampling: ChromaSubsampling?
   var maxPixels: Int?
   var timings: Bool
+  var maxFileBytes: Int
   var detectors: DetectorLoader
 
   static let options = [
-    CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.timings,
-    CommonOptions.cascade,
+    CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize,
+    CommonOptions.timings, CommonOptions.cascade,
   ]
   static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling]
 
@@ -30,13 +31,20 @@ struct EditSettings: Sendable {
     }
     maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
     timings = args.flag("timings")
+    maxFileBytes = try Self.maxFileBytes(args)
     detectors = Self.detectors(args)
+  }
+
+  /// `--max-file-size MB`: the largest sidecar, recipe, strokes file or cascade read.
+  static func maxFileBytes(_ args: ParsedArguments) throws(UsageError) -> Int {
+    (try args.integer("max-file-size", in: 1...4096)).map { $0 << 20 } ?? FileLimits.defaultDataFileBytes
   }
 
   /// The face detector's loader: `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else the default.
   static func detectors(_ args: ParsedArguments) -> DetectorLoader {
     let environment = FileSystem.environment("PHOTOEDIT_CASCADE").flatMap { $0.isEmpty ? nil : $0 }
-    return DetectorLoader(cascadePath: args.value("cascade") ?? environment)
+    let limit = (try? maxFileBytes(args)) ?? FileLimits.defaultDataFileBytes
+    return DetectorLoader(cascadePath: args.value("cascade") ?? environment, maxBytes: limit)
   }
 
   /// The store's settings for one file; stage times are printed with that file's name.
@@ -48,6 +56,7 @@ struct EditSettings: Sendable {
     s.dryRun = dryRun
     s.quality = quality
     s.subsampling = subsampling
+    s.maxFileBytes = maxFileBytes
     if let maxPixels { s.maxPixels = maxPixels }
     return s
   }

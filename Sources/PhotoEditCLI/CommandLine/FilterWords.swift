@@ -24,7 +24,12 @@ enum FilterWordError: Error, Equatable {
 /// `X:Y`, a list separated by `/`, a ratio `W:H`, a colour `#RRGGBB` or `#RRGGBBAA`, a box
 /// `X:Y:W:H`; a strokes parameter names a JSON file, read here.
 enum FilterWords {
-  static func parse(_ word: String, readFile: (String) throws(StoreError) -> [UInt8] = EditStore.readFile)
+  static func parse(
+    _ word: String,
+    readFile: (String) throws(StoreError) -> [UInt8] = { (path: String) throws(StoreError) in
+      try EditStore.readFile(path)
+    }
+  )
     throws(FilterWordError) -> StepRequest
   {
     let name: String

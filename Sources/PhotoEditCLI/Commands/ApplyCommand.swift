@@ -27,7 +27,7 @@ enum ApplyCommand {
       var requests: [StepRequest] = []
       for path in args.allValues("recipe") {
         do throws(StoreError) {
-          requests += try EditStore.recipe(from: path)
+          requests += try EditStore.recipe(from: path, limit: settings.maxFileBytes)
         } catch {
           // A recipe that cannot be used stops the command before any photo is touched.
           console.printError("photoedit: \(path): \(ErrorText.message(error))")
@@ -36,7 +36,10 @@ enum ApplyCommand {
       }
       for word in args.allValues("filter") {
         do throws(FilterWordError) {
-          requests.append(try FilterWords.parse(word))
+          requests.append(
+            try FilterWords.parse(word) { (path: String) throws(StoreError) in
+              try EditStore.readFile(path, limit: settings.maxFileBytes)
+            })
         } catch {
           if case .unreadableFile(_, _, let path, let problem) = error {
             // A file the word names is an input like any other: its own status, before any photo.

@@ -22,7 +22,7 @@ enum DetectCommand {
       ),
       OptionSpec(long: "min-face", valueName: "PX", help: "smallest face side in pixels (default: none)"),
       OptionSpec(long: "max-face", valueName: "PX", help: "largest face side in pixels (default: none)"),
-      CommonOptions.cascade, CommonOptions.maxPixels, CommonOptions.timings,
+      CommonOptions.cascade, CommonOptions.maxPixels, CommonOptions.maxFileSize, CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in
       var options = DetectionOptions()

@@ -69,7 +69,8 @@ enum EditCommand {
       let fits = candidates.contains { p in
         do throws(FilterWordError) {
           let v = try FilterWords.value(
-            value, kind: p.kind, filter: "", key: key, readFile: EditStore.readFile)
+            value, kind: p.kind, filter: "", key: key,
+            readFile: { (path: String) throws(StoreError) in try EditStore.readFile(path) })
           if p.kind.allows(v) { return true }
           problem = "\(key)=\(ValueText.value(v)) is out of range (allowed: \(ValueText.range(p.kind)))"
         } catch {
@@ -100,7 +101,8 @@ enum EditCommand {
       }
       do throws(FilterWordError) {
         values[key] = try FilterWords.value(
-          text, kind: p.kind, filter: filter.name, key: key, readFile: EditStore.readFile)
+          text, kind: p.kind, filter: filter.name, key: key,
+          readFile: { (path: String) throws(StoreError) in try EditStore.readFile(path) })
       } catch {
         if case .unreadableFile(_, _, _, let e) = error { throw e }
         throw .badStepValue(step: step, filter: filter.name, key: key, text: text, expected: p.kind)

@@ -31,7 +31,13 @@ enum ErrorText {
     case .isSidecar(let photo): "this is photoedit's sidecar of '\(photo)'; name the photo '\(photo)' instead"
     case .isStoreFile: "this is one of photoedit's temporary files; name the photo instead"
     case .isFolder: "is a folder (use -r to walk it)"
-    case .notRegularFile: "not a regular file (a device, pipe or socket)"
+    case .notRegularFile(let path):
+      EditStore.isStoreFile(path)
+        ? "'\(path)' is not a regular file (a link, pipe or device where photoedit's own file belongs); remove it"
+        : "not a regular file (a device, pipe or socket)"
+    case .fileTooLarge(let path, let size, let limit, let data):
+      "'\(path)' is \(size) bytes, more than the limit of \(limit)"
+        + (data ? " (raise it with --max-file-size MB)" : " for a photo file")
     case .isSymbolicLink:
       "is a symbolic link; edit the file it points to, or write the edit elsewhere with -o"
     case .alreadyEdited(let sidecar):
