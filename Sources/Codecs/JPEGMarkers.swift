@@ -94,6 +94,11 @@ enum JPEGMarkers {
       let start = i + 2
       let end = i + length
       guard end <= bytes.count else { throw .truncated(.jpeg) }
+      // A signature counts only when the whole of it lies inside the segment: a segment shorter
+      // than its signature (`FF E1 00 02` then `Exif\0\0`) is an empty segment of another kind.
+      func signed(_ signature: [UInt8]) -> Bool {
+        end - start >= signature.count && bytes.hasBytes(signature, at: start)
+      }
       switch marker {
       case 0xDA:
         guard sawFrame else { throw .corruptData(.jpeg, "scan before the frame header") }
@@ -103,18 +108,20 @@ enum JPEGMarkers {
         guard !sawFrame else { throw .corruptData(.jpeg, "two frame headers") }
         sawFrame = true
         try parseFrame(bytes, start, end, marker, into: &header)
-      case 0xE1 where header.exif == nil && bytes.hasBytes(exifSignature, at: start):
+      case 0xE1 where header.exif == nil && signed(exifSignature):
         let tiff = Array(bytes[(start + exifSignature.count)..<end])
         header.orientation = EXIF.orientation(in: tiff) ?? 1
         if metadata { header.exif = tiff }
-      case 0xE1 where metadata && header.xmp == nil && bytes.hasBytes(xmpSignature, at: start):
+      case 0xE1 where metadata && header.xmp == nil && signed(xmpSignature):
         header.xmp = Array(bytes[(start + xmpSignature.count)..<end])
-      case 0xE2 where metadata && bytes.hasBytes(iccSignature, at: start) && end - start >= 14:
+      case 0xE2 where metadata && signed(iccSignature) && end - start >= iccSignature.count + 2:
         let sequence = Int(bytes[start + 12])
         header.iccChunks.append((sequence, Array(bytes[(start + 14)..<end])))
-      case 0xED where metadata && bytes.hasBytes(photoshopSignature, at: start):
-        header.photoshop = (header.photoshop ?? []) + bytes[(start + photoshopSignature.count)..<end]
-      case 0xEE where bytes.hasBytes(adobeSignature, at: start) && end - start >= 12:
+      case 0xED where metadata && signed(photoshopSignature):
+        // Appended in place: concatenating copies would cost O(n²) over many segments.
+        if header.photoshop == nil { header.photoshop = [] }
+        header.photoshop!.append(contentsOf: bytes[(start + photoshopSignature.count)..<end])
+      case 0xEE where signed(adobeSignature) && end - start >= 12:
         header.adobeTransform = Int(bytes[start + 11])
       case 0xFE where metadata:
         header.comments.append(Array(bytes[start..<end]))

@@ -15,6 +15,8 @@ enum PNGCodec {
   static let colourChunkTypes: Set<String> = ["gAMA", "cHRM", "sRGB", "iCCP"]
   /// Largest ICC profile accepted from iCCP, in bytes.
   static let maxProfileBytes = 64 << 20
+  /// The most a file's iTXt and iCCP chunks may inflate to, in all.
+  static let maxInflatedBytes = 64 << 20
 
   /// What the chunk walk found.
   struct Structure {
@@ -26,6 +28,8 @@ enum PNGCodec {
     var orientation = 1
     /// The XMP packet of the first iTXt chunk with keyword `XML:com.adobe.xmp`.
     var xmp: [UInt8]?
+    /// Bytes the walk inflated (or tried to) from iTXt and iCCP chunks: the work it did.
+    var inflatedBytes = 0
   }
 
   /// The iTXt keyword Adobe's XMP specification gives XMP in PNG.
@@ -90,6 +94,9 @@ enum PNGCodec {
         s.orientation = EXIF.orientation(in: tiff) ?? 1
       } else if type == "iTXt", full, s.xmp == nil {
         s.xmp = xmp(fromITXt: Array(bytes[dataStart..<dataEnd]))
+        if bytes[dataStart..<dataEnd].starts(with: xmpKeyword + [0, 1]) {
+          s.inflatedBytes += s.xmp?.count ?? (16 << 20)
+        }
       } else if type == "IEND" {
         guard sawIDAT else { throw .corruptData(.png, "no image data (IDAT)") }
         return s
