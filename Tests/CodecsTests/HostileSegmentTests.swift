@@ -64,3 +64,81 @@ import Testing
     #expect(JPEGBands.join([band, band], height: 32, restartInterval: 1) == nil)
   }
 }
+
+/// EXIF structures whose offsets point into each other or out of the file.
+@Suite struct HostileEXIFTests {
+  /// IFD0 (orientation 8, ExifIFD at 38) -> Exif IFD (one inline entry) -> IFD1 at 56, whose
+  /// JPEG thumbnail is at `thumbnailOffset` for `thumbnailLength` bytes; the thumbnail's own
+  /// bytes are at 86..<92.
+  func tiff(thumbnailOffset: Int, thumbnailLength: Int) -> [UInt8] {
+    var tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0]
+    tiff += [2, 0]
+    tiff += [0x12, 0x01, 3, 0, 1, 0, 0, 0, 8, 0, 0, 0]
+    tiff += [0x69, 0x87, 4, 0, 1, 0, 0, 0, 38, 0, 0, 0]
+    tiff += [56, 0, 0, 0]
+    tiff += [1, 0, 0x00, 0x90, 7, 0, 4, 0, 0, 0, 0x30, 0x32, 0x33, 0x31, 0, 0, 0, 0]
+    tiff += [2, 0]
+    tiff += [0x01, 0x02, 4, 0, 1, 0, 0, 0, UInt8(thumbnailOffset), 0, 0, 0]
+    tiff += [0x02, 0x02, 4, 0, 1, 0, 0, 0, UInt8(thumbnailLength), 0, 0, 0]
+    tiff += [0, 0, 0, 0]
+    tiff += [0xFF, 0xD8, 0xFF, 0xDB, 0xFF, 0xD9]
+    return tiff
+  }
+
+  /// A thumbnail whose range starts inside an IFD that is kept: what the kept IFD uses stays,
+  /// the rest of the thumbnail goes (it used to be left whole, thumbnail included).
+  @Test func thumbnailOverlappingAKeptIFDIsStillRemoved() throws {
+    let normal = try #require(EXIF.sanitized(tiff(thumbnailOffset: 86, thumbnailLength: 6)))
+    let overlapping = try #require(EXIF.sanitized(tiff(thumbnailOffset: 38, thumbnailLength: 54)))
+    #expect(overlapping == normal)
+    #expect(overlapping.count == 56)
+    #expect(!overlapping.contains(bytes: [0xFF, 0xD8]))
+  }
+
+  /// Offsets and counts at the top of their 32-bit range, and IFD links that loop.
+  @Test func offsetsAndCountsPastTheEnd() {
+    var tiff = self.tiff(thumbnailOffset: 86, thumbnailLength: 6)
+    let original = tiff
+    for (at, value) in [(4, [0xFF, 0xFF, 0xFF, 0xFF]), (10, [0xFF, 0xFF]), (14, [0xFF, 0xFF, 0xFF, 0x7F])] {
+      tiff = original
+      tiff.replaceSubrange(at..<(at + value.count), with: value.map(UInt8.init))
+      _ = EXIF.sanitized(tiff)
+      _ = EXIF.orientation(in: tiff)
+    }
+    // IFD1 links back to IFD0, and the Exif IFD to itself.
+    tiff = original
+    tiff[34] = 8
+    tiff[30] = 38
+    #expect(EXIF.sanitized(tiff) != nil)
+  }
+
+  /// Many entries in IFD0 and IFD1 (a PNG's eXIf has no 64 KB cap): every IFD1 value and the
+  /// thumbnail are zeroed, every IFD0 value kept. Overlaps are found by sorting, not by
+  /// comparing every pair (65535 x 65535 before).
+  @Test func manyEntries() throws {
+    let n = 3000
+    var tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8]
+    func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+    func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v & 0xFFFF) }
+    let ifd0 = 8
+    let ifd1 = ifd0 + 2 + n * 12 + 4
+    let values0 = ifd1 + 2 + n * 12 + 4
+    let values1 = values0 + n * 8
+    let thumbnail = values1 + n * 8
+    tiff += u16(n)
+    for k in 0..<n { tiff += u16(0x1000 + k) + u16(5) + u32(1) + u32(values0 + k * 8) }
+    tiff += u32(ifd1)
+    tiff += u16(n)
+    tiff += u16(0x0201) + u16(4) + u32(1) + u32(thumbnail)
+    tiff += u16(0x0202) + u16(4) + u32(1) + u32(6)
+    for k in 2..<n { tiff += u16(0x1000 + k) + u16(5) + u32(1) + u32(values1 + k * 8) }
+    tiff += u32(0)
+    tiff += [UInt8](repeating: 0x11, count: n * 8) + [UInt8](repeating: 0, count: 16)
+    tiff += [UInt8](repeating: 0x22, count: (n - 2) * 8)
+    tiff += [0xFF, 0xD8, 0xFF, 0xDB, 0xFF, 0xD9]
+    let clean = try #require(EXIF.sanitized(tiff))
+    #expect(clean.count == values1)  // cut after IFD0's values
+    #expect(clean[values0..<values1].allSatisfy { $0 == 0x11 })
+    #expect(clean[ifd1..<values0].allSatisfy { $0 == 0 })
+  }
+}
