@@ -142,3 +142,39 @@ import Testing
     #expect(clean[ifd1..<values0].allSatisfy { $0 == 0 })
   }
 }
+
+/// Inputs libFuzzer found (`make fuzz`), kept under Tests/Inputs/fuzz/TARGET/: each is refused or
+/// read cleanly since its fix.
+@Suite struct FuzzFindingTests {
+  /// FuzzMetadata: an orientation entry with a count of 9 (its values out of line). The reader
+  /// took the inline bytes as the orientation (7) while the sanitizer rewrote only entries of
+  /// count 1, so a render's EXIF still said 7 over upright pixels (and a second decode turned
+  /// them again). Both now use the entry's first value, wherever it is.
+  @Test func exifOrientationWithACountOfNine() throws {
+    let input = try testInput("fuzz/FuzzMetadata/exif-orientation-count-9")
+    let tiff = Array(input.dropFirst())  // the selector byte
+    let clean = try #require(EXIF.sanitized(tiff))
+    #expect((EXIF.orientation(in: clean) ?? 1) == 1)
+  }
+
+  /// The same through a JPEG: a render of a photo whose orientation entry has several values
+  /// decodes upright again, without another turn.
+  @Test func renderOfAManyValuedOrientationIsUpright() throws {
+    // IFD0 with one orientation entry of type SHORT, count 2, values 6 and 6 (inline).
+    let tiff: [UInt8] = [
+      0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 2, 0, 6, 0, 6, 0, 0, 0, 0,
+    ]
+    var jpeg = try fixture("jpeg/testorig.jpg")
+    let exif = [0xFF, 0xE1, 0, UInt8(2 + 6 + tiff.count)] + JPEGMarkers.exifSignature + tiff
+    jpeg.insert(contentsOf: exif, at: 2)
+    let decoded = try ImageCodec.decode(jpeg)
+    #expect(decoded.orientation == 6 && decoded.image.width == 149)
+    var options = EncodeOptions()
+    options.metadata = decoded.metadata
+    let render = try ImageCodec.encode(decoded.image, as: .png, options: options)
+    let again = try ImageCodec.decode(render)
+    #expect(again.orientation == 1)
+    let same = again.image == decoded.image
+    #expect(same)
+  }
+}
