@@ -64,15 +64,25 @@ enum EXIF {
     }
   }
 
-  /// The orientation tag (0x0112) of IFD0 when it is 1...8.
+  /// The orientation tag (0x0112) of IFD0 when it is 1...8: the first value of the first such
+  /// entry of type SHORT, inline or out of line as its count says.
   static func orientation(in tiff: [UInt8]) -> Int? {
-    guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries = r.entries(at: ifd0) else {
-      return nil
-    }
-    guard let e = entries.first(where: { $0.tag == 0x0112 && $0.type == 3 && $0.count >= 1 }),
-      let value = r.u16(e.entry + 8), (1...8).contains(value)
+    guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries = r.entries(at: ifd0),
+      let at = orientationOffset(r, entries), let value = r.u16(at), (1...8).contains(value)
     else { return nil }
     return value
+  }
+
+  /// Where the orientation's first value lies. The reader and the sanitizer both use it, so
+  /// that the value rewritten to 1 is the one read (an entry whose count is not 1 keeps its
+  /// values out of line once they pass 4 bytes).
+  private static func orientationOffset(
+    _ r: Reader, _ entries: [(tag: Int, type: Int, count: Int, entry: Int)]
+  ) -> Int? {
+    guard let e = entries.first(where: { $0.tag == 0x0112 && $0.type == 3 && $0.count >= 1 }) else {
+      return nil
+    }
+    return r.valueRange(type: e.type, count: e.count, entry: e.entry)?.lowerBound
   }
 
   /// The TIFF structure with orientation set to 1 and IFD1 (the thumbnail) removed.
@@ -95,9 +105,7 @@ enum EXIF {
         (out[i], out[i + 1]) = (UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))
       }
     }
-    if let e = entries0.first(where: { $0.tag == 0x0112 && $0.type == 3 && $0.count == 1 }) {
-      put16(e.entry + 8, 1)
-    }
+    if let at = orientationOffset(r, entries0) { put16(at, 1) }
 
     // Everything the kept IFDs (0, Exif, GPS, Interoperability) use, to know where to cut.
     var keptEnd = 8
