@@ -140,7 +140,7 @@ def fuzz(target, seconds, runs):
     before = set(findings.iterdir())
     log = BUILD / f"{target}.log"
     command = [str(BUILD / "release" / target), f"-max_total_time={seconds}", "-timeout=10",
-               "-rss_limit_mb=2048", f"-max_len={max_len}", f"-dict={dictionary}",
+               "-rss_limit_mb=2048", "-detect_leaks=0", f"-max_len={max_len}", f"-dict={dictionary}",
                f"-artifact_prefix={findings}/", "-print_final_stats=1", str(corpus), str(seed_dir)]
     if runs:
         command.insert(2, f"-runs={runs}")
