@@ -18,27 +18,30 @@ struct XMLReader {
     /// The first child named `name`, if any.
     func child(_ name: String) -> Element? { children.first { $0.name == name } }
 
-    /// The character data split at whitespace, or nil when it holds more than `limit` tokens
-    /// (the text is not split past that, so a huge text costs no huge array).
+    /// The character data split at ASCII whitespace (as OpenCV's `isspace`), or nil when it
+    /// holds more than `limit` tokens (the text is not split past that, so a huge text costs no
+    /// huge array).
     func tokens(atMost limit: Int) -> [Substring]? {
       var tokens: [Substring] = []
+      let utf8 = text.utf8
       var start: String.Index?
-      var i = text.startIndex
-      while i < text.endIndex {
-        if text[i].isWhitespace {
+      var i = utf8.startIndex
+      while i < utf8.endIndex {
+        let c = utf8[i]
+        if c == 0x20 || (0x09...0x0D).contains(c) {
           if let s = start {
             guard tokens.count < limit else { return nil }
-            tokens.append(text[s..<i])
+            tokens.append(Substring(utf8[s..<i]))
             start = nil
           }
         } else if start == nil {
           start = i
         }
-        i = text.index(after: i)
+        i = utf8.index(after: i)
       }
       if let s = start {
         guard tokens.count < limit else { return nil }
-        tokens.append(text[s...])
+        tokens.append(Substring(utf8[s...]))
       }
       return tokens
     }
