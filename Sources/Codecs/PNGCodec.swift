@@ -131,8 +131,7 @@ enum PNGCodec {
     fromITXt chunk: ArraySlice<UInt8>,
     inflating: (ArraySlice<UInt8>) -> [UInt8]? = { inflate(Array($0), maxSize: maxXMPBytes) }
   ) -> [UInt8]? {
-    let data = chunk.startIndex
-    let keywordEnd = data + xmpKeyword.count
+    let keywordEnd = chunk.startIndex + xmpKeyword.count
     guard chunk.count > xmpKeyword.count + 2, chunk.starts(with: xmpKeyword), chunk[keywordEnd] == 0 else {
       return nil
     }
@@ -145,6 +144,7 @@ enum PNGCodec {
     return packet?.isEmpty == false ? packet : nil
   }
 
+  /// The XMP packet in an iTXt chunk's data (see above), inflated up to `maxXMPBytes`.
   static func xmp(fromITXt data: [UInt8]) -> [UInt8]? { xmp(fromITXt: data[...]) }
 
   /// An iTXt chunk's data carrying an XMP packet, uncompressed (as the XMP specification asks,
