@@ -55,10 +55,15 @@ install: build
 # A failed build does not stop it: photoedit's cases then say "failed".
 BENCH_FLAGS := $(if $(filter-out 0,$(QUICK)),--quick,)
 
-# Mutated copies of the fixtures through the release binary; any crash or hang is a finding.
-# `make fuzz COUNT=5000 SEED=7` for a longer or another run.
+# Coverage-guided fuzzing of every parser: libFuzzer + AddressSanitizer targets (Tests/Fuzz/fuzz.py),
+# one at a time for FUZZ_SECONDS each (default 180; FUZZ_RUNS=N stops a target after N executions,
+# FUZZ_TARGETS=FuzzJPEG,FuzzPNG picks some), then COUNT mutated fixtures through the release binary
+# (Tests/Fuzz/mutate.py, default 200, SEED=): the command line's exit statuses end to end.
+# A crash, timeout (-timeout=10) or out-of-memory (-rss_limit_mb=2048) is a finding.
 fuzz: build
-	python3 Tests/Fuzz/mutate.py --count $(or $(COUNT),1000) --seed $(or $(SEED),1)
+	python3 Tests/Fuzz/fuzz.py --seconds $(or $(FUZZ_SECONDS),180) $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) \
+	  $(if $(FUZZ_TARGETS),--targets $(FUZZ_TARGETS))
+	python3 Tests/Fuzz/mutate.py --count $(or $(COUNT),200) --seed $(or $(SEED),1)
 
 bench:
 	@Tests/Benchmarks/setup.sh

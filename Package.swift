@@ -37,3 +37,19 @@ let package = Package(
     .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit", "TestSupport"]),
   ]
 )
+
+// libFuzzer targets, one per parser (Tests/Fuzz/, run by `make fuzz`). They exist only when
+// PHOTOEDIT_FUZZ is set: they reach internal APIs with @testable import, so they build only with
+// -enable-testing, and with the fuzzer sanitizer, which provides their main.
+if Context.environment["PHOTOEDIT_FUZZ"] != nil {
+  package.targets += [
+    .target(name: "FuzzSupport", dependencies: ["CPNGShim"], path: "Tests/Fuzz/FuzzSupport"),
+    .executableTarget(name: "FuzzJPEG", dependencies: ["Codecs", "CJPEGShim"], path: "Tests/Fuzz/FuzzJPEG"),
+    .executableTarget(name: "FuzzPNG", dependencies: ["Codecs", "FuzzSupport"], path: "Tests/Fuzz/FuzzPNG"),
+    .executableTarget(
+      name: "FuzzMetadata", dependencies: ["Codecs", "FuzzSupport"], path: "Tests/Fuzz/FuzzMetadata"),
+    .executableTarget(name: "FuzzCascade", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzCascade"),
+    .executableTarget(name: "FuzzStrokes", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzStrokes"),
+    .executableTarget(name: "FuzzSidecar", dependencies: ["Recipe"], path: "Tests/Fuzz/FuzzSidecar"),
+  ]
+}

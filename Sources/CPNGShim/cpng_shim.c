@@ -75,17 +75,13 @@ int cpng_decode_rgba(const unsigned char *data, size_t size, unsigned int width,
     return -1;
   }
   png_infop info = png_create_info_struct(png);
-  png_bytep *rows = (png_bytep *)malloc(sizeof(png_bytep) * (height ? height : 1));
-  if (info == NULL || rows == NULL) {
-    free(rows);
-    png_destroy_read_struct(&png, info ? &info : NULL, NULL);
+  if (info == NULL) {
+    png_destroy_read_struct(&png, NULL, NULL);
     set_message(message, messageSize, "out of memory");
     return -1;
   }
-  for (unsigned int y = 0; y < height; y++) rows[y] = out + (size_t)y * width * 4;
 
   if (setjmp(png_jmpbuf(png))) {
-    free(rows);
     png_destroy_read_struct(&png, &info, NULL);
     if (warnings) *warnings = state.warnings;
     return -1;
@@ -94,6 +90,10 @@ int cpng_decode_rgba(const unsigned char *data, size_t size, unsigned int width,
   png_set_benign_errors(png, 1);
   /* The caller already checked the size against its pixel limit. */
   png_set_user_limits(png, width, height);
+  /* Every ancillary chunk but tRNS is skipped unread: the pixels need none of them (no gamma
+     or colour transform is applied), and Swift reads the metadata itself. Otherwise libpng
+     would inflate every zTXt and iTXt chunk (up to 8 MB each) and iCCP on its own. */
+  png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
   png_read_info(png, info);
 
   png_uint_32 w = 0, h = 0;
@@ -106,14 +106,17 @@ int cpng_decode_rgba(const unsigned char *data, size_t size, unsigned int width,
   if (bitDepth == 16) png_set_scale_16(png);
   if (colorType == PNG_COLOR_TYPE_GRAY || colorType == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
   png_set_add_alpha(png, 0xff, PNG_FILLER_AFTER);
-  png_set_interlace_handling(png);
+  int passes = png_set_interlace_handling(png);
   png_read_update_info(png, info);
   if (png_get_rowbytes(png, info) != (size_t)width * 4) png_error(png, "unexpected row layout");
 
-  png_read_image(png, rows);
+  /* Row by row, as png_read_image does, without its array of a pointer per row (2 GB for a
+     PNG of 250 million rows). An interlaced image is read once per pass. */
+  for (int pass = 0; pass < passes; pass++) {
+    for (unsigned int y = 0; y < height; y++) png_read_row(png, out + (size_t)y * width * 4, NULL);
+  }
   png_read_end(png, NULL);
 
-  free(rows);
   png_destroy_read_struct(&png, &info, NULL);
   if (warnings) *warnings = state.warnings;
   return 0;

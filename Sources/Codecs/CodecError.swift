@@ -17,6 +17,14 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
   case tooLarge(width: Int, height: Int, limit: Int)
   /// The encoder failed (libjpeg-turbo or libpng said why).
   case encodingFailed(ImageFormat, String)
+  /// A JPEG with more scans than the limit, counted by a marker walk before decoding.
+  case tooManyScans(count: Int, limit: Int)
+  /// An image so narrow for its height that its rows alone cost more than the pixel limit
+  /// (each row costs the decoder as much as `ImageCodec.rowCostInPixels` pixels).
+  case tooManyRows(width: Int, height: Int, limit: Int)
+  /// Decoding would need more memory than `DecodeOptions.maxMemoryBytes`; estimated from the
+  /// header, nothing was allocated.
+  case memoryBudgetExceeded(estimate: Int, budget: Int)
 
   public var description: String {
     switch self {
@@ -28,9 +36,20 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
     case .tooLarge(let width, let height, let limit):
       "image too large: \(width)x\(height) is \(width * height) pixels, more than the limit of \(limit)"
     case .encodingFailed(let format, let detail): "cannot encode \(format.displayName): \(detail)"
+    case .tooManyScans(let count, let limit):
+      "JPEG with \(count) scans, more than the limit of \(limit) (cameras and encoders write about 10)"
+    case .tooManyRows(let width, let height, let limit):
+      "image too narrow for its height: \(width)x\(height) has more than \(limit) rows, the most"
+        + " the pixel limit allows at that width"
+    case .memoryBudgetExceeded(let estimate, let budget):
+      "decoding needs about \(mebibytes(estimate)) MiB (\(estimate) bytes), more than the memory"
+        + " budget of \(mebibytes(budget)) MiB (\(budget) bytes)"
     }
   }
 }
+
+/// Bytes in whole MiB, rounded up, for messages.
+private func mebibytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) == 0 ? 0 : 1) }
 
 extension ImageFormat {
   /// "JPEG" or "PNG", for messages.

@@ -64,22 +64,35 @@ enum EXIF {
     }
   }
 
-  /// The orientation tag (0x0112) of IFD0 when it is 1...8.
+  /// The orientation tag (0x0112) of IFD0 when it is 1...8: the first value of the first such
+  /// entry of type SHORT, inline or out of line as its count says.
   static func orientation(in tiff: [UInt8]) -> Int? {
-    guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries = r.entries(at: ifd0) else {
-      return nil
-    }
-    guard let e = entries.first(where: { $0.tag == 0x0112 && $0.type == 3 && $0.count >= 1 }),
-      let value = r.u16(e.entry + 8), (1...8).contains(value)
+    guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries = r.entries(at: ifd0),
+      let at = orientationOffset(r, entries), let value = r.u16(at), (1...8).contains(value)
     else { return nil }
     return value
+  }
+
+  /// Where the orientation's first value lies. The reader and the sanitizer both use it, so
+  /// that the value rewritten to 1 is the one read (an entry whose count is not 1 keeps its
+  /// values out of line once they pass 4 bytes).
+  private static func orientationOffset(
+    _ r: Reader, _ entries: [(tag: Int, type: Int, count: Int, entry: Int)]
+  ) -> Int? {
+    guard let e = entries.first(where: { $0.tag == 0x0112 && $0.type == 3 && $0.count >= 1 }) else {
+      return nil
+    }
+    return r.valueRange(type: e.type, count: e.count, entry: e.entry)?.lowerBound
   }
 
   /// The TIFF structure with orientation set to 1 and IFD1 (the thumbnail) removed.
   ///
   /// IFD0's link to IFD1 is cleared, and the bytes of IFD1's directory, of its values and of the
-  /// thumbnail it points to are zeroed; when nothing the other IFDs use lies after them, the
-  /// structure is cut there. Returns nil when IFD0 cannot be read (the EXIF is then dropped).
+  /// thumbnail it points to are zeroed, except those the kept IFDs use themselves; when nothing
+  /// the other IFDs use lies after them, the structure is cut there. Returns nil when IFD0
+  /// cannot be read (the EXIF is then dropped).
+  ///
+  /// - Complexity: O(n log n) in the entries of the IFDs, plus O(size).
   static func sanitized(_ tiff: [UInt8]) -> [UInt8]? {
     guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries0 = r.entries(at: ifd0) else {
       return nil
@@ -92,9 +105,7 @@ enum EXIF {
         (out[i], out[i + 1]) = (UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF))
       }
     }
-    if let e = entries0.first(where: { $0.tag == 0x0112 && $0.type == 3 && $0.count == 1 }) {
-      put16(e.entry + 8, 1)
-    }
+    if let at = orientationOffset(r, entries0) { put16(at, 1) }
 
     // Everything the kept IFDs (0, Exif, GPS, Interoperability) use, to know where to cut.
     var keptEnd = 8
@@ -144,13 +155,36 @@ enum EXIF {
         }
       }
     }
-    for range in removed where !kept.contains(where: { $0.overlaps(range) }) {
-      let clipped = range.clamped(to: 0..<out.count)
-      out.replaceSubrange(clipped, with: repeatElement(0, count: clipped.count))
+    // Zero every removed byte that no kept IFD uses. Both lists are merged into sorted,
+    // disjoint ranges first, so this is O(n log n) however many entries the IFDs have.
+    let keep = merged(kept)
+    var k = 0
+    for range in merged(removed.map { $0.clamped(to: 0..<out.count) }) {
+      var start = range.lowerBound
+      while start < range.upperBound {
+        while k < keep.count, keep[k].upperBound <= start { k += 1 }
+        let end = k < keep.count ? min(range.upperBound, keep[k].lowerBound) : range.upperBound
+        for i in start..<max(start, end) { out[i] = 0 }
+        guard k < keep.count, keep[k].lowerBound < range.upperBound else { break }
+        start = keep[k].upperBound
+      }
     }
     // Cut the tail when only zeros (the removed parts, padding) follow what is kept.
     if keptEnd < out.count, out[keptEnd...].allSatisfy({ $0 == 0 }) {
       out.removeSubrange(keptEnd...)
+    }
+    return out
+  }
+
+  /// Sorted, disjoint, non-empty ranges covering the bytes `ranges` cover.
+  private static func merged(_ ranges: [Range<Int>]) -> [Range<Int>] {
+    var out: [Range<Int>] = []
+    for range in ranges.filter({ !$0.isEmpty }).sorted(by: { $0.lowerBound < $1.lowerBound }) {
+      if let last = out.last, range.lowerBound <= last.upperBound {
+        out[out.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+      } else {
+        out.append(range)
+      }
     }
     return out
   }

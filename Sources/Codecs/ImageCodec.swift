@@ -93,6 +93,12 @@ public struct DecodeOptions: Sendable {
   public var maxPixels: Int = DecodeOptions.defaultMaxPixels
   /// The default pixel limit: 250 megapixels.
   public static let defaultMaxPixels = 250_000_000
+  /// Refuse files whose decoding would need more memory than this, in bytes (default 2 GiB):
+  /// the decoder's own buffers, estimated from the header (`ImageCodec.decodeMemoryEstimate`)
+  /// before any pixel memory is allocated.
+  public var maxMemoryBytes: Int = DecodeOptions.defaultMaxMemoryBytes
+  /// The default memory budget: 2 GiB.
+  public static let defaultMaxMemoryBytes = 2 << 30
   /// When set, a JPEG is decoded with DCT-domain scaling to the smallest scale whose longest side
   /// is still at least this many pixels. PNG ignores it.
   public var minimumLongestSide: Int? = nil
@@ -123,10 +129,26 @@ public struct ImageInfo: Sendable, Equatable {
   public var width: Int, height: Int
   /// The EXIF orientation the file has (1...8; a PNG's comes from its eXIf chunk, else 1).
   public var orientation: Int
+  /// What the decoder keeps besides the frame, in bytes (see `ImageCodec.decodeMemoryEstimate`).
+  public var decoderBuffers = DecoderBuffers()
 
   public init(format: ImageFormat, width: Int, height: Int, orientation: Int) {
     (self.format, self.width, self.height, self.orientation) = (format, width, height, orientation)
   }
+}
+
+/// The buffers a decoder allocates besides the RGBA frame, sized from a file's header.
+public struct DecoderBuffers: Sendable, Equatable {
+  /// libjpeg's whole-image buffer of DCT coefficients (2 bytes per coefficient, 64 per 8x8
+  /// block of each component): held by a progressive JPEG or one with a scan per component, and
+  /// by the damage scan of any JPEG. 0 for PNG.
+  public var coefficientBytes = 0
+  /// True when decoding holds `coefficientBytes` (progressive or multi-scan JPEG).
+  public var holdsCoefficients = false
+  /// The decoder's working rows: libpng's two rows at the widest pixel layout it goes through,
+  /// libjpeg's MCU rows.
+  public var rowBytes = 0
+  public init() {}
 }
 
 /// Decodes and encodes JPEG and PNG.
@@ -190,25 +212,17 @@ public enum ImageCodec {
     }
   }
 
-  /// Reads the format, upright size and orientation from the headers only: a JPEG's segments up
-  /// to its first scan, a PNG's chunks up to its first IDAT. No pixels are decoded, so this is
-  /// cheap enough to call on every file of a folder.
+  /// Reads the format, upright size, orientation and the decoder's buffers from the headers
+  /// only: a JPEG's segments up to its first scan, a PNG's chunks up to its first IDAT. No
+  /// pixels are decoded, so this is cheap enough to call on every file of a folder.
   ///
   /// - Throws: `CodecError` when the header itself is missing or damaged.
   public static func readInfo(_ bytes: [UInt8]) throws(CodecError) -> ImageInfo {
     switch try format(of: bytes) {
     case .jpeg:
-      let header = try JPEGMarkers.parseHeader(bytes, metadata: false)
-      let turned = header.orientation >= 5
-      return ImageInfo(
-        format: .jpeg, width: turned ? header.height : header.width,
-        height: turned ? header.width : header.height, orientation: header.orientation)
+      return ImageInfo(jpeg: try JPEGMarkers.parseHeader(bytes, metadata: false))
     case .png:
-      let s = try PNGCodec.walk(bytes, full: false)
-      let turned = s.orientation >= 5
-      return ImageInfo(
-        format: .png, width: turned ? s.height : s.width, height: turned ? s.width : s.height,
-        orientation: s.orientation)
+      return ImageInfo(png: try PNGCodec.walk(bytes, full: false))
     }
   }
 

@@ -77,7 +77,8 @@ enum JPEGBands {
         case 0xDD:
           return nil  // restart markers already in use
         case 0xDA:
-          guard let frameHeightOffset else { return nil }
+          // The entropy-coded data runs from the end of the SOS segment to the final EOI.
+          guard let frameHeightOffset, next <= bytes.count - 2 else { return nil }
           self.frameHeightOffset = frameHeightOffset
           scanStart = offset
           dataStart = next

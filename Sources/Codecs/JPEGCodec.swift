@@ -46,6 +46,10 @@ enum JPEGCodec {
     }
     let isCMYK: Bool
     if headerStatus == 0 {
+      // libjpeg must read the frame our limits were checked against.
+      guard Int(tjWidth) == width, Int(tjHeight) == height else {
+        throw .corruptData(.jpeg, "libjpeg reads another size than the frame header says")
+      }
       isCMYK = tjColorspace == Int32(TJCS_CMYK.rawValue) || tjColorspace == Int32(TJCS_YCCK.rawValue)
     } else {
       isCMYK = header.components.count == 4
@@ -74,13 +78,7 @@ enum JPEGCodec {
       }
       // TurboJPEG reports the first warning's text only: damage after a harmless warning would
       // go unseen, so read the entropy-coded data again and look at every warning.
-      var damage = [CChar](repeating: 0, count: 256)
-      let found = bytes.withUnsafeBufferPointer {
-        cjpeg_find_damage($0.baseAddress, $0.count, &damage, damage.count)
-      }
-      if found != 0 {
-        throw error(fromLibjpeg: String(cMessage: damage), isWarning: found == 1)
-      }
+      try checkForDamage(bytes, ImageInfo(jpeg: header), options: options)
       warnings.append(message)
     }
     var image = Image(width: scaledWidth, height: scaledHeight, bytes: pixels)
@@ -91,15 +89,33 @@ enum JPEGCodec {
     return Decoded(image: image, header: header, warnings: warnings)
   }
 
-  /// Refuses, before any pixel memory is allocated, a JPEG over the pixel limit or one whose
-  /// entropy-coded data does not run to an EOI (a cut file).
+  /// Refuses, before any pixel memory is allocated, a JPEG over the pixel limit or the memory
+  /// budget (`ImageCodec.checkLimits`), one whose entropy-coded data does not run to an EOI (a
+  /// cut file), and one with more scans than `JPEGMarkers.maxScans`.
   static func checkDecodable(_ header: JPEGHeader, _ bytes: [UInt8], options: DecodeOptions)
     throws(CodecError)
   {
-    if header.width * header.height > options.maxPixels {
-      throw .tooLarge(width: header.width, height: header.height, limit: options.maxPixels)
+    try ImageCodec.checkLimits(ImageInfo(jpeg: header), options: options)
+    let scans = try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
+    if scans > JPEGMarkers.maxScans { throw .tooManyScans(count: scans, limit: JPEGMarkers.maxScans) }
+  }
+
+  /// Reads the whole file's entropy-coded data again with libjpeg (`cjpeg_find_damage`:
+  /// `jpeg_read_coefficients`, no IDCT) and throws the first warning that means damage. It
+  /// holds every coefficient of the image while the frame is held, so it is checked against
+  /// the memory budget first.
+  static func checkForDamage(_ bytes: [UInt8], _ info: ImageInfo, options: DecodeOptions) throws(CodecError) {
+    let estimate = ImageCodec.damageScanEstimate(info, options: options)
+    if estimate > options.maxMemoryBytes {
+      throw .memoryBudgetExceeded(estimate: estimate, budget: options.maxMemoryBytes)
     }
-    try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
+    var damage = [CChar](repeating: 0, count: 256)
+    let found = bytes.withUnsafeBufferPointer {
+      cjpeg_find_damage($0.baseAddress, $0.count, &damage, damage.count)
+    }
+    if found != 0 {
+      throw error(fromLibjpeg: String(cMessage: damage), isWarning: found == 1)
+    }
   }
 
   /// The size TurboJPEG decodes to: the smallest scaling factor (at most 1/1) whose longest side

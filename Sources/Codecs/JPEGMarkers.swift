@@ -24,6 +24,38 @@ struct JPEGHeader {
   var comments: [[UInt8]] = []
   /// Where the first SOS segment starts.
   var firstScanOffset = 0
+  /// How many components the first scan holds (fewer than the frame's: one scan per component).
+  var firstScanComponents = 0
+
+  /// True when libjpeg keeps every DCT coefficient of the image while it decodes: a progressive
+  /// file, or one whose components come in separate scans (libjpeg's `has_multiple_scans`).
+  var holdsCoefficients: Bool {
+    [0xC2, 0xC6, 0xCA, 0xCE].contains(frameMarker) || firstScanComponents < components.count
+  }
+
+  /// The bytes of libjpeg's whole-image coefficient buffer: per component, its blocks (8x8 pixels
+  /// of that component, padded to whole MCUs) of 64 coefficients of 2 bytes.
+  var coefficientBytes: Int {
+    let hmax = components.map { Self.samplingFactor($0.h) }.max() ?? 1
+    let vmax = components.map { Self.samplingFactor($0.v) }.max() ?? 1
+    return components.reduce(0) { total, c in
+      let (h, v) = (Self.samplingFactor(c.h), Self.samplingFactor(c.v))
+      let across = roundUp((width * h + 8 * hmax - 1) / (8 * hmax), to: h)
+      let down = roundUp((height * v + 8 * vmax - 1) / (8 * vmax), to: v)
+      return total + across * down * 128
+    }
+  }
+
+  /// The sample rows libjpeg works on: about three MCU rows of every component, and the
+  /// converted output rows of one.
+  var rowBufferBytes: Int {
+    let vmax = components.map { Self.samplingFactor($0.v) }.max() ?? 1
+    let padded = roundUp(width, to: 32)
+    return components.count * padded * 8 * vmax * 3 + padded * 4 * 8 * vmax
+  }
+
+  /// A sampling factor as libjpeg accepts it (1...4; it refuses a file with any other).
+  private static func samplingFactor(_ value: Int) -> Int { min(max(value, 1), 4) }
 
   /// The metadata a render carries: EXIF without thumbnail (orientation 1), ICC, XMP
   /// (orientation 1), IPTC without Photoshop's thumbnails, comments.
@@ -86,7 +118,10 @@ enum JPEGMarkers {
       guard i < bytes.count else { throw .truncated(.jpeg) }
       let marker = bytes[i]
       i += 1
-      if marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }
+      // FF 00 is not a marker (libjpeg skips it as stray bytes); SOI, TEM and RSTn stand alone.
+      if marker == 0x00 || marker == 0xD8 || marker == 0x01 || (0xD0...0xD7).contains(marker) {
+        continue
+      }
       if marker == 0xD9 { throw .corruptData(.jpeg, "no image data before the end marker") }
       guard i + 2 <= bytes.count else { throw .truncated(.jpeg) }
       let length = bytes.uint16BE(at: i)
@@ -94,27 +129,35 @@ enum JPEGMarkers {
       let start = i + 2
       let end = i + length
       guard end <= bytes.count else { throw .truncated(.jpeg) }
+      // A signature counts only when the whole of it lies inside the segment: a segment shorter
+      // than its signature (`FF E1 00 02` then `Exif\0\0`) is an empty segment of another kind.
+      func signed(_ signature: [UInt8]) -> Bool {
+        end - start >= signature.count && bytes.hasBytes(signature, at: start)
+      }
       switch marker {
       case 0xDA:
         guard sawFrame else { throw .corruptData(.jpeg, "scan before the frame header") }
         header.firstScanOffset = i - 2
+        header.firstScanComponents = end > start ? Int(bytes[start]) : 0
         return header
       case 0xC0...0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
         guard !sawFrame else { throw .corruptData(.jpeg, "two frame headers") }
         sawFrame = true
         try parseFrame(bytes, start, end, marker, into: &header)
-      case 0xE1 where header.exif == nil && bytes.hasBytes(exifSignature, at: start):
+      case 0xE1 where header.exif == nil && signed(exifSignature):
         let tiff = Array(bytes[(start + exifSignature.count)..<end])
         header.orientation = EXIF.orientation(in: tiff) ?? 1
         if metadata { header.exif = tiff }
-      case 0xE1 where metadata && header.xmp == nil && bytes.hasBytes(xmpSignature, at: start):
+      case 0xE1 where metadata && header.xmp == nil && signed(xmpSignature):
         header.xmp = Array(bytes[(start + xmpSignature.count)..<end])
-      case 0xE2 where metadata && bytes.hasBytes(iccSignature, at: start) && end - start >= 14:
+      case 0xE2 where metadata && signed(iccSignature) && end - start >= iccSignature.count + 2:
         let sequence = Int(bytes[start + 12])
         header.iccChunks.append((sequence, Array(bytes[(start + 14)..<end])))
-      case 0xED where metadata && bytes.hasBytes(photoshopSignature, at: start):
-        header.photoshop = (header.photoshop ?? []) + bytes[(start + photoshopSignature.count)..<end]
-      case 0xEE where bytes.hasBytes(adobeSignature, at: start) && end - start >= 12:
+      case 0xED where metadata && signed(photoshopSignature):
+        // Appended in place: concatenating copies would cost O(n²) over many segments.
+        if header.photoshop == nil { header.photoshop = [] }
+        header.photoshop!.append(contentsOf: bytes[(start + photoshopSignature.count)..<end])
+      case 0xEE where signed(adobeSignature) && end - start >= 12:
         header.adobeTransform = Int(bytes[start + 11])
       case 0xFE where metadata:
         header.comments.append(Array(bytes[start..<end]))
@@ -157,63 +200,97 @@ enum JPEGMarkers {
     }
   }
 
+  /// The most scans a JPEG may have. libjpeg's simple progression writes 10 for colour, 6 for
+  /// grey and 18 for CMYK (`cjpeg -progressive`, `jpegtran -progressive`); cameras, Pillow and
+  /// libjpeg-turbo's test files have 10 or fewer; jpegtran and cjpeg accept scan scripts of at
+  /// most 100 scans. Every scan of a progressive file is another pass over the image's blocks
+  /// (about 2.5 ms a scan at 16 megapixels here), so files with hundreds of scans cost seconds.
+  static let maxScans = 100
+
+  /// What a walk from the first scan to the end-of-image marker found.
+  struct ScanWalk: Equatable {
+    /// The scans (SOS markers) seen, the first one included.
+    var scans = 0
+    /// True when the walk reached an end-of-image marker after the last scan.
+    var reachesEnd = false
+  }
+
+  /// Walks every segment and scan after the first scan's SOS, the way libjpeg's marker reader
+  /// does: between segments it skips stray bytes (and `FF 00`) up to the next marker; an
+  /// APPn-like segment whose length is below 2 holds nothing (libjpeg's `skip_variable` reads
+  /// on from there); a marker without a length (RSTn, TEM, and the undefined codes 02...BF,
+  /// which libjpeg discards when it resynchronises) is skipped alone. So every SOS that libjpeg
+  /// can reach is counted: the count is an upper bound of the scans it would decode.
+  ///
+  /// - Complexity: O(file size), with `memchr` over the entropy-coded bytes.
+  static func walkScans(_ bytes: [UInt8], from scanOffset: Int) -> ScanWalk {
+    bytes.withUnsafeBufferPointer { p in
+      var walk = ScanWalk()
+      let n = p.count
+      guard let base = p.baseAddress, scanOffset >= 0 else { return walk }
+      /// The next 0xFF at or after `j`, or n.
+      func nextFF(_ j: Int) -> Int {
+        guard j < n, let hit = memchr(base + j, 0xFF, n - j) else { return n }
+        return base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+      }
+      var i = nextFF(scanOffset)
+      while i + 1 < n {
+        var m = i + 1
+        while m < n, p[m] == 0xFF { m += 1 }
+        guard m < n else { return walk }
+        let marker = p[m]
+        if marker == 0xD9 {
+          walk.reachesEnd = true
+          return walk
+        }
+        if marker < 0xC0 || marker == 0xD8 || (0xD0...0xD7).contains(marker) {
+          i = nextFF(m + 1)
+          continue
+        }
+        guard m + 2 < n else { return walk }
+        let length = max(2, Int(p[m + 1]) << 8 | Int(p[m + 2]))
+        var j = m + 1 + length
+        // A segment that runs past the end: libjpeg stops there (it inserts an end marker).
+        guard j <= n else { return walk }
+        guard marker == 0xDA else {
+          i = nextFF(j)
+          continue
+        }
+        walk.scans += 1
+        // Entropy-coded data: up to the first 0xFF that starts a marker (not 00, RSTn or fill).
+        while true {
+          j = nextFF(j)
+          var k = j + 1
+          while k < n, p[k] == 0xFF { k += 1 }
+          guard k < n else { return walk }
+          if p[k] == 0x00 || (0xD0...0xD7).contains(p[k]) {
+            j = k + 1
+            continue
+          }
+          i = k - 1
+          break
+        }
+      }
+      return walk
+    }
+  }
+
   /// Checks that the entropy-coded data after the first scan reaches an end-of-image marker,
-  /// walking every segment and scan in between. libjpeg-turbo only warns about a cut file.
+  /// walking every segment and scan in between (`walkScans`), and returns the number of scans.
+  /// libjpeg-turbo only warns about a cut file.
   ///
   /// - Throws: `.truncated(.jpeg)` when the file ends before its end-of-image marker.
   ///
   /// - Complexity: O(file size), with `memchr` over the entropy-coded bytes.
-  static func checkComplete(_ bytes: [UInt8], from scanOffset: Int) throws(CodecError) {
-    let found: Bool = bytes.withUnsafeBufferPointer { p in
-      let n = p.count
-      var i = scanOffset  // at the 0xFF of a marker
-      while i + 1 < n {
-        guard p[i] == 0xFF else { return false }
-        var m = i + 1
-        while m < n, p[m] == 0xFF { m += 1 }
-        guard m < n else { return false }
-        let marker = p[m]
-        if marker == 0xD9 { return true }
-        if marker == 0x01 || (0xD0...0xD7).contains(marker) {
-          var j = m + 1
-          while j < n, p[j] != 0xFF { j += 1 }
-          i = j
-          continue
-        }
-        guard m + 2 < n else { return false }
-        let length = Int(p[m + 1]) << 8 | Int(p[m + 2])
-        var j = m + 1 + length
-        guard length >= 2, j <= n else { return false }
-        if marker == 0xDA {
-          // Entropy-coded data: stop at the first 0xFF that starts a marker (not 00, RSTn or fill).
-          while true {
-            guard j < n, let hit = memchr(p.baseAddress! + j, 0xFF, n - j) else { return false }
-            j = p.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-            var k = j + 1
-            while k < n, p[k] == 0xFF { k += 1 }
-            guard k < n else { return false }
-            let next = p[k]
-            if next == 0x00 || (0xD0...0xD7).contains(next) {
-              j = k + 1
-              continue
-            }
-            j = k - 1
-            break
-          }
-        } else {
-          // Between segments, skip stray bytes up to the next marker as libjpeg does.
-          while j < n, p[j] != 0xFF { j += 1 }
-        }
-        i = j
-      }
-      return false
-    }
-    if found { return }
+  @discardableResult
+  static func checkComplete(_ bytes: [UInt8], from scanOffset: Int) throws(CodecError) -> Int {
+    let walk = walkScans(bytes, from: scanOffset)
+    if walk.reachesEnd { return walk.scans }
     // The walk lost its way: either the file is cut, or damaged data looked like a marker. A
     // cut file has no end-of-image marker after its first scan at all (0xFF in entropy-coded
     // data is always followed by 0x00 or RSTn); a damaged one is left to libjpeg to describe.
     let hasEnd: Bool = bytes.withUnsafeBufferPointer { p in
-      var j = scanOffset
+      var j = max(0, scanOffset)
       while j + 1 < p.count, let hit = memchr(p.baseAddress! + j, 0xFF, p.count - j - 1) {
         j = p.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
         if p[j + 1] == 0xD9 { return true }
@@ -222,6 +299,7 @@ enum JPEGMarkers {
       return false
     }
     if !hasEnd { throw .truncated(.jpeg) }
+    return walk.scans
   }
 
   /// The marker segments that carry `metadata` into a JPEG, in file order: EXIF (APP1), XMP

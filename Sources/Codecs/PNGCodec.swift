@@ -15,6 +15,11 @@ enum PNGCodec {
   static let colourChunkTypes: Set<String> = ["gAMA", "cHRM", "sRGB", "iCCP"]
   /// Largest ICC profile accepted from iCCP, in bytes.
   static let maxProfileBytes = 64 << 20
+  /// Largest XMP packet accepted from a compressed iTXt, in bytes.
+  static let maxXMPBytes = 16 << 20
+  /// The most a file's iTXt and iCCP chunks may inflate to, in all (each is inflated at most
+  /// once): a file of many chunks that inflate to the cap costs no more than one.
+  static let maxInflatedBytes = 64 << 20
 
   /// What the chunk walk found.
   struct Structure {
@@ -26,6 +31,9 @@ enum PNGCodec {
     var orientation = 1
     /// The XMP packet of the first iTXt chunk with keyword `XML:com.adobe.xmp`.
     var xmp: [UInt8]?
+    /// Bytes the walk inflated (or tried to: a stream cut off at its cap counts the cap) from
+    /// iTXt and iCCP chunks, at most `maxInflatedBytes`.
+    var inflatedBytes = 0
   }
 
   /// The iTXt keyword Adobe's XMP specification gives XMP in PNG.
@@ -49,7 +57,16 @@ enum PNGCodec {
     var s = Structure()
     var i = signature.count
     var sawIDAT = false
+    var sawXMP = false
     var first = true
+    /// Inflates within what is left of the file's budget, counting the work.
+    func inflated(_ data: ArraySlice<UInt8>, maxSize: Int) -> [UInt8]? {
+      let allowed = min(maxSize, maxInflatedBytes - s.inflatedBytes)
+      guard allowed > 0 else { return nil }
+      let out = inflate(Array(data), maxSize: allowed)
+      s.inflatedBytes += out?.count ?? allowed
+      return out
+    }
     while true {
       guard i + 8 <= bytes.count else { throw .truncated(.png) }
       let length = bytes.uint32BE(at: i)
@@ -88,8 +105,10 @@ enum PNGCodec {
         let tiff = Array(bytes[dataStart..<dataEnd])
         s.exif = tiff
         s.orientation = EXIF.orientation(in: tiff) ?? 1
-      } else if type == "iTXt", full, s.xmp == nil {
-        s.xmp = xmp(fromITXt: Array(bytes[dataStart..<dataEnd]))
+      } else if type == "iTXt", full, !sawXMP, bytes[dataStart..<dataEnd].starts(with: xmpKeyword + [0]) {
+        // Only the first XMP chunk is read (a file has one), and inflated once.
+        sawXMP = true
+        s.xmp = xmp(fromITXt: bytes[dataStart..<dataEnd]) { inflated($0, maxSize: maxXMPBytes) }
       } else if type == "IEND" {
         guard sawIDAT else { throw .corruptData(.png, "no image data (IDAT)") }
         return s
@@ -98,7 +117,7 @@ enum PNGCodec {
       {
         let data = Array(bytes[dataStart..<dataEnd])
         s.colourChunks.append((type, data))
-        if type == "iCCP" { s.icc = profile(fromICCP: data) }
+        if type == "iCCP" { s.icc = profile(fromICCP: data) { inflated($0, maxSize: maxProfileBytes) } }
       }
       i = dataEnd + 4
     }
@@ -106,19 +125,27 @@ enum PNGCodec {
 
   /// The XMP packet in an iTXt chunk's data (keyword, 0, compression flag, method, language tag,
   /// 0, translated keyword, 0, text), or nil when the chunk is not XMP or cannot be read.
-  static func xmp(fromITXt data: [UInt8]) -> [UInt8]? {
-    let keywordEnd = xmpKeyword.count
-    guard data.count > keywordEnd + 2, data.starts(with: xmpKeyword), data[keywordEnd] == 0 else {
+  ///
+  /// - Parameter inflating: inflates compressed text (by default up to `maxXMPBytes`).
+  static func xmp(
+    fromITXt chunk: ArraySlice<UInt8>,
+    inflating: (ArraySlice<UInt8>) -> [UInt8]? = { inflate(Array($0), maxSize: maxXMPBytes) }
+  ) -> [UInt8]? {
+    let keywordEnd = chunk.startIndex + xmpKeyword.count
+    guard chunk.count > xmpKeyword.count + 2, chunk.starts(with: xmpKeyword), chunk[keywordEnd] == 0 else {
       return nil
     }
-    let compressed = data[keywordEnd + 1] == 1
-    guard let languageEnd = data[(keywordEnd + 3)...].firstIndex(of: 0),
-      let translatedEnd = data[(languageEnd + 1)...].firstIndex(of: 0)
+    let compressed = chunk[keywordEnd + 1] == 1
+    guard let languageEnd = chunk[(keywordEnd + 3)...].firstIndex(of: 0),
+      let translatedEnd = chunk[(languageEnd + 1)...].firstIndex(of: 0)
     else { return nil }
-    let text = Array(data[(translatedEnd + 1)...])
-    let packet = compressed ? inflate(text, maxSize: 16 << 20) : text
+    let text = chunk[(translatedEnd + 1)...]
+    let packet = compressed ? inflating(text) : Array(text)
     return packet?.isEmpty == false ? packet : nil
   }
+
+  /// The XMP packet in an iTXt chunk's data (see above), inflated up to `maxXMPBytes`.
+  static func xmp(fromITXt data: [UInt8]) -> [UInt8]? { xmp(fromITXt: data[...]) }
 
   /// An iTXt chunk's data carrying an XMP packet, uncompressed (as the XMP specification asks,
   /// so that tools can find the packet by scanning).
@@ -127,11 +154,16 @@ enum PNGCodec {
   }
 
   /// The ICC profile inside an iCCP chunk's data (name, 0, method 0, zlib stream), or nil.
-  static func profile(fromICCP data: [UInt8]) -> [UInt8]? {
+  ///
+  /// - Parameter inflating: inflates the stream (by default up to `maxProfileBytes`).
+  static func profile(
+    fromICCP data: [UInt8],
+    inflating: (ArraySlice<UInt8>) -> [UInt8]? = { inflate(Array($0), maxSize: maxProfileBytes) }
+  ) -> [UInt8]? {
     guard let nul = data.prefix(80).firstIndex(of: 0), nul >= 1, nul + 2 <= data.count,
       data[nul + 1] == 0
     else { return nil }
-    return inflate(Array(data[(nul + 2)...]), maxSize: maxProfileBytes)
+    return inflating(data[(nul + 2)...])
   }
 
   /// An iCCP chunk's data for `profile`.
@@ -145,9 +177,7 @@ enum PNGCodec {
   /// - Complexity: O(width × height).
   static func decode(_ bytes: [UInt8], options: DecodeOptions) throws(CodecError) -> (Image, Structure) {
     let s = try walk(bytes, full: true)
-    if s.width * s.height > options.maxPixels {
-      throw .tooLarge(width: s.width, height: s.height, limit: options.maxPixels)
-    }
+    try ImageCodec.checkLimits(ImageInfo(png: s), options: options)
     let count = s.width * s.height * 4
     var message = [CChar](repeating: 0, count: 256)
     var status: Int32 = 0

@@ -14,7 +14,8 @@ import Testing
     // Separate encodes of the same photo, so close but not exact (measured 4.65...4.85).
     expectSimilar(decoded.image, upright, meanError: 6, name: "hopper_orientation_\(orientation)")
     let info = try ImageCodec.readInfo(bytes)
-    #expect(info == ImageInfo(format: .jpeg, width: 128, height: 128, orientation: orientation))
+    #expect(
+      info.sizeAndOrientation == ImageInfo(format: .jpeg, width: 128, height: 128, orientation: orientation))
   }
 
   @Test func readInfoSwapsTheSidesForQuarterTurns() throws {
@@ -26,7 +27,8 @@ import Testing
     // The encoder always writes orientation 1, so patch the value back to 6 in the bytes.
     let patched = patchOrientation(jpeg, to: 6)
     #expect(
-      try ImageCodec.readInfo(patched) == ImageInfo(format: .jpeg, width: 149, height: 227, orientation: 6))
+      try ImageCodec.readInfo(patched).sizeAndOrientation
+        == ImageInfo(format: .jpeg, width: 149, height: 227, orientation: 6))
     let decoded = try ImageCodec.decode(patched)
     #expect(decoded.image.width == 149 && decoded.image.height == 227)
     #expect(decoded.fullWidth == 149 && decoded.fullHeight == 227)
@@ -43,7 +45,9 @@ extension CodecOrientationTests {
     var chunk: [UInt8] = []
     PNGCodec.appendChunk("eXIf", tiffWithOrientation(6), to: &chunk)
     png.insert(contentsOf: chunk, at: 33)
-    #expect(try ImageCodec.readInfo(png) == ImageInfo(format: .png, width: 2, height: 3, orientation: 6))
+    #expect(
+      try ImageCodec.readInfo(png).sizeAndOrientation
+        == ImageInfo(format: .png, width: 2, height: 3, orientation: 6))
     let decoded = try ImageCodec.decode(png)
     #expect(decoded.orientation == 6)
     #expect(decoded.image == image.rotated(quarterTurns: 1))
@@ -52,7 +56,9 @@ extension CodecOrientationTests {
     var options = EncodeOptions()
     options.metadata = decoded.metadata
     let jpeg = try ImageCodec.encode(decoded.image, as: .jpeg, options: options)
-    #expect(try ImageCodec.readInfo(jpeg) == ImageInfo(format: .jpeg, width: 2, height: 3, orientation: 1))
+    #expect(
+      try ImageCodec.readInfo(jpeg).sizeAndOrientation
+        == ImageInfo(format: .jpeg, width: 2, height: 3, orientation: 1))
     #expect(try ImageCodec.decode(jpeg).metadata.exif.flatMap(EXIF.orientation) == 1)
   }
 }

@@ -97,3 +97,11 @@ extension Array where Element == UInt8 {
     }
   }
 }
+
+extension ImageInfo {
+  /// The format, size and orientation only (the decoder buffers left at their defaults), to
+  /// compare with `ImageInfo(format:width:height:orientation:)`.
+  var sizeAndOrientation: ImageInfo {
+    ImageInfo(format: format, width: width, height: height, orientation: orientation)
+  }
+}

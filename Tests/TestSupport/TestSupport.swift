@@ -22,6 +22,7 @@ public func fixture(_ relative: String) throws -> [UInt8] {
 
 public struct FixtureMissing: Error, CustomStringConvertible {
   public let path: String
+  public init(path: String) { self.path = path }
   public var description: String { "fixture \(path) is missing" }
 }
 

@@ -66,6 +66,18 @@ public final class HaarCascade: Sendable {
   /// OpenCV subtracts this from every stage threshold as it reads the cascade.
   static let stageThresholdEpsilon: Float = 1e-5
 
+  /// Bounds on a cascade's structure, each about ten times what the largest cascade OpenCV
+  /// ships has (frontalface_alt_tree: 47 stages, 406 weak classifiers in a stage, 8468 weak
+  /// classifiers, nodes and features in all; eye_tree_eyeglasses: 3 nodes in a tree; windows
+  /// of 14x28 to 64x16 pixels). The XML itself is bounded by `XMLReader`.
+  static let maxWindowSide = 1000
+  static let maxStages = 1000
+  static let maxWeakClassifiersPerStage = 10_000
+  static let maxWeakClassifiers = 100_000
+  static let maxNodesPerTree = 1024
+  static let maxNodes = 100_000
+  static let maxFeatures = 100_000
+
   /// Parses the text of an OpenCV cascade XML file.
   ///
   /// - Parameter xml: the file's bytes, UTF-8.
@@ -107,11 +119,32 @@ public final class HaarCascade: Sendable {
   private static func number(_ name: String, in element: XMLReader.Element) throws(CascadeError)
     -> Double
   {
-    let tokens = try field(name, in: element).tokens
-    guard tokens.count == 1, let value = Double(tokens[0]) else {
+    guard let tokens = try field(name, in: element).tokens(atMost: 1), tokens.count == 1,
+      let value = Double(tokens[0])
+    else {
       throw CascadeError("cascade's <\(name)> at line \(element.line) is not a number")
     }
     return value
+  }
+
+  /// A threshold, leaf value or weight: a number that is finite as a `Float` (`nan`, `inf` and
+  /// `1e300` are not), as the evaluator computes with it.
+  private static func float(_ name: String, in element: XMLReader.Element) throws(CascadeError) -> Float {
+    guard let value = finiteFloat(try number(name, in: element)) else {
+      throw CascadeError("cascade's <\(name)> at line \(element.line) is not a finite number")
+    }
+    return value
+  }
+
+  /// `value` as a finite `Float`, or nil.
+  private static func finiteFloat(_ value: Double) -> Float? {
+    let single = Float(value)
+    return single.isFinite ? single : nil
+  }
+
+  /// Text as a finite `Float`, or nil.
+  private static func finiteFloat<S: StringProtocol>(_ text: S) -> Float? {
+    Double(text).flatMap { finiteFloat($0) }
   }
 
   /// Reads a feature's `<rects>` and `<tilted>`, checking it lies inside the window.
@@ -125,29 +158,34 @@ public final class HaarCascade: Sendable {
     }
     var tilted = false
     if let flag = element.child("tilted") {
-      guard flag.tokens.count == 1, let value = Int(flag.tokens[0]) else {
+      guard let t = flag.tokens(atMost: 1), t.count == 1, let value = Int(t[0]) else {
         throw CascadeError("feature at line \(element.line) has a malformed <tilted>")
       }
       tilted = value != 0
     }
     var rects: [Rect] = []
     for r in rectList {
-      let t = r.tokens
-      guard t.count == 5, let x = Int(t[0]), let y = Int(t[1]), let w = Int(t[2]),
-        let h = Int(t[3]), let weight = Double(t[4])
+      guard let t = r.tokens(atMost: 5), t.count == 5, let x = Int(t[0]), let y = Int(t[1]),
+        let w = Int(t[2]), let h = Int(t[3]), Double(t[4]) != nil
       else {
         throw CascadeError(
           "feature rectangle at line \(r.line) should be \"x y width height weight\"")
       }
+      guard let weight = finiteFloat(t[4]) else {
+        throw CascadeError("feature rectangle at line \(r.line) has weight \"\(t[4])\", not a finite number")
+      }
+      // Each number within the window first, so that the sums below cannot overflow.
+      let side = max(width, height)
       let inside =
-        tilted
-        ? x - h >= 0 && x + w <= width && y >= 0 && y + w + h <= height
-        : x >= 0 && y >= 0 && x + w <= width && y + h <= height
-      guard w >= 0, h >= 0, inside else {
+        [x, y, w, h].allSatisfy { (0...side).contains($0) }
+        && (tilted
+          ? x - h >= 0 && x + w <= width && y + w + h <= height
+          : x + w <= width && y + h <= height)
+      guard inside else {
         throw CascadeError(
           "feature rectangle at line \(r.line) lies outside the \(width)x\(height) window")
       }
-      rects.append(Rect(x: x, y: y, width: w, height: h, weight: Float(weight)))
+      rects.append(Rect(x: x, y: y, width: w, height: h, weight: weight))
     }
     return Feature(rects: rects, tilted: tilted)
   }
@@ -156,24 +194,37 @@ public final class HaarCascade: Sendable {
   /// brings its own feature; `left_val`/`right_val` become leaves, `left_node`/`right_node` nodes.
   private static func parseOldStyle(_ cascade: XMLReader.Element) throws(CascadeError) -> Parsed {
     var parsed = Parsed()
-    let size = try field("size", in: cascade).tokens
-    guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]),
-      (1...1000).contains(width), (1...1000).contains(height)
-    else { throw CascadeError("cascade's <size> should be a usable \"width height\"") }
+    guard let size = try field("size", in: cascade).tokens(atMost: 2), size.count == 2,
+      let width = Int(size[0]), let height = Int(size[1]),
+      (1...maxWindowSide).contains(width), (1...maxWindowSide).contains(height)
+    else {
+      throw CascadeError(
+        "cascade's <size> should be a usable \"width height\" (1 to \(maxWindowSide) pixels a side)")
+    }
     (parsed.width, parsed.height) = (width, height)
     let stageList = try field("stages", in: cascade).children
     if stageList.isEmpty { throw CascadeError("cascade has no stages") }
+    try checkStageCount(stageList.count)
     for (index, stage) in stageList.enumerated() {
       let treeList = try field("trees", in: stage).children
       if treeList.isEmpty { throw CascadeError("stage \(index) has no weak classifiers") }
-      let threshold = try number("stage_threshold", in: stage)
+      try checkWeakCount(stage: index, count: treeList.count, before: parsed.trees.count)
+      let threshold = try float("stage_threshold", in: stage)
       parsed.stages.append(
         Stage(
           start: parsed.trees.count, count: treeList.count,
-          threshold: Float(threshold) - stageThresholdEpsilon))
+          threshold: threshold - stageThresholdEpsilon))
       for tree in treeList {
         let nodeList = tree.children
         if nodeList.isEmpty { throw CascadeError("tree at line \(tree.line) has no nodes") }
+        guard nodeList.count <= maxNodesPerTree else {
+          throw CascadeError("tree at line \(tree.line) has more than \(maxNodesPerTree) nodes (the limit)")
+        }
+        try checkNodeCount(nodeList.count, before: parsed.nodes.count)
+        // Every old-format node brings its own feature.
+        guard parsed.features.count + nodeList.count <= maxFeatures else {
+          throw CascadeError("cascade has more than \(maxFeatures) features (the limit)")
+        }
         let start = (nodes: parsed.nodes.count, leaves: parsed.leaves.count)
         var leafCount = 0
         for (n, element) in nodeList.enumerated() {
@@ -183,10 +234,16 @@ public final class HaarCascade: Sendable {
           for side in ["left", "right"] {
             if element.child(side + "_val") != nil {
               children.append(-leafCount)
-              parsed.leaves.append(Float(try number(side + "_val", in: element)))
+              parsed.leaves.append(try float(side + "_val", in: element))
               leafCount += 1
             } else {
-              let child = Int(try number(side + "_node", in: element))
+              let value = try number(side + "_node", in: element)
+              guard value == value.rounded(), abs(value) <= Double(maxNodesPerTree),
+                let child = Int(exactly: value)
+              else {
+                throw CascadeError(
+                  "tree node at line \(element.line) has <\(side)_node> \(value), which is not a node index")
+              }
               guard child > n && child < nodeList.count else {
                 throw CascadeError(
                   "tree node at line \(element.line) points to node \(child), outside its tree")
@@ -197,7 +254,7 @@ public final class HaarCascade: Sendable {
           parsed.nodes.append(
             Node(
               left: children[0], right: children[1], featureIndex: parsed.features.count - 1,
-              threshold: Float(try number("threshold", in: element))))
+              threshold: try float("threshold", in: element)))
         }
         guard leafCount == nodeList.count + 1 else {
           throw CascadeError(
@@ -220,8 +277,7 @@ public final class HaarCascade: Sendable {
       return child
     }
     func word(_ name: String, in element: XMLReader.Element) throws(CascadeError) -> String {
-      let tokens = try field(name, in: element).tokens
-      guard tokens.count == 1 else {
+      guard let tokens = try field(name, in: element).tokens(atMost: 1), tokens.count == 1 else {
         throw CascadeError("cascade's <\(name)> at line \(element.line) should hold one value")
       }
       return String(tokens[0])
@@ -246,8 +302,10 @@ public final class HaarCascade: Sendable {
     }
     parsed.width = try integer("width", in: cascade)
     parsed.height = try integer("height", in: cascade)
-    guard (1...1000).contains(parsed.width), (1...1000).contains(parsed.height) else {
-      throw CascadeError("cascade window \(parsed.width)x\(parsed.height) is not a usable size")
+    guard (1...maxWindowSide).contains(parsed.width), (1...maxWindowSide).contains(parsed.height) else {
+      throw CascadeError(
+        "cascade window \(parsed.width)x\(parsed.height) is not a usable size (1 to \(maxWindowSide)"
+          + " pixels a side)")
     }
     if let params = cascade.child("featureParams"), params.child("maxCatCount") != nil {
       let categories = try integer("maxCatCount", in: params)
@@ -258,6 +316,9 @@ public final class HaarCascade: Sendable {
 
     // Features.
     let featureList = try field("features", in: cascade).children
+    guard featureList.count <= maxFeatures else {
+      throw CascadeError("cascade has more than \(maxFeatures) features (the limit)")
+    }
     for element in featureList {
       parsed.features.append(try feature(element, width: parsed.width, height: parsed.height))
     }
@@ -266,13 +327,18 @@ public final class HaarCascade: Sendable {
     // Stages.
     let stageList = try field("stages", in: cascade).children
     if stageList.isEmpty { throw CascadeError("cascade has no stages") }
+    try checkStageCount(stageList.count)
     for (index, element) in stageList.enumerated() {
       let thresholdText = try word("stageThreshold", in: element)
-      guard let threshold = Double(thresholdText) else {
+      guard Double(thresholdText) != nil else {
         throw CascadeError("stage \(index) threshold \"\(thresholdText)\" is not a number")
+      }
+      guard let threshold = finiteFloat(thresholdText) else {
+        throw CascadeError("stage \(index) threshold \"\(thresholdText)\" is not a finite number")
       }
       let weakList = try field("weakClassifiers", in: element).children
       if weakList.isEmpty { throw CascadeError("stage \(index) has no weak classifiers") }
+      try checkWeakCount(stage: index, count: weakList.count, before: parsed.trees.count)
       if element.child("maxWeakCount") != nil {
         let count = try integer("maxWeakCount", in: element)
         guard count == weakList.count else {
@@ -283,16 +349,21 @@ public final class HaarCascade: Sendable {
       parsed.stages.append(
         Stage(
           start: parsed.trees.count, count: weakList.count,
-          threshold: Float(threshold) - stageThresholdEpsilon))
+          threshold: threshold - stageThresholdEpsilon))
       for weak in weakList {
-        let nodeTokens = try field("internalNodes", in: weak).tokens
-        let leafTokens = try field("leafValues", in: weak).tokens
+        guard let nodeTokens = try field("internalNodes", in: weak).tokens(atMost: 4 * maxNodesPerTree),
+          let leafTokens = try field("leafValues", in: weak).tokens(atMost: maxNodesPerTree + 1)
+        else {
+          throw CascadeError(
+            "weak classifier at line \(weak.line) has more than \(maxNodesPerTree) nodes (the limit)")
+        }
         guard !nodeTokens.isEmpty, nodeTokens.count % 4 == 0 else {
           throw CascadeError(
             "weak classifier at line \(weak.line) has \(nodeTokens.count) internalNodes values"
               + " (4 per node expected)")
         }
         let nodeCount = nodeTokens.count / 4
+        try checkNodeCount(nodeCount, before: parsed.nodes.count)
         guard leafTokens.count == nodeCount + 1 else {
           throw CascadeError(
             "weak classifier at line \(weak.line) has \(leafTokens.count) leaves for"
@@ -303,11 +374,15 @@ public final class HaarCascade: Sendable {
         for n in 0..<nodeCount {
           let t = nodeTokens[(n * 4)..<(n * 4 + 4)]
           guard let left = Int(t[t.startIndex]), let right = Int(t[t.startIndex + 1]),
-            let featureIndex = Int(t[t.startIndex + 2]),
-            let threshold = Double(t[t.startIndex + 3])
+            let featureIndex = Int(t[t.startIndex + 2]), Double(t[t.startIndex + 3]) != nil
           else {
             throw CascadeError(
               "weak classifier at line \(weak.line) has a malformed node \"\(t.joined(separator: " "))\"")
+          }
+          guard let threshold = finiteFloat(t[t.startIndex + 3]) else {
+            throw CascadeError(
+              "weak classifier at line \(weak.line) has node threshold \"\(t[t.startIndex + 3])\", not a"
+                + " finite number")
           }
           guard parsed.features.indices.contains(featureIndex) else {
             throw CascadeError(
@@ -316,7 +391,8 @@ public final class HaarCascade: Sendable {
           }
           // Children: a later node of this tree (so evaluation always ends) or a leaf.
           for child in [left, right] {
-            let valid = child > 0 ? (child > n && child < nodeCount) : -child <= nodeCount
+            // `child >= -nodeCount`, not `-child <= nodeCount`: -Int.min overflows.
+            let valid = child > 0 ? (child > n && child < nodeCount) : child >= -nodeCount
             guard valid else {
               throw CascadeError(
                 "weak classifier at line \(weak.line) has node \(n) pointing to \(child),"
@@ -324,17 +400,44 @@ public final class HaarCascade: Sendable {
             }
           }
           parsed.nodes.append(
-            Node(left: left, right: right, featureIndex: featureIndex, threshold: Float(threshold)))
+            Node(left: left, right: right, featureIndex: featureIndex, threshold: threshold))
         }
         for text in leafTokens {
-          guard let value = Double(text) else {
+          guard Double(text) != nil else {
             throw CascadeError("weak classifier at line \(weak.line) has leaf value \"\(text)\"")
           }
-          parsed.leaves.append(Float(value))
+          guard let value = finiteFloat(text) else {
+            throw CascadeError(
+              "weak classifier at line \(weak.line) has leaf value \"\(text)\", not a finite number")
+          }
+          parsed.leaves.append(value)
         }
         parsed.trees.append(tree)
       }
     }
     return parsed
+  }
+
+  private static func checkStageCount(_ count: Int) throws(CascadeError) {
+    guard count <= maxStages else {
+      throw CascadeError("cascade has \(count) stages, more than the limit of \(maxStages)")
+    }
+  }
+
+  /// Checks stage `stage`'s `count` weak classifiers, `before` of them in earlier stages.
+  private static func checkWeakCount(stage: Int, count: Int, before: Int) throws(CascadeError) {
+    guard count <= maxWeakClassifiersPerStage else {
+      throw CascadeError(
+        "stage \(stage) has \(count) weak classifiers, more than the limit of \(maxWeakClassifiersPerStage)")
+    }
+    guard before + count <= maxWeakClassifiers else {
+      throw CascadeError("cascade has more than \(maxWeakClassifiers) weak classifiers (the limit)")
+    }
+  }
+
+  private static func checkNodeCount(_ count: Int, before: Int) throws(CascadeError) {
+    guard before + count <= maxNodes else {
+      throw CascadeError("cascade has more than \(maxNodes) nodes (the limit)")
+    }
   }
 }

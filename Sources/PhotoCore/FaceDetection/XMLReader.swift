@@ -18,22 +18,57 @@ struct XMLReader {
     /// The first child named `name`, if any.
     func child(_ name: String) -> Element? { children.first { $0.name == name } }
 
-    /// The character data split at whitespace.
-    var tokens: [Substring] {
-      text.split(whereSeparator: \.isWhitespace)
+    /// The character data split at ASCII whitespace (as OpenCV's `isspace`), or nil when it
+    /// holds more than `limit` tokens (the text is not split past that, so a huge text costs no
+    /// huge array).
+    func tokens(atMost limit: Int) -> [Substring]? {
+      var tokens: [Substring] = []
+      let utf8 = text.utf8
+      var start: String.Index?
+      var i = utf8.startIndex
+      while i < utf8.endIndex {
+        let c = utf8[i]
+        if c == 0x20 || (0x09...0x0D).contains(c) {
+          if let s = start {
+            guard tokens.count < limit else { return nil }
+            tokens.append(Substring(utf8[s..<i]))
+            start = nil
+          }
+        } else if start == nil {
+          start = i
+        }
+        i = utf8.index(after: i)
+      }
+      if let s = start {
+        guard tokens.count < limit else { return nil }
+        tokens.append(Substring(utf8[s...]))
+      }
+      return tokens
     }
   }
+
+  /// The largest cascade file read, in bytes (OpenCV's largest, frontalface_alt_tree, is 2.7 MB).
+  static let maxBytes = 64 << 20
+  /// The deepest nesting of elements (OpenCV's cascades nest 7 deep, old-format ones 10).
+  static let maxDepth = 64
+  /// The most elements in a file (frontalface_alt_tree has 61,022).
+  static let maxElements = 1_000_000
 
   private let bytes: [UInt8]
   private var position = 0
   private var line = 1
+  private var elements = 0
 
   private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
   /// Parses `bytes` and returns the root element.
   ///
-  /// - Throws: ``CascadeError`` naming the line of the first error.
+  /// - Throws: ``CascadeError`` naming the line of the first error, or the limit on the file's
+  ///   size, its nesting or its number of elements that it passes.
   static func parse(_ bytes: [UInt8]) throws(CascadeError) -> Element {
+    guard bytes.count <= maxBytes else {
+      throw CascadeError("the cascade file is \(bytes.count) bytes, more than the limit of \(maxBytes)")
+    }
     var reader = XMLReader(bytes)
     return try reader.document()
   }
@@ -46,7 +81,7 @@ struct XMLReader {
     guard position < bytes.count, bytes[position] == UInt8(ascii: "<") else {
       throw error("not an XML file: no root element")
     }
-    let root = try element()
+    let root = try element(depth: 1)
     try skipMisc()
     if position < bytes.count { throw error("unexpected text after the root element") }
     return root
@@ -116,8 +151,14 @@ struct XMLReader {
     return String(decoding: bytes[start..<position], as: UTF8.self)
   }
 
-  /// Reads one element, starting at its `<`.
-  private mutating func element() throws(CascadeError) -> Element {
+  /// Reads one element, starting at its `<`, at nesting `depth` (the root is 1). The recursion
+  /// is bounded by `maxDepth`, so no file can exhaust the stack.
+  private mutating func element(depth: Int) throws(CascadeError) -> Element {
+    elements += 1
+    guard elements <= Self.maxElements else {
+      throw CascadeError("the cascade XML has more than \(Self.maxElements) elements (the limit)")
+    }
+    guard depth <= Self.maxDepth else { throw error("elements nested more than \(Self.maxDepth) deep") }
     position += 1  // "<"
     let element = Element(name: try name(), line: line)
     // Attributes.
@@ -190,7 +231,7 @@ struct XMLReader {
       } else if hasPrefix("<?") {
         try skip(past: "?>")
       } else {
-        element.children.append(try self.element())
+        element.children.append(try self.element(depth: depth + 1))
       }
     }
   }

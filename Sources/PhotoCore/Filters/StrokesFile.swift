@@ -11,16 +11,40 @@
 ///
 /// A coordinate is a number of pixels of the image entering the step, or a string ending in `%`
 /// (`"50%"`), a fraction of its width (x) or height (y).
+///
+/// A file holds at most `maxStrokes` strokes of at most `maxPointsPerStroke` points, and
+/// `maxPoints` points in all: the strokes are copied into the sidecar (about 100 bytes a point),
+/// and each is drawn over every row it spans.
 public enum StrokesFile {
   public struct ParseError: Error, CustomStringConvertible {
     public var description: String
     init(_ d: String) { description = d }
   }
 
+  static let maxStrokes = 10_000
+  static let maxPointsPerStroke = 10_000
+  static let maxPoints = 100_000
+  /// The largest file read, in bytes: 100,000 points pretty-printed take about 6 MB.
+  static let maxBytes = 16 << 20
+  /// The most JSON values a file within the limits holds (three a point, at most three a
+  /// stroke with its `{"points": ...}`, and a few around them): the parser stops past it, so its
+  /// memory stays near 100 bytes a point however many values a file has.
+  static let maxValues = 3 * maxPoints + 3 * maxStrokes + 16
+
   public static func parse(_ bytes: [UInt8]) throws(ParseError) -> [[Point]] {
-    var parser = JSONParser(bytes: bytes)
+    guard bytes.count <= maxBytes else {
+      throw ParseError("the file is \(bytes.count) bytes, more than the limit of \(maxBytes)")
+    }
+    var parser = JSONParser(bytes: bytes, maxValues: maxValues)
     let root: JSONValue
-    do { root = try parser.parseDocument() } catch { throw ParseError(error.description) }
+    do { root = try parser.parseDocument() } catch {
+      if error.tooManyValues {
+        throw ParseError(
+          "the file holds too many JSON values for the limits of \(maxStrokes) strokes,"
+            + " \(maxPointsPerStroke) points a stroke and \(maxPoints) points in all")
+      }
+      throw ParseError(error.description)
+    }
     let list: [JSONValue]
     if let a = root.array {
       list = a
@@ -30,10 +54,23 @@ public enum StrokesFile {
       throw ParseError("expected a list of strokes or {\"strokes\": [...]}")
     }
     guard !list.isEmpty else { throw ParseError("the file holds no strokes") }
+    guard list.count <= maxStrokes else {
+      throw ParseError("the file holds \(list.count) strokes, more than the limit of \(maxStrokes)")
+    }
     var strokes: [[Point]] = []
+    var total = 0
     for (i, item) in list.enumerated() {
       guard let pointList = item.array ?? item.object?["points"]?.array, !pointList.isEmpty else {
         throw ParseError("stroke \(i) is not a non-empty list of points")
+      }
+      guard pointList.count <= maxPointsPerStroke else {
+        throw ParseError(
+          "stroke \(i) has \(pointList.count) points, more than the limit of \(maxPointsPerStroke)")
+      }
+      total += pointList.count
+      guard total <= maxPoints else {
+        let all = list.reduce(0) { $0 + ($1.array ?? $1.object?["points"]?.array ?? []).count }
+        throw ParseError("the file holds \(all) points, more than the limit of \(maxPoints)")
       }
       var points: [Point] = []
       for p in pointList {
@@ -55,15 +92,23 @@ public enum StrokesFile {
 }
 
 /// A small strict JSON reader (RFC 8259), since PhotoCore does not use Foundation.
+///
+/// It nests at most 255 deep, and reads at most `maxValues` values (every number, string,
+/// literal, array and object counts one): past that it stops, so a hostile file costs no more
+/// memory than the values a caller allows.
 struct JSONParser {
   struct Failure: Error, CustomStringConvertible {
     var description: String
+    /// True when the document holds more than `maxValues` values.
+    var tooManyValues = false
   }
   let bytes: [UInt8]
+  let maxValues: Int
   var i = 0
   var depth = 0
+  var values = 0
 
-  init(bytes: [UInt8]) { self.bytes = bytes }
+  init(bytes: [UInt8], maxValues: Int = .max) { (self.bytes, self.maxValues) = (bytes, maxValues) }
 
   mutating func parseDocument() throws(Failure) -> JSONValue {
     let v = try value()
@@ -81,6 +126,11 @@ struct JSONParser {
   private mutating func value() throws(Failure) -> JSONValue {
     skipSpace()
     guard i < bytes.count else { throw fail("unexpected end") }
+    values += 1
+    guard values <= maxValues else {
+      throw Failure(
+        description: "invalid JSON at byte \(i): more than \(maxValues) values", tooManyValues: true)
+    }
     switch bytes[i] {
     case UInt8(ascii: "{"):
       depth += 1
