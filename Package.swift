@@ -50,6 +50,6 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
       name: "FuzzMetadata", dependencies: ["Codecs", "FuzzSupport"], path: "Tests/Fuzz/FuzzMetadata"),
     .executableTarget(name: "FuzzCascade", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzCascade"),
     .executableTarget(name: "FuzzStrokes", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzStrokes"),
-    .executableTarget(name: "FuzzSidecar", dependencies: ["Recipe"], path: "Tests/Fuzz/FuzzSidecar"),
+    .executableTarget(name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
   ]
 }
