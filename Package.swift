@@ -1,6 +1,14 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// CenterFace's kernels are built twice: for baseline x86-64, and for AVX2 with FMA (picked at run
+// time from CPUID). On other processors the second build is plain code that is never picked.
+#if arch(x86_64)
+  let avx2Flags: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"])]
+#else
+  let avx2Flags: [SwiftSetting] = []
+#endif
+
 let package = Package(
   name: "photoedit",
   products: [
@@ -27,11 +35,23 @@ let package = Package(
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
 
+    // CenterFace, a small face-detection CNN, run in pure Swift from its ONNX file. The kernels'
+    // one source file is shared by both builds through a symbolic link.
+    .target(name: "CCPUID"),
+    .target(name: "CenterFaceKernels"),
+    .target(
+      name: "CenterFaceKernelsAVX2", dependencies: ["CenterFaceKernels"],
+      swiftSettings: [.define("CENTERFACE_AVX2")] + avx2Flags),
+    .target(
+      name: "CenterFace", dependencies: ["PhotoCore", "CenterFaceKernels", "CenterFaceKernelsAVX2", "CCPUID"]),
+
     .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore"]),
     .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore"]),
     // Detection against OpenCV's reference boxes needs real decoded photos.
     .testTarget(name: "FaceDetectionTests", dependencies: ["PhotoCore", "Codecs"]),
     .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore"]),
     .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit"]),
+    // Against onnxruntime's outputs (Tests/CenterFaceTests/reference.py) on decoded fixtures.
+    .testTarget(name: "CenterFaceTests", dependencies: ["CenterFace", "PhotoCore", "Codecs"]),
   ]
 )

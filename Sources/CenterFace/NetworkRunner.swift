@@ -1,0 +1,203 @@
+import CenterFaceKernels
+import CenterFaceKernelsAVX2
+import PhotoCore
+
+/// Float buffers reused from step to step and tile to tile; freed when the arena goes.
+///
+/// Every kernel writes every float of its output (padding channels included), so a buffer taken
+/// from the arena is never cleared first.
+final class BufferArena {
+  private var free: [(pointer: UnsafeMutablePointer<Float>, capacity: Int)] = []
+  private var all: [UnsafeMutablePointer<Float>] = []
+  /// Floats allocated in all, for memory reports.
+  private(set) var allocatedFloats = 0
+
+  func take(_ count: Int) -> (pointer: UnsafeMutablePointer<Float>, capacity: Int) {
+    // The smallest free buffer that is large enough, else a new one.
+    var best: Int? = nil
+    for (i, b) in free.enumerated() where b.capacity >= count {
+      if best == nil || b.capacity < free[best!].capacity { best = i }
+    }
+    if let best { return free.remove(at: best) }
+    let p = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    all.append(p)
+    allocatedFloats += count
+    return (p, count)
+  }
+
+  func give(_ buffer: (pointer: UnsafeMutablePointer<Float>, capacity: Int)) {
+    free.append(buffer)
+  }
+
+  /// Frees the buffers that are not in use, so a smaller tile can start afresh.
+  deinit {
+    for p in all { p.deallocate() }
+  }
+}
+
+/// One tensor during a run: channels-last floats, `width × height` pixels.
+struct Tensor {
+  var pointer: UnsafeMutablePointer<Float>
+  var capacity: Int
+  var width: Int
+  var height: Int
+  var pixelStride: Int
+}
+
+/// The four output maps of one run, channels-last at a quarter of the input's size, each pixel
+/// `pixelStride` floats: heatmap (after the sigmoid) 1 channel, scale 2, offset 2, landmarks 10.
+struct NetworkOutputs {
+  var heatmap: Tensor
+  var scale: Tensor
+  var offset: Tensor
+  var landmarks: Tensor
+}
+
+extension NetworkPlan {
+  /// Runs the network on one input and calls `body` with its outputs, which are valid only
+  /// inside `body`.
+  ///
+  /// - Parameters:
+  ///   - input: `width × height × 4` floats: R, G, B (0–255) and a zero, row by row.
+  ///   - width, height: Multiples of `NetworkPlan.alignment`.
+  /// - Complexity: O(width × height × `macsPerInputPixel`), on all cores.
+  func run<R>(
+    input: UnsafeMutablePointer<Float>, width: Int, height: Int, kernel: CenterFaceKernel,
+    arena: BufferArena, _ body: (NetworkOutputs) -> R
+  ) -> R {
+    precondition(width % Self.alignment == 0 && height % Self.alignment == 0 && width > 0 && height > 0)
+    var live = [Tensor?](repeating: nil, count: values.count)
+    live[self.input] = Tensor(
+      pointer: input, capacity: width * height * 4, width: width, height: height, pixelStride: 4)
+    let zeros = [Float](repeating: 0, count: 4096)
+    zeros.withUnsafeBufferPointer { zeros in
+      for (index, step) in steps.enumerated() {
+        let out = step.output
+        let v = values[out]
+        let w = v.exponent >= 0 ? width << v.exponent : width >> -v.exponent
+        let h = v.exponent >= 0 ? height << v.exponent : height >> -v.exponent
+        let buffer = arena.take(w * h * v.pixelStride)
+        let t = Tensor(
+          pointer: buffer.pointer, capacity: buffer.capacity, width: w, height: h, pixelStride: v.pixelStride)
+        execute(step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!)
+        live[out] = t
+        for i in step.inputs where lastUse[i] == index && i != self.input {
+          if let dead = live[i] { arena.give((dead.pointer, dead.capacity)) }
+          live[i] = nil
+        }
+      }
+    }
+    let result = body(
+      NetworkOutputs(
+        heatmap: live[outputs.heatmap]!, scale: live[outputs.scale]!, offset: live[outputs.offset]!,
+        landmarks: live[outputs.landmarks]!))
+    for (i, t) in live.enumerated() where i != self.input {
+      if let t { arena.give((t.pointer, t.capacity)) }
+    }
+    return result
+  }
+
+  private func execute(
+    _ step: Step, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>
+  ) {
+    switch step {
+    case .convolution(let c):
+      let x = live[c.input]!
+      let r = c.residual.map { live[$0]! }
+      c.packed.withUnsafeBufferPointer { w in
+        c.bias.withUnsafeBufferPointer { b in
+          let job = ConvolutionJob(
+            input: x.pointer, inputWidth: x.width, inputHeight: x.height, inputPixelStride: x.pixelStride,
+            inputChannels: c.inputChannels, kernelSize: c.kernelSize, stride: c.stride, padding: c.padding,
+            gridWidth: output.width, gridHeight: output.height, output: output.pointer,
+            outputWidth: output.width, outputPixelStride: output.pixelStride, outputStep: 1,
+            outputOffsetX: 0, outputOffsetY: 0, outputChannels: output.pixelStride,
+            weights: w.baseAddress!, bias: b.baseAddress!, relu: c.relu,
+            residual: r.map { UnsafePointer($0.pointer) }, residualPixelStride: r?.pixelStride ?? 0,
+            zeros: zeros)
+          let work = c.inputChannels * c.kernelSize * c.kernelSize * output.pixelStride * output.width
+          Self.parallelRows(output.height, work: work) { rows in
+            switch kernel {
+            case .baseline: BaselineKernels.convolve(job, rows: rows)
+            case .avx2: AVX2Kernels.convolve(job, rows: rows)
+            }
+          }
+        }
+      }
+    case .depthwise(let d):
+      let x = live[d.input]!
+      d.weights.withUnsafeBufferPointer { w in
+        d.bias.withUnsafeBufferPointer { b in
+          let job = DepthwiseJob(
+            input: x.pointer, inputWidth: x.width, inputHeight: x.height, pixelStride: x.pixelStride,
+            stride: d.stride, output: output.pointer, outputWidth: output.width,
+            outputHeight: output.height, weights: w.baseAddress!, bias: b.baseAddress!, relu: d.relu)
+          Self.parallelRows(output.height, work: 9 * output.pixelStride * output.width) { rows in
+            switch kernel {
+            case .baseline: BaselineKernels.depthwise(job, rows: rows)
+            case .avx2: AVX2Kernels.depthwise(job, rows: rows)
+            }
+          }
+        }
+      }
+    case .transposed(let t):
+      let x = live[t.input]!
+      let r = t.residual.map { live[$0]! }
+      t.bias.withUnsafeBufferPointer { b in
+        for d in 0..<4 {
+          t.packed[d].withUnsafeBufferPointer { w in
+            let job = ConvolutionJob(
+              input: x.pointer, inputWidth: x.width, inputHeight: x.height, inputPixelStride: x.pixelStride,
+              inputChannels: t.inputChannels, kernelSize: 1, stride: 1, padding: 0,
+              gridWidth: x.width, gridHeight: x.height, output: output.pointer,
+              outputWidth: output.width, outputPixelStride: output.pixelStride, outputStep: 2,
+              outputOffsetX: d & 1, outputOffsetY: d >> 1, outputChannels: output.pixelStride,
+              weights: w.baseAddress!, bias: b.baseAddress!, relu: t.relu,
+              residual: r.map { UnsafePointer($0.pointer) }, residualPixelStride: r?.pixelStride ?? 0,
+              zeros: zeros)
+            let work = t.inputChannels * output.pixelStride * x.width
+            Self.parallelRows(x.height, work: work) { rows in
+              switch kernel {
+              case .baseline: BaselineKernels.convolve(job, rows: rows)
+              case .avx2: AVX2Kernels.convolve(job, rows: rows)
+              }
+            }
+          }
+        }
+      }
+    case .add(let a, let b, _):
+      let (x, y) = (live[a]!, live[b]!)
+      Self.pointwise(output, channels: values[step.output].channels) { i, c in x.pointer[i] + y.pointer[i] }
+    case .relu(let a, _):
+      let x = live[a]!
+      Self.pointwise(output, channels: values[step.output].channels) { i, _ in max(x.pointer[i], 0) }
+    case .sigmoid(let a, _):
+      let x = live[a]!
+      Self.pointwise(output, channels: values[step.output].channels) { i, _ in sigmoid(x.pointer[i]) }
+    case .affine(let a, _, let scale, let shift):
+      let x = live[a]!
+      Self.pointwise(output, channels: values[step.output].channels) { i, c in
+        x.pointer[i] * scale[c] + shift[c]
+      }
+    }
+  }
+
+  /// Splits `rows` over the cores when each row is worth it (`work` multiply-adds per row).
+  private static func parallelRows(_ rows: Int, work: Int, _ body: (Range<Int>) -> Void) {
+    // About 2 million multiply-adds per piece keeps the threads' start-up cost out of sight.
+    let minimumRows = max(1, 2_000_000 / max(1, work))
+    Parallel.forEachRowRange(rows, minimumRows: minimumRows, body)
+  }
+
+  /// Computes each real channel of `output` from the float index (into an input of the same
+  /// layout) and the channel; the padding channels get zeros.
+  private static func pointwise(_ output: Tensor, channels: Int, _ f: (Int, Int) -> Float) {
+    let stride = output.pixelStride
+    for p in 0..<(output.width * output.height) {
+      for c in 0..<stride {
+        let i = p * stride + c
+        output.pointer[i] = c < channels ? f(i, c) : 0
+      }
+    }
+  }
+}
