@@ -44,6 +44,8 @@ let package = Package(
       swiftSettings: [.define("CENTERFACE_AVX2")] + avx2Flags),
     .target(
       name: "CenterFace", dependencies: ["PhotoCore", "CenterFaceKernels", "CenterFaceKernelsAVX2", "CCPUID"]),
+    // Runs the engine on photos: benchmarks and recall measurements.
+    .executableTarget(name: "centerface-detect", dependencies: ["CenterFace", "Codecs", "PhotoCore"]),
 
     .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore"]),
     .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore"]),

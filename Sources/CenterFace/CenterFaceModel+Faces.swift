@@ -19,7 +19,7 @@ extension CenterFaceModel {
   ///   centre cell, top to bottom then left to right. The same image and options give the same
   ///   faces on one machine, whatever its core count.
   /// - Complexity: O(width × height × inputScale² × `macsPerInputPixel`), on all cores; memory
-  ///   about 120 bytes × `maxTilePixels` beside the image.
+  ///   about 55 bytes × `maxTilePixels` beside the image.
   public func faces(in image: Image, options: CenterFaceOptions) -> [CenterFaceDetection] {
     precondition(options.threshold > 0 && options.threshold < 1, "threshold must be in (0, 1)")
     precondition(options.inputScale > 0 && options.inputScale <= 1, "inputScale must be in (0, 1]")

@@ -70,7 +70,7 @@ public struct CenterFaceOptions: Sendable, Equatable {
   /// (0 < nmsIoU ≤ 1).
   public var nmsIoU: Float
   /// Tiles hold at most this many pixels of the resampled image (with their margins), which
-  /// bounds memory at about 120 bytes per tile pixel whatever the photo's size.
+  /// bounds memory at about 55 bytes per tile pixel whatever the photo's size.
   public var maxTilePixels: Int
   /// Context each tile reads around the cells it owns, in resampled pixels (a multiple of 32).
   /// A face up to twice this size is seen whole by the tile that owns its centre.
@@ -78,7 +78,7 @@ public struct CenterFaceOptions: Sendable, Equatable {
 
   public init(
     threshold: Float = 0.5, inputScale: Double = 1, nmsIoU: Float = 0.3,
-    maxTilePixels: Int = 1_600_000, tileMargin: Int = 128
+    maxTilePixels: Int = 4_000_000, tileMargin: Int = 128
   ) {
     self.threshold = threshold
     self.inputScale = inputScale

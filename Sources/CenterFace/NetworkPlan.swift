@@ -56,8 +56,21 @@ struct NetworkPlan: Sendable {
     var packed: [[Float]] = []
   }
 
+  /// An inverted residual block run a few rows at a time: a convolution (with ReLU) whose rows
+  /// feed a 3×3 depthwise convolution (with ReLU) whose rows feed a 1×1 convolution (with any
+  /// residual). The two inner tensors never exist whole: each thread keeps three rows of the
+  /// first and one of the second, so they stay in cache. Without `expand`, the depthwise
+  /// convolution reads `input` itself.
+  struct Block: Sendable {
+    var input: Int
+    var expand: Convolution?
+    var depthwise: Depthwise
+    var project: Convolution
+  }
+
   enum Step: Sendable {
     case convolution(Convolution)
+    case block(Block)
     case depthwise(Depthwise)
     case transposed(Transposed)
     case add(Int, Int, output: Int)
@@ -69,6 +82,7 @@ struct NetworkPlan: Sendable {
     var inputs: [Int] {
       switch self {
       case .convolution(let c): [c.input] + (c.residual.map { [$0] } ?? [])
+      case .block(let b): [b.input] + (b.project.residual.map { [$0] } ?? [])
       case .depthwise(let d): [d.input]
       case .transposed(let t): [t.input] + (t.residual.map { [$0] } ?? [])
       case .add(let a, let b, _): [a, b]
@@ -79,6 +93,7 @@ struct NetworkPlan: Sendable {
     var output: Int {
       switch self {
       case .convolution(let c): c.output
+      case .block(let b): b.project.output
       case .depthwise(let d): d.output
       case .transposed(let t): t.output
       case .add(_, _, let o), .relu(_, let o), .sigmoid(_, let o), .affine(_, let o, _, _): o
@@ -170,7 +185,7 @@ extension NetworkPlan {
     guard Set(ids).count == 4 else { throw .unexpectedGraph("two outputs are the same tensor") }
 
     values = builder.values
-    steps = builder.steps
+    steps = Self.fuseBlocks(builder.steps, values: builder.values, outputs: Set(ids))
     outputs = Outputs(heatmap: ids[0], scale: ids[1], offset: ids[2], landmarks: ids[3])
     var last = [Int](repeating: -1, count: values.count)
     for (i, step) in steps.enumerated() {
@@ -210,6 +225,40 @@ extension NetworkPlan {
     return counts
   }
 
+  /// Replaces each run of three consecutive steps convolution (ReLU) → depthwise (ReLU) →
+  /// 1×1 convolution, whose inner tensors nothing else reads, with one `Block`; and likewise
+  /// depthwise (ReLU) → 1×1 convolution.
+  private static func fuseBlocks(_ steps: [Step], values: [Value], outputs: Set<Int>) -> [Step] {
+    var readers = [Int](repeating: 0, count: values.count)
+    for step in steps {
+      for v in step.inputs { readers[v] += 1 }
+    }
+    for v in outputs { readers[v] += 1 }
+    func private1(_ v: Int) -> Bool { readers[v] == 1 && v != 0 }
+    var fused: [Step] = []
+    var i = 0
+    while i < steps.count {
+      if i + 2 < steps.count, case .convolution(let e) = steps[i], e.relu, e.residual == nil,
+        case .depthwise(let d) = steps[i + 1], d.relu, d.input == e.output, private1(e.output),
+        case .convolution(let p) = steps[i + 2], p.kernelSize == 1, p.stride == 1, !p.relu,
+        p.input == d.output, private1(d.output)
+      {
+        fused.append(.block(Block(input: e.input, expand: e, depthwise: d, project: p)))
+        i += 3
+      } else if i + 1 < steps.count, case .depthwise(let d) = steps[i], d.relu,
+        case .convolution(let p) = steps[i + 1], p.kernelSize == 1, p.stride == 1, !p.relu,
+        p.input == d.output, private1(d.output)
+      {
+        fused.append(.block(Block(input: d.input, expand: nil, depthwise: d, project: p)))
+        i += 2
+      } else {
+        fused.append(steps[i])
+        i += 1
+      }
+    }
+    return fused
+  }
+
   private static func pack(_ step: inout Step, kernel: CenterFaceKernel, values: [Value]) {
     func packed(_ w: [Float], _ n: Int, _ taps: Int, _ k: Int) -> [Float] {
       switch kernel {
@@ -228,6 +277,16 @@ extension NetworkPlan {
       t.packed = t.weights.map { packed($0, values[t.output].pixelStride, 1, t.inputChannels) }
       t.weights = []
       step = .transposed(t)
+    case .block(var b):
+      var inner = Step.convolution(b.project)
+      pack(&inner, kernel: kernel, values: values)
+      if case .convolution(let p) = inner { b.project = p }
+      if let e = b.expand {
+        inner = .convolution(e)
+        pack(&inner, kernel: kernel, values: values)
+        if case .convolution(let e) = inner { b.expand = e }
+      }
+      step = .block(b)
     default: break
     }
   }

@@ -63,7 +63,7 @@ extension NetworkPlan {
   /// - Complexity: O(width × height × `macsPerInputPixel`), on all cores.
   func run<R>(
     input: UnsafeMutablePointer<Float>, width: Int, height: Int, kernel: CenterFaceKernel,
-    arena: BufferArena, _ body: (NetworkOutputs) -> R
+    arena: BufferArena, observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
   ) -> R {
     precondition(width % Self.alignment == 0 && height % Self.alignment == 0 && width > 0 && height > 0)
     var live = [Tensor?](repeating: nil, count: values.count)
@@ -79,7 +79,9 @@ extension NetworkPlan {
         let buffer = arena.take(w * h * v.pixelStride)
         let t = Tensor(
           pointer: buffer.pointer, capacity: buffer.capacity, width: w, height: h, pixelStride: v.pixelStride)
-        execute(step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!)
+        let start = observer == nil ? nil : ContinuousClock.now
+        execute(step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena)
+        if let start, let observer { observer(index, ContinuousClock.now - start) }
         live[out] = t
         for i in step.inputs where lastUse[i] == index && i != self.input {
           if let dead = live[i] { arena.give((dead.pointer, dead.capacity)) }
@@ -98,9 +100,12 @@ extension NetworkPlan {
   }
 
   private func execute(
-    _ step: Step, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>
+    _ step: Step, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
+    arena: BufferArena
   ) {
     switch step {
+    case .block(let b):
+      executeBlock(b, output: output, live: live, kernel: kernel, zeros: zeros, arena: arena)
     case .convolution(let c):
       let x = live[c.input]!
       let r = c.residual.map { live[$0]! }
@@ -182,6 +187,121 @@ extension NetworkPlan {
     }
   }
 
+  /// Runs a fused block: the output rows are split between threads; each thread computes the
+  /// rows of the expanded tensor its rows need (one or two more than its share, which its
+  /// neighbour computes too, identically) into a ring of three padded rows, then one row of the
+  /// depthwise convolution, then that row of the projection.
+  private func executeBlock(
+    _ b: Block, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
+    arena: BufferArena
+  ) {
+    let x = live[b.input]!
+    let residual = b.project.residual.map { live[$0]! }
+    let d = b.depthwise
+    let inner = values[d.input]
+    let ew =
+      inner.exponent == values[b.input].exponent
+      ? x.width : x.width >> (values[b.input].exponent - inner.exponent)
+    let eh =
+      inner.exponent == values[b.input].exponent
+      ? x.height : x.height >> (values[b.input].exponent - inner.exponent)
+    let dc = inner.pixelStride
+    let s = d.stride
+    let (outW, outH) = (output.width, output.height)
+    let slot = (ew + 2) * dc
+    let perChunk = 4 * slot + outW * dc
+    let chunks = min(Parallel.workerCount * 2, max(1, outH / 4))
+    let scratch = arena.take(chunks * perChunk)
+    defer { arena.give(scratch) }
+    let shared = UnsafeSendable(scratch.pointer)
+    let p = b.project
+    b.expand.map { $0.packed }.withOptionalPointer { ew8 in
+      b.expand.map { $0.bias }.withOptionalPointer { eb in
+        p.packed.withUnsafeBufferPointer { pw in
+          p.bias.withUnsafeBufferPointer { pb in
+            d.weights.withUnsafeBufferPointer { dw in
+              d.bias.withUnsafeBufferPointer { db in
+                Parallel.forEach(chunks) { ci in
+                  let base = shared.value + ci * perChunk
+                  // Slots 0-2 hold expanded rows (iy % 3), slot 3 is all zeros (rows outside);
+                  // every slot's first and last pixel are zeros (columns outside).
+                  (base + 3 * slot).initialize(repeating: 0, count: slot)
+                  for k in 0..<3 {
+                    (base + k * slot).initialize(repeating: 0, count: dc)
+                    (base + k * slot + (ew + 1) * dc).initialize(repeating: 0, count: dc)
+                  }
+                  let dwRow = base + 4 * slot
+                  var held = (-1, -1, -1)
+                  let rows = (outH * ci / chunks)..<(outH * (ci + 1) / chunks)
+                  for oy in rows {
+                    var pointers: [UnsafePointer<Float>] = []
+                    for ky in 0..<3 {
+                      let iy = oy * s - 1 + ky
+                      guard iy >= 0 && iy < eh else {
+                        pointers.append(UnsafePointer(base + 3 * slot + dc))
+                        continue
+                      }
+                      let k = iy % 3
+                      let row = base + k * slot + dc
+                      let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
+                      if have != iy {
+                        if let e = b.expand {
+                          let job = ConvolutionJob(
+                            input: x.pointer, inputWidth: x.width, inputHeight: x.height,
+                            inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
+                            kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: ew,
+                            gridHeight: eh, output: row, outputWidth: ew, outputPixelStride: dc,
+                            outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
+                            weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
+                            zeros: zeros, outputRowBase: iy)
+                          switch kernel {
+                          case .baseline: BaselineKernels.convolve(job, rows: iy..<(iy + 1))
+                          case .avx2: AVX2Kernels.convolve(job, rows: iy..<(iy + 1))
+                          }
+                        } else {
+                          row.update(from: x.pointer + iy * x.width * x.pixelStride, count: ew * dc)
+                        }
+                        if k == 0 { held.0 = iy } else if k == 1 { held.1 = iy } else { held.2 = iy }
+                      }
+                      pointers.append(UnsafePointer(row))
+                    }
+                    let dj = DepthwiseJob(
+                      input: pointers[1], inputWidth: ew, inputHeight: eh, pixelStride: dc, stride: s,
+                      output: dwRow, outputWidth: outW, outputHeight: outH, weights: dw.baseAddress!,
+                      bias: db.baseAddress!, relu: d.relu)
+                    switch kernel {
+                    case .baseline:
+                      BaselineKernels.depthwiseRow(
+                        dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
+                    case .avx2:
+                      AVX2Kernels.depthwiseRow(
+                        dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
+                    }
+                    let pj = ConvolutionJob(
+                      input: dwRow, inputWidth: outW, inputHeight: 1, inputPixelStride: dc,
+                      inputChannels: p.inputChannels, kernelSize: 1, stride: 1, padding: 0, gridWidth: outW,
+                      gridHeight: 1, output: output.pointer + oy * outW * output.pixelStride,
+                      outputWidth: outW,
+                      outputPixelStride: output.pixelStride, outputStep: 1, outputOffsetX: 0,
+                      outputOffsetY: 0,
+                      outputChannels: output.pixelStride, weights: pw.baseAddress!, bias: pb.baseAddress!,
+                      relu: false,
+                      residual: residual.map { UnsafePointer($0.pointer + oy * outW * $0.pixelStride) },
+                      residualPixelStride: residual?.pixelStride ?? 0, zeros: zeros)
+                    switch kernel {
+                    case .baseline: BaselineKernels.convolve(pj, rows: 0..<1)
+                    case .avx2: AVX2Kernels.convolve(pj, rows: 0..<1)
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   /// Splits `rows` over the cores when each row is worth it (`work` multiply-adds per row).
   private static func parallelRows(_ rows: Int, work: Int, _ body: (Range<Int>) -> Void) {
     // About 2 million multiply-adds per piece keeps the threads' start-up cost out of sight.
@@ -198,6 +318,16 @@ extension NetworkPlan {
         let i = p * stride + c
         output.pointer[i] = c < channels ? f(i, c) : 0
       }
+    }
+  }
+}
+
+extension Optional where Wrapped == [Float] {
+  /// Calls `body` with the array's base address, or nil.
+  func withOptionalPointer<R>(_ body: (UnsafePointer<Float>?) -> R) -> R {
+    switch self {
+    case .some(let a): a.withUnsafeBufferPointer { body($0.baseAddress) }
+    case .none: body(nil)
     }
   }
 }

@@ -11,7 +11,8 @@
 /// Output position (gx, gy) of the `gridWidth` × `gridHeight` grid reads, for each tap (kx, ky)
 /// of the `kernelSize` × `kernelSize` window, input pixel
 /// (gx × stride − padding + kx, gy × stride − padding + ky) (zeros outside the input), and
-/// writes output pixel (gx × outputStep + outputOffsetX, gy × outputStep + outputOffsetY).
+/// writes output pixel (gx × outputStep + outputOffsetX, (gy − outputRowBase) × outputStep +
+/// outputOffsetY).
 /// With `outputStep` 2 and the four offsets, four 1×1 jobs make a 2×2, stride-2 transposed
 /// convolution.
 ///
@@ -37,6 +38,8 @@ public struct ConvolutionJob {
   public var outputStep: Int
   public var outputOffsetX: Int
   public var outputOffsetY: Int
+  /// The grid row written to output row 0 (one row of a map computed into a row buffer).
+  public var outputRowBase: Int = 0
   /// Output channels written, a multiple of 8, at most `outputPixelStride`.
   public var outputChannels: Int
   /// Packed by the same build's `packConvolutionWeights`.
@@ -55,8 +58,9 @@ public struct ConvolutionJob {
     output: UnsafeMutablePointer<Float>, outputWidth: Int, outputPixelStride: Int, outputStep: Int,
     outputOffsetX: Int, outputOffsetY: Int, outputChannels: Int, weights: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, relu: Bool, residual: UnsafePointer<Float>?, residualPixelStride: Int,
-    zeros: UnsafePointer<Float>
+    zeros: UnsafePointer<Float>, outputRowBase: Int = 0
   ) {
+    self.outputRowBase = outputRowBase
     self.input = input
     self.inputWidth = inputWidth
     self.inputHeight = inputHeight

@@ -34,6 +34,12 @@ private func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
   UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
 }
 
+/// max(v, 0) lane by lane (one `maxps`; the standard library's `pointwiseMax` is not inlined).
+@inline(__always)
+private func rectified(_ v: Vector) -> Vector {
+  v.replacing(with: Vector(), where: v .< Vector())
+}
+
 /// `acc + a × b`, fused (one rounding) where the build has FMA.
 @inline(__always)
 private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
@@ -137,7 +143,7 @@ extension Kernels {
           }
           if i < n {
             let ox = (gx + i) * job.outputStep + job.outputOffsetX
-            let oy = gy * job.outputStep + job.outputOffsetY
+            let oy = (gy - job.outputRowBase) * job.outputStep + job.outputOffsetY
             let pixel = oy * job.outputWidth + ox
             dst[i] = job.output + pixel * job.outputPixelStride
             res[i] = UnsafePointer(
@@ -240,8 +246,8 @@ extension Kernels {
     var v0 = v0
     var v1 = v1
     if relu {
-      v0 = pointwiseMax(v0, Vector())
-      v1 = pointwiseMax(v1, Vector())
+      v0 = rectified(v0)
+      v1 = rectified(v1)
     }
     if residual {
       v0 += load(res[i] + n0)
@@ -302,42 +308,218 @@ extension Kernels {
     _ n0: Int
   ) {
     var v = v
-    if relu { v = pointwiseMax(v, Vector()) }
+    if relu { v = rectified(v) }
     if residual { v += load(res[i] + n0) }
     store(v, dst[i] + n0)
   }
 
   /// Runs output rows `rows` of a 3×3 depthwise convolution (see `DepthwiseJob`).
   ///
+  /// Pixels whose whole window lies inside the input go four at a time with the window's nine
+  /// weights held in registers; the others (the map's border) go one at a time, skipping the
+  /// taps outside. Both sum the taps in the same order, so a pixel's value does not depend on
+  /// which path computed it.
+  ///
   /// - Complexity: O(rows × outputWidth × pixelStride).
   public static func depthwise(_ job: DepthwiseJob, rows: Range<Int>) {
-    precondition(job.pixelStride % 8 == 0)
+    precondition(job.pixelStride % 8 == 0 && (job.stride == 1 || job.stride == 2))
     precondition(rows.lowerBound >= 0 && rows.upperBound <= job.outputHeight)
+    precondition(job.outputWidth == (job.inputWidth - 1) / job.stride + 1)
+    precondition(job.outputHeight == (job.inputHeight - 1) / job.stride + 1)
     let c = job.pixelStride
-    let (inW, inH, s) = (job.inputWidth, job.inputHeight, job.stride)
+    let (inW, inH, s, outW) = (job.inputWidth, job.inputHeight, job.stride, job.outputWidth)
+    // Output columns whose window is inside the input: ox × s - 1 ≥ 0 and ox × s + 1 ≤ inW - 1.
+    let xStart = min(1, outW)
+    let xEnd = max(xStart, min(outW, (inW - 2) / s + 1))
     for oy in rows {
       let iy0 = oy * s - 1
-      for ox in 0..<job.outputWidth {
-        let ix0 = ox * s - 1
-        let out = job.output + (oy * job.outputWidth + ox) * c
-        var ch = 0
-        while ch < c {
-          var acc = load(job.bias + ch)
-          for ky in 0..<3 {
-            let iy = iy0 + ky
-            if iy < 0 || iy >= inH { continue }
-            let row = job.input + iy * inW * c + ch
-            for kx in 0..<3 {
-              let ix = ix0 + kx
-              if ix < 0 || ix >= inW { continue }
-              madd(&acc, load(row + ix * c), load(job.weights + (ky * 3 + kx) * c + ch))
+      let out = job.output + oy * outW * c
+      if iy0 >= 0 && iy0 + 2 < inH {
+        let r0 = job.input + iy0 * inW * c
+        let r1 = r0 + inW * c
+        for ox in 0..<xStart { depthwiseBorderPixel(job, ox: ox, oy: oy) }
+        depthwiseInterior(job, r0, r1, r1 + inW * c, out: out, from: xStart, to: xEnd)
+        for ox in xEnd..<outW { depthwiseBorderPixel(job, ox: ox, oy: oy) }
+      } else {
+        for ox in 0..<outW { depthwiseBorderPixel(job, ox: ox, oy: oy) }
+      }
+    }
+  }
+
+  /// One output row of a 3×3 depthwise convolution from three input rows that each have one
+  /// pixel of zeros before and after them (so every window is inside): `above`, `middle` and
+  /// `below` point at each row's first real pixel. `job.input`, `inputHeight` and `outputHeight`
+  /// are not read; `inputWidth` is the rows' real width.
+  ///
+  /// - Complexity: O(outputWidth × pixelStride).
+  public static func depthwiseRow(
+    _ job: DepthwiseJob, above: UnsafePointer<Float>, middle: UnsafePointer<Float>,
+    below: UnsafePointer<Float>,
+    output: UnsafeMutablePointer<Float>
+  ) {
+    precondition(job.pixelStride % 8 == 0 && (job.stride == 1 || job.stride == 2))
+    precondition(job.outputWidth == (job.inputWidth - 1) / job.stride + 1)
+    depthwiseInterior(job, above, middle, below, out: output, from: 0, to: job.outputWidth)
+  }
+
+  /// Output pixels `from..<to` of one row, all of whose windows are inside the input.
+  @inline(__always)
+  private static func depthwiseInterior(
+    _ job: DepthwiseJob, _ above: UnsafePointer<Float>, _ middle: UnsafePointer<Float>,
+    _ below: UnsafePointer<Float>, out: UnsafeMutablePointer<Float>, from: Int, to: Int
+  ) {
+    let c = job.pixelStride
+    let s = job.stride
+    let chunk = 8  // output pixels per sweep over the channels, so their inputs stay in L1
+    var x0 = from
+    while x0 < to {
+      let x1 = min(to, x0 &+ chunk)
+      var ch = 0
+      while ch < c {
+        let w = job.weights + ch
+        let w0 = load(w)
+        let w1 = load(w + c)
+        let w2 = load(w + 2 &* c)
+        let w3 = load(w + 3 &* c)
+        let w4 = load(w + 4 &* c)
+        let w5 = load(w + 5 &* c)
+        let w6 = load(w + 6 &* c)
+        let w7 = load(w + 7 &* c)
+        let w8 = load(w + 8 &* c)
+        let bias = load(job.bias + ch)
+        var ox = x0
+        while ox < x1 {
+          // Window top-left for output ox: input column ox × s - 1.
+          let column: Int = (ox &* s &- 1) &* c &+ ch
+          let r0 = above + column
+          let r1 = middle + column
+          let r2 = below + column
+          if x1 &- ox >= 4 {
+            var a0 = bias
+            var a1 = bias
+            var a2 = bias
+            var a3 = bias
+            if s == 1 {
+              row4s1(r0, c, w0, w1, w2, &a0, &a1, &a2, &a3)
+              row4s1(r1, c, w3, w4, w5, &a0, &a1, &a2, &a3)
+              row4s1(r2, c, w6, w7, w8, &a0, &a1, &a2, &a3)
+            } else {
+              row4s2(r0, c, w0, w1, w2, &a0, &a1, &a2, &a3)
+              row4s2(r1, c, w3, w4, w5, &a0, &a1, &a2, &a3)
+              row4s2(r2, c, w6, w7, w8, &a0, &a1, &a2, &a3)
             }
+            if job.relu {
+              a0 = rectified(a0)
+              a1 = rectified(a1)
+              a2 = rectified(a2)
+              a3 = rectified(a3)
+            }
+            let o = out + (ox &* c &+ ch)
+            store(a0, o)
+            store(a1, o + c)
+            store(a2, o + 2 &* c)
+            store(a3, o + 3 &* c)
+            ox &+= 4
+          } else {
+            var a = bias
+            madd(&a, load(r0), w0)
+            madd(&a, load(r0 + c), w1)
+            madd(&a, load(r0 + 2 &* c), w2)
+            madd(&a, load(r1), w3)
+            madd(&a, load(r1 + c), w4)
+            madd(&a, load(r1 + 2 &* c), w5)
+            madd(&a, load(r2), w6)
+            madd(&a, load(r2 + c), w7)
+            madd(&a, load(r2 + 2 &* c), w8)
+            if job.relu { a = rectified(a) }
+            store(a, out + (ox &* c &+ ch))
+            ox &+= 1
           }
-          if job.relu { acc = pointwiseMax(acc, Vector()) }
-          store(acc, out + ch)
-          ch += lanes
+        }
+        ch &+= lanes
+      }
+      x0 = x1
+    }
+  }
+
+  /// One window row for four stride-1 outputs: six inputs.
+  @inline(__always)
+  private static func row4s1(
+    _ r: UnsafePointer<Float>, _ c: Int, _ w0: Vector, _ w1: Vector, _ w2: Vector,
+    _ a0: inout Vector, _ a1: inout Vector, _ a2: inout Vector, _ a3: inout Vector
+  ) {
+    let p0 = load(r)
+    let p1 = load(r + c)
+    let p2 = load(r + 2 &* c)
+    let p3 = load(r + 3 &* c)
+    let p4 = load(r + 4 &* c)
+    let p5 = load(r + 5 &* c)
+    madd(&a0, p0, w0)
+    madd(&a0, p1, w1)
+    madd(&a0, p2, w2)
+    madd(&a1, p1, w0)
+    madd(&a1, p2, w1)
+    madd(&a1, p3, w2)
+    madd(&a2, p2, w0)
+    madd(&a2, p3, w1)
+    madd(&a2, p4, w2)
+    madd(&a3, p3, w0)
+    madd(&a3, p4, w1)
+    madd(&a3, p5, w2)
+  }
+
+  /// One window row for four stride-2 outputs: nine inputs.
+  @inline(__always)
+  private static func row4s2(
+    _ r: UnsafePointer<Float>, _ c: Int, _ w0: Vector, _ w1: Vector, _ w2: Vector,
+    _ a0: inout Vector, _ a1: inout Vector, _ a2: inout Vector, _ a3: inout Vector
+  ) {
+    var p0 = load(r)
+    var p1 = load(r + c)
+    var p2 = load(r + 2 &* c)
+    madd(&a0, p0, w0)
+    madd(&a0, p1, w1)
+    madd(&a0, p2, w2)
+    p0 = load(r + 3 &* c)
+    p1 = load(r + 4 &* c)
+    madd(&a1, p2, w0)
+    madd(&a1, p0, w1)
+    madd(&a1, p1, w2)
+    p0 = load(r + 5 &* c)
+    p2 = load(r + 6 &* c)
+    madd(&a2, p1, w0)
+    madd(&a2, p0, w1)
+    madd(&a2, p2, w2)
+    p0 = load(r + 7 &* c)
+    p1 = load(r + 8 &* c)
+    madd(&a3, p2, w0)
+    madd(&a3, p0, w1)
+    madd(&a3, p1, w2)
+  }
+
+  /// One output pixel, all channels, skipping the taps outside the input.
+  private static func depthwiseBorderPixel(_ job: DepthwiseJob, ox: Int, oy: Int) {
+    let c = job.pixelStride
+    let (inW, inH, s) = (job.inputWidth, job.inputHeight, job.stride)
+    let iy0 = oy * s - 1
+    let ix0 = ox * s - 1
+    let out = job.output + (oy * job.outputWidth + ox) * c
+    var ch = 0
+    while ch < c {
+      var acc = load(job.bias + ch)
+      for ky in 0..<3 {
+        let iy = iy0 + ky
+        if iy < 0 || iy >= inH { continue }
+        let row = job.input + iy * inW * c + ch
+        for kx in 0..<3 {
+          let ix = ix0 + kx
+          if ix < 0 || ix >= inW { continue }
+          madd(&acc, load(row + ix * c), load(job.weights + (ky * 3 + kx) * c + ch))
         }
       }
+      if job.relu { acc = rectified(acc) }
+      store(acc, out + ch)
+      ch += lanes
     }
   }
 }
