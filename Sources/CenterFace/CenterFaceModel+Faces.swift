@@ -53,7 +53,14 @@ extension CenterFaceModel {
     let grid = TileGrid(width: pw, height: ph, margin: margin, maxPixels: maxTilePixels)
     let arena = BufferArena()
     var found: [Candidate] = []
-    for tile in grid.tiles {
+    // Largest tiles first, so that the smaller ones reuse their buffers (the order of the
+    // candidates does not matter: they are sorted by score and cell).
+    let order = grid.tiles.indices.sorted {
+      (grid.tiles[$0].width * grid.tiles[$0].height, -$0) > (
+        grid.tiles[$1].width * grid.tiles[$1].height, -$1
+      )
+    }
+    for tile in order.map({ grid.tiles[$0] }) {
       let input = arena.take(tile.width * tile.height * 4)
       sampler.fill(input.pointer, x: tile.x, y: tile.y, width: tile.width, height: tile.height)
       plan.run(input: input.pointer, width: tile.width, height: tile.height, kernel: kernel, arena: arena) {

@@ -19,6 +19,14 @@ final class BufferArena {
       if best == nil || b.capacity < free[best!].capacity { best = i }
     }
     if let best { return free.remove(at: best) }
+    // Nothing free is large enough: free buffers are then too small for this tile's sizes, so
+    // let them go rather than keep them beside the new one.
+    for b in free {
+      b.pointer.deallocate()
+      allocatedFloats -= b.capacity
+      all.removeAll { $0 == b.pointer }
+    }
+    free.removeAll()
     let p = UnsafeMutablePointer<Float>.allocate(capacity: count)
     all.append(p)
     allocatedFloats += count
@@ -29,7 +37,6 @@ final class BufferArena {
     free.append(buffer)
   }
 
-  /// Frees the buffers that are not in use, so a smaller tile can start afresh.
   deinit {
     for p in all { p.deallocate() }
   }
