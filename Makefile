@@ -88,6 +88,9 @@ fuzz: build
 bench:
 	@Tests/Benchmarks/setup.sh
 	@$(MAKE) --no-print-directory build || echo "bench: the build failed; photoedit's cases will say so" >&2
+	@$(MAKE) --no-print-directory model || echo "bench: no CenterFace model; its case will say so" >&2
+	@$(SWIFT) build $(RELEASE_FLAGS) --product centerface-detect \
+	  || echo "bench: centerface-detect did not build; its case will say so" >&2
 	python3 Tests/Benchmarks/bench.py $(BENCH_FLAGS)
 
 clean:

@@ -108,8 +108,9 @@ public struct CenterFaceDetection: Sendable, Equatable {
   public var height: Double
   /// The heatmap's value at the face's centre, in (threshold, 1).
   public var score: Float
-  /// Right eye, left eye, nose, right and left mouth corners (the person's right and left), in
-  /// pixels of the image searched; not clipped.
+  /// Five points in pixels of the image searched, not clipped: the eye on the image's left
+  /// (the person's right, for a face seen from the front), the other eye, the nose tip, the
+  /// mouth corner on the image's left, the other mouth corner.
   public var landmarks: [CenterFacePoint]
 
   public init(x: Double, y: Double, width: Double, height: Double, score: Float, landmarks: [CenterFacePoint])

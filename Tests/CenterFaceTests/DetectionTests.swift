@@ -104,6 +104,7 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
     let eyes = (f.landmarks[0], f.landmarks[1])
     #expect(eyes.0.x < eyes.1.x, "the first landmark is the eye on the image's left")
     #expect(f.landmarks[2].y > eyes.0.y && f.landmarks[3].y > f.landmarks[2].y)
+    #expect(f.landmarks[3].x < f.landmarks[4].x, "the mouth corner on the image's left comes first")
     for scale in [0.5, 0.25] {
       let found = m.faces(in: image, options: CenterFaceOptions(inputScale: scale))
       try #require(found.count == 1, "at scale \(scale)")
