@@ -1,12 +1,16 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// CenterFace's kernels are built twice: for baseline x86-64, and for AVX2 with FMA (picked at run
-// time from CPUID). On other processors the second build is plain code that is never picked.
+// CenterFace's kernels are built three times: for baseline x86-64, for AVX2 with FMA and for
+// AVX-512 (picked at run time from CPUID). On other processors the second build is plain code that is never picked.
 #if arch(x86_64)
   let avx2Flags: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"])]
+  let avx512Flags: [SwiftSetting] = [
+    .unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma", "-Xcc", "-mavx512f", "-Xcc", "-mavx512vl"])
+  ]
 #else
   let avx2Flags: [SwiftSetting] = []
+  let avx512Flags: [SwiftSetting] = []
 #endif
 
 let package = Package(
@@ -43,7 +47,13 @@ let package = Package(
       name: "CenterFaceKernelsAVX2", dependencies: ["CenterFaceKernels"],
       swiftSettings: [.define("CENTERFACE_AVX2")] + avx2Flags),
     .target(
-      name: "CenterFace", dependencies: ["PhotoCore", "CenterFaceKernels", "CenterFaceKernelsAVX2", "CCPUID"]),
+      name: "CenterFaceKernelsAVX512", dependencies: ["CenterFaceKernels"],
+      swiftSettings: [.define("CENTERFACE_AVX512")] + avx512Flags),
+    .target(
+      name: "CenterFace",
+      dependencies: [
+        "PhotoCore", "CenterFaceKernels", "CenterFaceKernelsAVX2", "CenterFaceKernelsAVX512", "CCPUID",
+      ]),
     // Runs the engine on photos: benchmarks and recall measurements.
     .executableTarget(name: "centerface-detect", dependencies: ["CenterFace", "Codecs", "PhotoCore"]),
 

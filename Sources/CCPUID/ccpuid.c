@@ -19,6 +19,15 @@ int ccpuid_has_avx2_fma(void) {
   __cpuid_count(7, 0, eax, ebx, ecx, edx);
   return (ebx & (1u << 5)) != 0;  // AVX2
 }
+
+int ccpuid_has_avx512(void) {
+  if (!ccpuid_has_avx2_fma()) return 0;
+  if ((read_xcr0() & 0xE6) != 0xE6) return 0;  // XMM, YMM, opmask, ZMM 0-15 and 16-31
+  unsigned int eax, ebx, ecx, edx;
+  __cpuid_count(7, 0, eax, ebx, ecx, edx);
+  return (ebx & (1u << 16)) != 0 && (ebx & (1u << 31)) != 0;  // AVX512F, AVX512VL
+}
 #else
 int ccpuid_has_avx2_fma(void) { return 0; }
+int ccpuid_has_avx512(void) { return 0; }
 #endif

@@ -261,12 +261,7 @@ extension NetworkPlan {
 
   private static func pack(_ step: inout Step, kernel: CenterFaceKernel, values: [Value]) {
     func packed(_ w: [Float], _ n: Int, _ taps: Int, _ k: Int) -> [Float] {
-      switch kernel {
-      case .baseline:
-        BaselineKernels.packConvolutionWeights(w, outputChannels: n, taps: taps, inputChannels: k)
-      case .avx2:
-        AVX2Kernels.packConvolutionWeights(w, outputChannels: n, taps: taps, inputChannels: k)
-      }
+      kernel.packConvolutionWeights(w, outputChannels: n, taps: taps, inputChannels: k)
     }
     switch step {
     case .convolution(var c):

@@ -129,10 +129,7 @@ extension NetworkPlan {
             zeros: zeros)
           let work = c.inputChannels * c.kernelSize * c.kernelSize * output.pixelStride * output.width
           Self.parallelRows(output.height, work: work) { rows in
-            switch kernel {
-            case .baseline: BaselineKernels.convolve(job, rows: rows)
-            case .avx2: AVX2Kernels.convolve(job, rows: rows)
-            }
+            kernel.convolve(job, rows: rows)
           }
         }
       }
@@ -145,10 +142,7 @@ extension NetworkPlan {
             stride: d.stride, output: output.pointer, outputWidth: output.width,
             outputHeight: output.height, weights: w.baseAddress!, bias: b.baseAddress!, relu: d.relu)
           Self.parallelRows(output.height, work: 9 * output.pixelStride * output.width) { rows in
-            switch kernel {
-            case .baseline: BaselineKernels.depthwise(job, rows: rows)
-            case .avx2: AVX2Kernels.depthwise(job, rows: rows)
-            }
+            kernel.depthwise(job, rows: rows)
           }
         }
       }
@@ -169,10 +163,7 @@ extension NetworkPlan {
               zeros: zeros)
             let work = t.inputChannels * output.pixelStride * x.width
             Self.parallelRows(x.height, work: work) { rows in
-              switch kernel {
-              case .baseline: BaselineKernels.convolve(job, rows: rows)
-              case .avx2: AVX2Kernels.convolve(job, rows: rows)
-              }
+              kernel.convolve(job, rows: rows)
             }
           }
         }
@@ -261,10 +252,7 @@ extension NetworkPlan {
                             outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
                             weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
                             zeros: zeros, outputRowBase: iy)
-                          switch kernel {
-                          case .baseline: BaselineKernels.convolve(job, rows: iy..<(iy + 1))
-                          case .avx2: AVX2Kernels.convolve(job, rows: iy..<(iy + 1))
-                          }
+                          kernel.convolve(job, rows: iy..<(iy + 1))
                         } else {
                           row.update(from: x.pointer + iy * x.width * x.pixelStride, count: ew * dc)
                         }
@@ -276,14 +264,8 @@ extension NetworkPlan {
                       input: pointers[1], inputWidth: ew, inputHeight: eh, pixelStride: dc, stride: s,
                       output: dwRow, outputWidth: outW, outputHeight: outH, weights: dw.baseAddress!,
                       bias: db.baseAddress!, relu: d.relu)
-                    switch kernel {
-                    case .baseline:
-                      BaselineKernels.depthwiseRow(
-                        dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
-                    case .avx2:
-                      AVX2Kernels.depthwiseRow(
-                        dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
-                    }
+                    kernel.depthwiseRow(
+                      dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
                     let pj = ConvolutionJob(
                       input: dwRow, inputWidth: outW, inputHeight: 1, inputPixelStride: dc,
                       inputChannels: p.inputChannels, kernelSize: 1, stride: 1, padding: 0, gridWidth: outW,
@@ -295,10 +277,7 @@ extension NetworkPlan {
                       relu: false,
                       residual: residual.map { UnsafePointer($0.pointer + oy * outW * $0.pixelStride) },
                       residualPixelStride: residual?.pixelStride ?? 0, zeros: zeros)
-                    switch kernel {
-                    case .baseline: BaselineKernels.convolve(pj, rows: 0..<1)
-                    case .avx2: AVX2Kernels.convolve(pj, rows: 0..<1)
-                    }
+                    kernel.convolve(pj, rows: 0..<1)
                   }
                 }
               }

@@ -1,28 +1,42 @@
-// CenterFace's convolution kernels. This one file is compiled twice: here for baseline x86-64
-// (`BaselineKernels`: 4-float SSE vectors, separate multiply and add), and in
-// CenterFaceKernelsAVX2, through a symbolic link, with `-mavx2 -mfma` and CENTERFACE_AVX2 defined
-// (`AVX2Kernels`: 8-float vectors, fused multiply-add). CenterFace picks one at run time from
+// CenterFace's convolution kernels. This one file is compiled three times: here for baseline
+// x86-64 (`BaselineKernels`: 4-float SSE vectors, separate multiply and add), and through symbolic
+// links in CenterFaceKernelsAVX2 with `-mavx2 -mfma` and CENTERFACE_AVX2 defined (`AVX2Kernels`:
+// 8-float vectors, fused multiply-add) and in CenterFaceKernelsAVX512 with AVX-512 F and VL and
+// CENTERFACE_AVX512 (`AVX512Kernels`: 16-float vectors). CenterFace picks one at run time from
 // CPUID. Both give the same sums in the same order; they differ only in rounding (a fused
 // multiply-add rounds once where a multiply then an add rounds twice).
 
-#if CENTERFACE_AVX2
+#if CENTERFACE_AVX512
+  import CenterFaceKernels
+
+  /// The kernels for processors with AVX-512: 16-float vectors in the convolutions, 8-float
+  /// ones in the depthwise convolutions (whose channels come in eights), fused multiply-add.
+  public enum AVX512Kernels {}
+  typealias Kernels = AVX512Kernels
+  typealias Vector = SIMD16<Float>
+  typealias DepthwiseVector = SIMD8<Float>
+#elseif CENTERFACE_AVX2
   import CenterFaceKernels
 
   /// The kernels for processors with AVX2 and FMA: 8-float vectors, fused multiply-add.
   public enum AVX2Kernels {}
   typealias Kernels = AVX2Kernels
   typealias Vector = SIMD8<Float>
+  typealias DepthwiseVector = SIMD8<Float>
 #else
   /// The kernels for baseline x86-64 (and any other processor): 4-float vectors, a multiply
   /// then an add.
   public enum BaselineKernels {}
   typealias Kernels = BaselineKernels
   typealias Vector = SIMD4<Float>
+  typealias DepthwiseVector = SIMD4<Float>
 #endif
 
 /// Output pixels computed together by the convolution's inner kernel.
 private let blockPixels = 6
 private let lanes = Vector.scalarCount
+
+private let depthwiseLanes = DepthwiseVector.scalarCount
 
 @inline(__always)
 private func load(_ p: UnsafePointer<Float>) -> Vector {
@@ -30,20 +44,30 @@ private func load(_ p: UnsafePointer<Float>) -> Vector {
 }
 
 @inline(__always)
-private func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
-  UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
+private func load<V: SIMD>(_ p: UnsafePointer<Float>, as type: V.Type) -> V where V.Scalar == Float {
+  UnsafeRawPointer(p).loadUnaligned(as: V.self)
+}
+
+@inline(__always)
+private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector {
+  UnsafeRawPointer(p).loadUnaligned(as: DepthwiseVector.self)
+}
+
+@inline(__always)
+private func store<V: SIMD>(_ v: V, _ p: UnsafeMutablePointer<Float>) where V.Scalar == Float {
+  UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
 }
 
 /// max(v, 0) lane by lane (one `maxps`; the standard library's `pointwiseMax` is not inlined).
 @inline(__always)
-private func rectified(_ v: Vector) -> Vector {
-  v.replacing(with: Vector(), where: v .< Vector())
+private func rectified<V: SIMD>(_ v: V) -> V where V.Scalar == Float {
+  v.replacing(with: V(), where: v .< V())
 }
 
 /// `acc + a × b`, fused (one rounding) where the build has FMA.
 @inline(__always)
-private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
-  #if CENTERFACE_AVX2
+private func madd<V: SIMD>(_ acc: inout V, _ a: V, _ b: V) where V.Scalar == Float {
+  #if CENTERFACE_AVX2 || CENTERFACE_AVX512
     acc.addProduct(a, b)
   #else
     acc += a * b
@@ -53,15 +77,23 @@ private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
 extension Kernels {
   /// The name of this build, for messages and benchmarks: "avx2" or "baseline".
   public static var name: String {
-    #if CENTERFACE_AVX2
+    #if CENTERFACE_AVX512
+      "avx512"
+    #elseif CENTERFACE_AVX2
       "avx2"
     #else
       "baseline"
     #endif
   }
 
-  /// Output channels per weight panel (the last panel may be half as wide).
+  /// Output channels per weight panel (the last ones may be a half or a quarter as wide).
   public static var panelWidth: Int { 2 * lanes }
+
+  /// The width of the panel that starts with `remaining` output channels left (a multiple of 8).
+  @inline(__always)
+  static func panel(_ remaining: Int) -> Int {
+    remaining >= 2 * lanes ? 2 * lanes : (remaining >= lanes ? lanes : 8)
+  }
 
   /// Weights for `convolve`, packed in panels of `panelWidth` output channels (a last panel of
   /// `panelWidth / 2` when the channel count asks for it): panel by panel, tap by tap, input
@@ -79,7 +111,7 @@ extension Kernels {
     packed.reserveCapacity(weights.count)
     var n0 = 0
     while n0 < outputChannels {
-      let width = outputChannels - n0 >= 2 * lanes ? 2 * lanes : lanes
+      let width = panel(outputChannels - n0)
       for t in 0..<taps {
         for k in 0..<inputChannels {
           for j in 0..<width {
@@ -156,17 +188,21 @@ extension Kernels {
         var n0 = 0
         while n0 < job.outputChannels {
           let w = job.weights + n0 * taps * k
-          if job.outputChannels - n0 >= 2 * lanes {
+          let width = panel(job.outputChannels - n0)
+          if width == 2 * lanes {
             block2(
               a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
               residual: residual != nil, res: res, dst: dst, n0: n0)
-            n0 += 2 * lanes
+          } else if width == lanes {
+            block1(
+              a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
+              residual: residual != nil, res: res, dst: dst, n0: n0, as: Vector.self)
           } else {
             block1(
               a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-              residual: residual != nil, res: res, dst: dst, n0: n0)
-            n0 += lanes
+              residual: residual != nil, res: res, dst: dst, n0: n0, as: SIMD8<Float>.self)
           }
+          n0 += width
         }
         gx += n
       }
@@ -181,8 +217,8 @@ extension Kernels {
     res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
     n0: Int
   ) {
-    let b0 = load(bias)
-    let b1 = load(bias + lanes)
+    let b0: Vector = load(bias)
+    let b1: Vector = load(bias + lanes)
     var c00 = b0
     var c01 = b1
     var c10 = b0
@@ -205,8 +241,8 @@ extension Kernels {
       let a4 = p[4]
       let a5 = p[5]
       for kk in 0..<k {
-        let w0 = load(wp)
-        let w1 = load(wp + lanes)
+        let w0: Vector = load(wp)
+        let w1: Vector = load(wp + lanes)
         wp += 2 * lanes
         var s = Vector(repeating: a0[kk])
         madd(&c00, s, w0)
@@ -250,22 +286,23 @@ extension Kernels {
       v1 = rectified(v1)
     }
     if residual {
-      v0 += load(res[i] + n0)
-      v1 += load(res[i] + n0 + lanes)
+      v0 += load(res[i] + n0) as Vector
+      v1 += load(res[i] + n0 + lanes) as Vector
     }
     store(v0, dst[i] + n0)
     store(v1, dst[i] + n0 + lanes)
   }
 
-  /// Six pixels × one vector of output channels (the last, narrow panel).
+  /// Six pixels × one vector of output channels (the last, narrow panels).
   @inline(__always)
-  private static func block1(
+  private static func block1<V: SIMD>(
     a: UnsafeMutablePointer<UnsafePointer<Float>>, taps: Int, k: Int, w: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, relu: Bool, residual: Bool,
     res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
-    n0: Int
-  ) {
-    let b0 = load(bias)
+    n0: Int, as type: V.Type
+  ) where V.Scalar == Float {
+    let width = V.scalarCount
+    let b0 = load(bias, as: V.self)
     var c0 = b0
     var c1 = b0
     var c2 = b0
@@ -282,14 +319,14 @@ extension Kernels {
       let a4 = p[4]
       let a5 = p[5]
       for kk in 0..<k {
-        let w0 = load(wp)
-        wp += lanes
-        madd(&c0, Vector(repeating: a0[kk]), w0)
-        madd(&c1, Vector(repeating: a1[kk]), w0)
-        madd(&c2, Vector(repeating: a2[kk]), w0)
-        madd(&c3, Vector(repeating: a3[kk]), w0)
-        madd(&c4, Vector(repeating: a4[kk]), w0)
-        madd(&c5, Vector(repeating: a5[kk]), w0)
+        let w0 = load(wp, as: V.self)
+        wp += width
+        madd(&c0, V(repeating: a0[kk]), w0)
+        madd(&c1, V(repeating: a1[kk]), w0)
+        madd(&c2, V(repeating: a2[kk]), w0)
+        madd(&c3, V(repeating: a3[kk]), w0)
+        madd(&c4, V(repeating: a4[kk]), w0)
+        madd(&c5, V(repeating: a5[kk]), w0)
       }
     }
     finish(c0, 0, relu, residual, res, dst, n0)
@@ -301,15 +338,15 @@ extension Kernels {
   }
 
   @inline(__always)
-  private static func finish(
-    _ v: Vector, _ i: Int, _ relu: Bool, _ residual: Bool,
+  private static func finish<V: SIMD>(
+    _ v: V, _ i: Int, _ relu: Bool, _ residual: Bool,
     _ res: UnsafeMutablePointer<UnsafePointer<Float>>,
     _ dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
     _ n0: Int
-  ) {
+  ) where V.Scalar == Float {
     var v = v
     if relu { v = rectified(v) }
-    if residual { v += load(res[i] + n0) }
+    if residual { v += load(res[i] + n0, as: V.self) }
     store(v, dst[i] + n0)
   }
 
@@ -322,7 +359,7 @@ extension Kernels {
   ///
   /// - Complexity: O(rows × outputWidth × pixelStride).
   public static func depthwise(_ job: DepthwiseJob, rows: Range<Int>) {
-    precondition(job.pixelStride % 8 == 0 && (job.stride == 1 || job.stride == 2))
+    precondition(job.pixelStride % depthwiseLanes == 0 && (job.stride == 1 || job.stride == 2))
     precondition(rows.lowerBound >= 0 && rows.upperBound <= job.outputHeight)
     precondition(job.outputWidth == (job.inputWidth - 1) / job.stride + 1)
     precondition(job.outputHeight == (job.inputHeight - 1) / job.stride + 1)
@@ -377,16 +414,16 @@ extension Kernels {
       var ch = 0
       while ch < c {
         let w = job.weights + ch
-        let w0 = load(w)
-        let w1 = load(w + c)
-        let w2 = load(w + 2 &* c)
-        let w3 = load(w + 3 &* c)
-        let w4 = load(w + 4 &* c)
-        let w5 = load(w + 5 &* c)
-        let w6 = load(w + 6 &* c)
-        let w7 = load(w + 7 &* c)
-        let w8 = load(w + 8 &* c)
-        let bias = load(job.bias + ch)
+        let w0 = loadD(w)
+        let w1 = loadD(w + c)
+        let w2 = loadD(w + 2 &* c)
+        let w3 = loadD(w + 3 &* c)
+        let w4 = loadD(w + 4 &* c)
+        let w5 = loadD(w + 5 &* c)
+        let w6 = loadD(w + 6 &* c)
+        let w7 = loadD(w + 7 &* c)
+        let w8 = loadD(w + 8 &* c)
+        let bias = loadD(job.bias + ch)
         var ox = x0
         while ox < x1 {
           // Window top-left for output ox: input column ox × s - 1.
@@ -422,21 +459,21 @@ extension Kernels {
             ox &+= 4
           } else {
             var a = bias
-            madd(&a, load(r0), w0)
-            madd(&a, load(r0 + c), w1)
-            madd(&a, load(r0 + 2 &* c), w2)
-            madd(&a, load(r1), w3)
-            madd(&a, load(r1 + c), w4)
-            madd(&a, load(r1 + 2 &* c), w5)
-            madd(&a, load(r2), w6)
-            madd(&a, load(r2 + c), w7)
-            madd(&a, load(r2 + 2 &* c), w8)
+            madd(&a, loadD(r0), w0)
+            madd(&a, loadD(r0 + c), w1)
+            madd(&a, loadD(r0 + 2 &* c), w2)
+            madd(&a, loadD(r1), w3)
+            madd(&a, loadD(r1 + c), w4)
+            madd(&a, loadD(r1 + 2 &* c), w5)
+            madd(&a, loadD(r2), w6)
+            madd(&a, loadD(r2 + c), w7)
+            madd(&a, loadD(r2 + 2 &* c), w8)
             if job.relu { a = rectified(a) }
             store(a, out + (ox &* c &+ ch))
             ox &+= 1
           }
         }
-        ch &+= lanes
+        ch &+= depthwiseLanes
       }
       x0 = x1
     }
@@ -445,15 +482,16 @@ extension Kernels {
   /// One window row for four stride-1 outputs: six inputs.
   @inline(__always)
   private static func row4s1(
-    _ r: UnsafePointer<Float>, _ c: Int, _ w0: Vector, _ w1: Vector, _ w2: Vector,
-    _ a0: inout Vector, _ a1: inout Vector, _ a2: inout Vector, _ a3: inout Vector
+    _ r: UnsafePointer<Float>, _ c: Int, _ w0: DepthwiseVector, _ w1: DepthwiseVector, _ w2: DepthwiseVector,
+    _ a0: inout DepthwiseVector, _ a1: inout DepthwiseVector, _ a2: inout DepthwiseVector,
+    _ a3: inout DepthwiseVector
   ) {
-    let p0 = load(r)
-    let p1 = load(r + c)
-    let p2 = load(r + 2 &* c)
-    let p3 = load(r + 3 &* c)
-    let p4 = load(r + 4 &* c)
-    let p5 = load(r + 5 &* c)
+    let p0 = loadD(r)
+    let p1 = loadD(r + c)
+    let p2 = loadD(r + 2 &* c)
+    let p3 = loadD(r + 3 &* c)
+    let p4 = loadD(r + 4 &* c)
+    let p5 = loadD(r + 5 &* c)
     madd(&a0, p0, w0)
     madd(&a0, p1, w1)
     madd(&a0, p2, w2)
@@ -471,27 +509,28 @@ extension Kernels {
   /// One window row for four stride-2 outputs: nine inputs.
   @inline(__always)
   private static func row4s2(
-    _ r: UnsafePointer<Float>, _ c: Int, _ w0: Vector, _ w1: Vector, _ w2: Vector,
-    _ a0: inout Vector, _ a1: inout Vector, _ a2: inout Vector, _ a3: inout Vector
+    _ r: UnsafePointer<Float>, _ c: Int, _ w0: DepthwiseVector, _ w1: DepthwiseVector, _ w2: DepthwiseVector,
+    _ a0: inout DepthwiseVector, _ a1: inout DepthwiseVector, _ a2: inout DepthwiseVector,
+    _ a3: inout DepthwiseVector
   ) {
-    var p0 = load(r)
-    var p1 = load(r + c)
-    var p2 = load(r + 2 &* c)
+    var p0 = loadD(r)
+    var p1 = loadD(r + c)
+    var p2 = loadD(r + 2 &* c)
     madd(&a0, p0, w0)
     madd(&a0, p1, w1)
     madd(&a0, p2, w2)
-    p0 = load(r + 3 &* c)
-    p1 = load(r + 4 &* c)
+    p0 = loadD(r + 3 &* c)
+    p1 = loadD(r + 4 &* c)
     madd(&a1, p2, w0)
     madd(&a1, p0, w1)
     madd(&a1, p1, w2)
-    p0 = load(r + 5 &* c)
-    p2 = load(r + 6 &* c)
+    p0 = loadD(r + 5 &* c)
+    p2 = loadD(r + 6 &* c)
     madd(&a2, p1, w0)
     madd(&a2, p0, w1)
     madd(&a2, p2, w2)
-    p0 = load(r + 7 &* c)
-    p1 = load(r + 8 &* c)
+    p0 = loadD(r + 7 &* c)
+    p1 = loadD(r + 8 &* c)
     madd(&a3, p2, w0)
     madd(&a3, p0, w1)
     madd(&a3, p1, w2)
@@ -506,7 +545,7 @@ extension Kernels {
     let out = job.output + (oy * job.outputWidth + ox) * c
     var ch = 0
     while ch < c {
-      var acc = load(job.bias + ch)
+      var acc = loadD(job.bias + ch)
       for ky in 0..<3 {
         let iy = iy0 + ky
         if iy < 0 || iy >= inH { continue }
@@ -514,12 +553,12 @@ extension Kernels {
         for kx in 0..<3 {
           let ix = ix0 + kx
           if ix < 0 || ix >= inW { continue }
-          madd(&acc, load(row + ix * c), load(job.weights + (ky * 3 + kx) * c + ch))
+          madd(&acc, loadD(row + ix * c), loadD(job.weights + (ky * 3 + kx) * c + ch))
         }
       }
       if job.relu { acc = rectified(acc) }
       store(acc, out + ch)
-      ch += lanes
+      ch += depthwiseLanes
     }
   }
 }

@@ -9,4 +9,8 @@
 /// including on processors that are not x86-64.
 int ccpuid_has_avx2_fma(void);
 
+/// 1 when, besides AVX2 and FMA, the processor has AVX-512 F and VL (leaf 7 EBX bits 16 and 31)
+/// and the operating system saves the opmask and ZMM registers (XCR0 bits 5, 6 and 7).
+int ccpuid_has_avx512(void);
+
 #endif
