@@ -38,41 +38,65 @@ private let lanes = Vector.scalarCount
 
 private let depthwiseLanes = DepthwiseVector.scalarCount
 
+// The helpers are written for each vector type, never generic: a generic `addProduct` or
+// `replacing(with:where:)` compiles to one scalar operation per lane even when inlined.
+
 @inline(__always)
 private func load(_ p: UnsafePointer<Float>) -> Vector {
   UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
 }
 
 @inline(__always)
-private func load<V: SIMD>(_ p: UnsafePointer<Float>, as type: V.Type) -> V where V.Scalar == Float {
-  UnsafeRawPointer(p).loadUnaligned(as: V.self)
-}
-
-@inline(__always)
-private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector {
-  UnsafeRawPointer(p).loadUnaligned(as: DepthwiseVector.self)
-}
-
-@inline(__always)
-private func store<V: SIMD>(_ v: V, _ p: UnsafeMutablePointer<Float>) where V.Scalar == Float {
-  UnsafeMutableRawPointer(p).storeBytes(of: v, as: V.self)
+private func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
+  UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
 }
 
 /// max(v, 0) lane by lane (one `maxps`; the standard library's `pointwiseMax` is not inlined).
 @inline(__always)
-private func rectified<V: SIMD>(_ v: V) -> V where V.Scalar == Float {
-  v.replacing(with: V(), where: v .< V())
+private func rectified(_ v: Vector) -> Vector {
+  v.replacing(with: Vector(), where: v .< Vector())
 }
 
 /// `acc + a × b`, fused (one rounding) where the build has FMA.
 @inline(__always)
-private func madd<V: SIMD>(_ acc: inout V, _ a: V, _ b: V) where V.Scalar == Float {
+private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
   #if CENTERFACE_AVX2 || CENTERFACE_AVX512
     acc.addProduct(a, b)
   #else
     acc += a * b
   #endif
 }
+
+#if CENTERFACE_AVX512
+  // 8-float vectors beside the 16-float ones: the depthwise kernels and the last, narrow panel.
+  typealias Half = SIMD8<Float>
+
+  @inline(__always)
+  private func loadHalf(_ p: UnsafePointer<Float>) -> Half {
+    UnsafeRawPointer(p).loadUnaligned(as: Half.self)
+  }
+
+  @inline(__always)
+  private func store(_ v: Half, _ p: UnsafeMutablePointer<Float>) {
+    UnsafeMutableRawPointer(p).storeBytes(of: v, as: Half.self)
+  }
+
+  @inline(__always)
+  private func rectified(_ v: Half) -> Half {
+    v.replacing(with: Half(), where: v .< Half())
+  }
+
+  @inline(__always)
+  private func madd(_ acc: inout Half, _ a: Half, _ b: Half) {
+    acc.addProduct(a, b)
+  }
+
+  @inline(__always)
+  private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { loadHalf(p) }
+#else
+  @inline(__always)
+  private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { load(p) }
+#endif
 
 extension Kernels {
   /// The name of this build, for messages and benchmarks: "avx2" or "baseline".
@@ -196,11 +220,15 @@ extension Kernels {
           } else if width == lanes {
             block1(
               a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-              residual: residual != nil, res: res, dst: dst, n0: n0, as: Vector.self)
+              residual: residual != nil, res: res, dst: dst, n0: n0)
           } else {
-            block1(
-              a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-              residual: residual != nil, res: res, dst: dst, n0: n0, as: SIMD8<Float>.self)
+            #if CENTERFACE_AVX512
+              blockHalf(
+                a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
+                residual: residual != nil, res: res, dst: dst, n0: n0)
+            #else
+              preconditionFailure("panels narrower than a vector exist only in the AVX-512 build")
+            #endif
           }
           n0 += width
         }
@@ -286,23 +314,22 @@ extension Kernels {
       v1 = rectified(v1)
     }
     if residual {
-      v0 += load(res[i] + n0) as Vector
-      v1 += load(res[i] + n0 + lanes) as Vector
+      v0 += load(res[i] + n0)
+      v1 += load(res[i] + n0 + lanes)
     }
     store(v0, dst[i] + n0)
     store(v1, dst[i] + n0 + lanes)
   }
 
-  /// Six pixels × one vector of output channels (the last, narrow panels).
+  /// Six pixels × one vector of output channels (the last, narrow panel).
   @inline(__always)
-  private static func block1<V: SIMD>(
+  private static func block1(
     a: UnsafeMutablePointer<UnsafePointer<Float>>, taps: Int, k: Int, w: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, relu: Bool, residual: Bool,
     res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
-    n0: Int, as type: V.Type
-  ) where V.Scalar == Float {
-    let width = V.scalarCount
-    let b0 = load(bias, as: V.self)
+    n0: Int
+  ) {
+    let b0 = load(bias)
     var c0 = b0
     var c1 = b0
     var c2 = b0
@@ -319,36 +346,92 @@ extension Kernels {
       let a4 = p[4]
       let a5 = p[5]
       for kk in 0..<k {
-        let w0 = load(wp, as: V.self)
-        wp += width
-        madd(&c0, V(repeating: a0[kk]), w0)
-        madd(&c1, V(repeating: a1[kk]), w0)
-        madd(&c2, V(repeating: a2[kk]), w0)
-        madd(&c3, V(repeating: a3[kk]), w0)
-        madd(&c4, V(repeating: a4[kk]), w0)
-        madd(&c5, V(repeating: a5[kk]), w0)
+        let w0 = load(wp)
+        wp += lanes
+        madd(&c0, Vector(repeating: a0[kk]), w0)
+        madd(&c1, Vector(repeating: a1[kk]), w0)
+        madd(&c2, Vector(repeating: a2[kk]), w0)
+        madd(&c3, Vector(repeating: a3[kk]), w0)
+        madd(&c4, Vector(repeating: a4[kk]), w0)
+        madd(&c5, Vector(repeating: a5[kk]), w0)
       }
     }
-    finish(c0, 0, relu, residual, res, dst, n0)
-    finish(c1, 1, relu, residual, res, dst, n0)
-    finish(c2, 2, relu, residual, res, dst, n0)
-    finish(c3, 3, relu, residual, res, dst, n0)
-    finish(c4, 4, relu, residual, res, dst, n0)
-    finish(c5, 5, relu, residual, res, dst, n0)
+    finish1(c0, 0, relu, residual, res, dst, n0)
+    finish1(c1, 1, relu, residual, res, dst, n0)
+    finish1(c2, 2, relu, residual, res, dst, n0)
+    finish1(c3, 3, relu, residual, res, dst, n0)
+    finish1(c4, 4, relu, residual, res, dst, n0)
+    finish1(c5, 5, relu, residual, res, dst, n0)
   }
 
   @inline(__always)
-  private static func finish<V: SIMD>(
-    _ v: V, _ i: Int, _ relu: Bool, _ residual: Bool,
+  private static func finish1(
+    _ v: Vector, _ i: Int, _ relu: Bool, _ residual: Bool,
     _ res: UnsafeMutablePointer<UnsafePointer<Float>>,
-    _ dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
-    _ n0: Int
-  ) where V.Scalar == Float {
+    _ dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, _ n0: Int
+  ) {
     var v = v
     if relu { v = rectified(v) }
-    if residual { v += load(res[i] + n0, as: V.self) }
+    if residual { v += load(res[i] + n0) }
     store(v, dst[i] + n0)
   }
+
+  #if CENTERFACE_AVX512
+    /// Six pixels × 8 output channels: the last panel when 8 channels are left over.
+    @inline(__always)
+    private static func blockHalf(
+      a: UnsafeMutablePointer<UnsafePointer<Float>>, taps: Int, k: Int, w: UnsafePointer<Float>,
+      bias: UnsafePointer<Float>, relu: Bool, residual: Bool,
+      res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+      n0: Int
+    ) {
+      let b0 = loadHalf(bias)
+      var c0 = b0
+      var c1 = b0
+      var c2 = b0
+      var c3 = b0
+      var c4 = b0
+      var c5 = b0
+      var wp = w
+      for t in 0..<taps {
+        let p = a + t * blockPixels
+        let a0 = p[0]
+        let a1 = p[1]
+        let a2 = p[2]
+        let a3 = p[3]
+        let a4 = p[4]
+        let a5 = p[5]
+        for kk in 0..<k {
+          let w0 = loadHalf(wp)
+          wp += 8
+          madd(&c0, Half(repeating: a0[kk]), w0)
+          madd(&c1, Half(repeating: a1[kk]), w0)
+          madd(&c2, Half(repeating: a2[kk]), w0)
+          madd(&c3, Half(repeating: a3[kk]), w0)
+          madd(&c4, Half(repeating: a4[kk]), w0)
+          madd(&c5, Half(repeating: a5[kk]), w0)
+        }
+      }
+      finishHalf(c0, 0, relu, residual, res, dst, n0)
+      finishHalf(c1, 1, relu, residual, res, dst, n0)
+      finishHalf(c2, 2, relu, residual, res, dst, n0)
+      finishHalf(c3, 3, relu, residual, res, dst, n0)
+      finishHalf(c4, 4, relu, residual, res, dst, n0)
+      finishHalf(c5, 5, relu, residual, res, dst, n0)
+    }
+
+    @inline(__always)
+    private static func finishHalf(
+      _ v: Half, _ i: Int, _ relu: Bool, _ residual: Bool,
+      _ res: UnsafeMutablePointer<UnsafePointer<Float>>,
+      _ dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, _ n0: Int
+    ) {
+      var v = v
+      if relu { v = rectified(v) }
+      if residual { v += loadHalf(res[i] + n0) }
+      store(v, dst[i] + n0)
+    }
+  #endif
 
   /// Runs output rows `rows` of a 3×3 depthwise convolution (see `DepthwiseJob`).
   ///
