@@ -93,14 +93,24 @@ static cjpeg_reader *open_header(const unsigned char *data, size_t size, char *m
 }
 
 cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *message, size_t messageSize) {
+  return cjpeg_reader_open_any(data, size, 0, message, messageSize);
+}
+
+cjpeg_reader *cjpeg_reader_open_any(const unsigned char *data, size_t size, int flags, char *message,
+                                    size_t messageSize) {
   cjpeg_reader *reader = open_header(data, size, message, messageSize);
   if (reader == NULL) return NULL;
   struct jpeg_decompress_struct *info = &reader->info;
-  int supported = !info->progressive_mode && !info->arith_code && info->data_precision == 8 &&
-                  (info->jpeg_color_space == JCS_YCbCr || info->jpeg_color_space == JCS_GRAYSCALE ||
-                   info->jpeg_color_space == JCS_RGB);
+  int any = (flags & CJPEG_ANY_FILE) != 0;
+  int rgba = info->jpeg_color_space == JCS_YCbCr || info->jpeg_color_space == JCS_GRAYSCALE ||
+             info->jpeg_color_space == JCS_RGB;
+  int cmyk = info->jpeg_color_space == JCS_CMYK || info->jpeg_color_space == JCS_YCCK;
+  int supported = info->data_precision == 8 &&
+                  (any ? (rgba || cmyk) : (rgba && !info->progressive_mode && !info->arith_code));
   if (!supported) {
-    set_message(message, messageSize, "not a baseline 8-bit JPEG with one or three components");
+    set_message(message, messageSize,
+                any ? "not an 8-bit JPEG libjpeg decodes"
+                    : "not a baseline 8-bit JPEG with one or three components");
     cjpeg_reader_close(reader);
     return NULL;
   }
@@ -109,10 +119,35 @@ cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *me
     cjpeg_reader_close(reader);
     return NULL;
   }
-  info->out_color_space = JCS_EXT_RGBA;
+  info->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
   jpeg_start_decompress(info);
   return reader;
 }
+
+int cjpeg_reader_is_cmyk(const cjpeg_reader *reader) { return reader->info.out_color_space == JCS_CMYK; }
+
+int cjpeg_reader_crop(cjpeg_reader *reader, unsigned int *xoffset, unsigned int *width, char *message,
+                      size_t messageSize) {
+  if (setjmp(reader->errors.jump)) {
+    set_message(message, messageSize, reader->errors.message);
+    return -1;
+  }
+  JDIMENSION x = *xoffset, w = *width;
+  jpeg_crop_scanline(&reader->info, &x, &w);
+  *xoffset = x;
+  *width = w;
+  return 0;
+}
+
+int cjpeg_reader_skip(cjpeg_reader *reader, unsigned int rows, char *message, size_t messageSize) {
+  if (setjmp(reader->errors.jump)) {
+    set_message(message, messageSize, reader->errors.message);
+    return -1;
+  }
+  return (int)jpeg_skip_scanlines(&reader->info, rows);
+}
+
+unsigned int cjpeg_reader_row(const cjpeg_reader *reader) { return reader->info.output_scanline; }
 
 unsigned int cjpeg_reader_width(const cjpeg_reader *reader) { return reader->info.output_width; }
 
@@ -120,12 +155,17 @@ unsigned int cjpeg_reader_height(const cjpeg_reader *reader) { return reader->in
 
 int cjpeg_reader_read(cjpeg_reader *reader, unsigned char *out, unsigned int maxRows, char *message,
                       size_t messageSize) {
+  return cjpeg_reader_read_rows(reader, out, (size_t)reader->info.output_width * 4, maxRows, message,
+                                messageSize);
+}
+
+int cjpeg_reader_read_rows(cjpeg_reader *reader, unsigned char *out, size_t stride, unsigned int maxRows,
+                           char *message, size_t messageSize) {
   struct jpeg_decompress_struct *info = &reader->info;
   if (setjmp(reader->errors.jump)) {
     set_message(message, messageSize, reader->errors.message);
     return -1;
   }
-  size_t stride = (size_t)info->output_width * 4;
   unsigned int done = 0;
   while (done < maxRows && info->output_scanline < info->output_height) {
     JSAMPROW rows[16];

@@ -248,3 +248,191 @@ int cpng_deflate(const unsigned char *data, size_t size, unsigned char **outData
   *outSize = capacity;
   return 0;
 }
+
+/* ---- Row by row: a reader and a writer that keep libpng's state between calls (the
+   planner's PNG source and sink). Each call sets libpng's jump again: no longjmp ever leaves C. */
+
+struct cpng_reader {
+  png_structp png;
+  png_infop info;
+  cpng_state state;
+  unsigned int width, height, row;
+};
+
+static void reader_message(cpng_reader *r, char *message, size_t messageSize) {
+  r->state.message = message;
+  r->state.messageSize = messageSize;
+  set_message(message, messageSize, "unknown libpng error");
+}
+
+cpng_reader *cpng_reader_open(const unsigned char *data, size_t size, unsigned int width, unsigned int height,
+                              char *message, size_t messageSize) {
+  cpng_reader *r = (cpng_reader *)calloc(1, sizeof(cpng_reader));
+  if (r == NULL) {
+    set_message(message, messageSize, "out of memory");
+    return NULL;
+  }
+  reader_message(r, message, messageSize);
+  r->state.data = data;
+  r->state.size = size;
+  r->width = width;
+  r->height = height;
+  r->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r->state, on_error, on_warning);
+  if (r->png == NULL) {
+    set_message(message, messageSize, "out of memory");
+    free(r);
+    return NULL;
+  }
+  r->info = png_create_info_struct(r->png);
+  if (r->info == NULL) {
+    set_message(message, messageSize, "out of memory");
+    cpng_reader_close(r);
+    return NULL;
+  }
+  if (setjmp(png_jmpbuf(r->png))) {
+    cpng_reader_close(r);
+    return NULL;
+  }
+  png_set_read_fn(r->png, &r->state, on_read);
+  png_set_benign_errors(r->png, 1);
+  png_set_user_limits(r->png, width, height);
+  /* As cpng_decode_rgba: every ancillary chunk but tRNS skipped, values as stored. */
+  png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+  png_read_info(r->png, r->info);
+  png_uint_32 w = 0, h = 0;
+  int bitDepth = 0, colorType = 0, interlace = 0;
+  png_get_IHDR(r->png, r->info, &w, &h, &bitDepth, &colorType, &interlace, NULL, NULL);
+  if (w != width || h != height) png_error(r->png, "IHDR size differs from the one read");
+  if (interlace != PNG_INTERLACE_NONE) png_error(r->png, "an interlaced PNG is not read row by row");
+  png_set_expand(r->png);
+  if (bitDepth == 16) png_set_scale_16(r->png);
+  if (colorType == PNG_COLOR_TYPE_GRAY || colorType == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(r->png);
+  png_set_add_alpha(r->png, 0xff, PNG_FILLER_AFTER);
+  png_set_interlace_handling(r->png);
+  png_read_update_info(r->png, r->info);
+  if (png_get_rowbytes(r->png, r->info) != (size_t)width * 4) png_error(r->png, "unexpected row layout");
+  return r;
+}
+
+int cpng_reader_read(cpng_reader *r, unsigned char *out, size_t stride, unsigned int rows, char *message,
+                     size_t messageSize) {
+  reader_message(r, message, messageSize);
+  if (setjmp(png_jmpbuf(r->png))) return -1;
+  for (unsigned int k = 0; k < rows; k++) {
+    if (r->row >= r->height) png_error(r->png, "read past the last row");
+    png_read_row(r->png, out == NULL ? NULL : out + (size_t)k * stride, NULL);
+    r->row += 1;
+  }
+  return 0;
+}
+
+int cpng_reader_skip(cpng_reader *r, unsigned int rows, unsigned char *scratch, char *message,
+                     size_t messageSize) {
+  reader_message(r, message, messageSize);
+  if (setjmp(png_jmpbuf(r->png))) return -1;
+  for (unsigned int k = 0; k < rows; k++) {
+    if (r->row >= r->height) png_error(r->png, "read past the last row");
+    png_read_row(r->png, scratch, NULL);
+    r->row += 1;
+  }
+  return 0;
+}
+
+int cpng_reader_finish(cpng_reader *r, unsigned char *scratch, char *message, size_t messageSize) {
+  reader_message(r, message, messageSize);
+  if (setjmp(png_jmpbuf(r->png))) return -1;
+  while (r->row < r->height) {
+    png_read_row(r->png, scratch, NULL);
+    r->row += 1;
+  }
+  png_read_end(r->png, NULL);
+  return 0;
+}
+
+void cpng_reader_close(cpng_reader *r) {
+  if (r == NULL) return;
+  if (r->png != NULL) png_destroy_read_struct(&r->png, r->info ? &r->info : NULL, NULL);
+  free(r);
+}
+
+struct cpng_writer {
+  png_structp png;
+  png_infop info;
+  cpng_state state;
+  unsigned int width, height, row;
+};
+
+static void writer_message(cpng_writer *w, char *message, size_t messageSize) {
+  w->state.message = message;
+  w->state.messageSize = messageSize;
+  set_message(message, messageSize, "unknown libpng error");
+}
+
+cpng_writer *cpng_writer_open(unsigned int width, unsigned int height, int withAlpha, int compressionLevel,
+                              char *message, size_t messageSize) {
+  cpng_writer *w = (cpng_writer *)calloc(1, sizeof(cpng_writer));
+  if (w == NULL) {
+    set_message(message, messageSize, "out of memory");
+    return NULL;
+  }
+  writer_message(w, message, messageSize);
+  w->width = width;
+  w->height = height;
+  w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w->state, on_error, on_warning);
+  if (w->png == NULL) {
+    set_message(message, messageSize, "out of memory");
+    free(w);
+    return NULL;
+  }
+  w->info = png_create_info_struct(w->png);
+  if (w->info == NULL) {
+    set_message(message, messageSize, "out of memory");
+    cpng_writer_close(w);
+    return NULL;
+  }
+  if (setjmp(png_jmpbuf(w->png))) {
+    cpng_writer_close(w);
+    return NULL;
+  }
+  /* As cpng_encode_rgba, so that the bytes are the same. */
+  png_set_write_fn(w->png, &w->state, on_write, on_flush);
+  png_set_compression_level(w->png, compressionLevel);
+  png_set_IHDR(w->png, w->info, width, height, 8, withAlpha ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(w->png, w->info);
+  if (!withAlpha) png_set_filler(w->png, 0, PNG_FILLER_AFTER);
+  return w;
+}
+
+int cpng_writer_write(cpng_writer *w, const unsigned char *rgba, size_t stride, unsigned int rows, char *message,
+                      size_t messageSize) {
+  writer_message(w, message, messageSize);
+  if (setjmp(png_jmpbuf(w->png))) return -1;
+  for (unsigned int k = 0; k < rows; k++) {
+    if (w->row >= w->height) png_error(w->png, "wrote past the last row");
+    png_write_row(w->png, (png_const_bytep)(rgba + (size_t)k * stride));
+    w->row += 1;
+  }
+  return 0;
+}
+
+int cpng_writer_finish(cpng_writer *w, unsigned char **outData, size_t *outSize, char *message,
+                       size_t messageSize) {
+  *outData = NULL;
+  *outSize = 0;
+  writer_message(w, message, messageSize);
+  if (setjmp(png_jmpbuf(w->png))) return -1;
+  if (w->row != w->height) png_error(w->png, "not every row was written");
+  png_write_end(w->png, NULL);
+  *outData = w->state.out;
+  *outSize = w->state.outSize;
+  w->state.out = NULL;
+  return 0;
+}
+
+void cpng_writer_close(cpng_writer *w) {
+  if (w == NULL) return;
+  free(w->state.out);
+  if (w->png != NULL) png_destroy_write_struct(&w->png, w->info ? &w->info : NULL);
+  free(w);
+}

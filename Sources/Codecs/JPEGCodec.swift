@@ -166,23 +166,28 @@ enum JPEGCodec {
   private static func convertCMYKToRGBA(_ image: inout Image, inverted: Bool) {
     let rows = image.height
     let rowBytes = image.width * 4
+    let width = image.width
     image.bytes.withUnsafeMutableBufferPointer { p in
       let base = UncheckedPointer(p.baseAddress!)
       Parallel.forEachRowRange(rows) { range in
-        let q = base.pointer
-        for i in stride(from: range.lowerBound * rowBytes, to: range.upperBound * rowBytes, by: 4) {
-          var c = UInt32(q[i])
-          var m = UInt32(q[i + 1])
-          var y = UInt32(q[i + 2])
-          var k = UInt32(q[i + 3])
-          if !inverted { (c, m, y, k) = (255 - c, 255 - m, 255 - y, 255 - k) }
-          // With inverted values, ink-free = c, so R = c × k / 255.
-          q[i] = UInt8((c * k + 127) / 255)
-          q[i + 1] = UInt8((m * k + 127) / 255)
-          q[i + 2] = UInt8((y * k + 127) / 255)
-          q[i + 3] = 255
-        }
+        for y in range { convertCMYKRow(base.pointer + y * rowBytes, count: width, inverted: inverted) }
       }
+    }
+  }
+
+  /// Converts `count` CMYK pixels (4 bytes each, in place) to opaque RGBA: with inverted values
+  /// (Adobe files), ink-free = c, so R = c × k / 255.
+  static func convertCMYKRow(_ q: UnsafeMutablePointer<UInt8>, count: Int, inverted: Bool) {
+    for i in stride(from: 0, to: count * 4, by: 4) {
+      var c = UInt32(q[i])
+      var m = UInt32(q[i + 1])
+      var y = UInt32(q[i + 2])
+      var k = UInt32(q[i + 3])
+      if !inverted { (c, m, y, k) = (255 - c, 255 - m, 255 - y, 255 - k) }
+      q[i] = UInt8((c * k + 127) / 255)
+      q[i + 1] = UInt8((m * k + 127) / 255)
+      q[i + 2] = UInt8((y * k + 127) / 255)
+      q[i + 3] = 255
     }
   }
 
@@ -255,6 +260,19 @@ enum JPEGCodec {
 
   /// One `tjCompress2` of a band of rows, as a JPEG of its own.
   static func compressRows(_ band: ImageRows, _ options: EncodeOptions) throws(CodecError) -> [UInt8] {
+    try compressRows(band.row(band.rows.lowerBound), width: band.width, height: band.rows.count, pitch: band.width * 4, options)
+  }
+
+  /// One `tjCompress2` of the pixels of a buffer (the rows of one band, every column), as a JPEG
+  /// of its own.
+  static func compressRows(_ pixels: PixelBuffer, _ options: EncodeOptions) throws(CodecError) -> [UInt8] {
+    try compressRows(pixels.base, width: pixels.rect.width, height: pixels.rect.height, pitch: pixels.stride, options)
+  }
+
+  /// One `tjCompress2` of `height` rows of `width` RGBA pixels, `pitch` bytes apart.
+  private static func compressRows(
+    _ base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, pitch: Int, _ options: EncodeOptions
+  ) throws(CodecError) -> [UInt8] {
     guard let handle = tjInitCompress() else { throw .encodingFailed(.jpeg, "cannot start libjpeg-turbo") }
     defer { tjDestroy(handle) }
     let subsampling: TJSAMP =
@@ -271,7 +289,7 @@ enum JPEGCodec {
     var jpeg: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
     let status = tjCompress2(
-      handle, band.row(band.rows.lowerBound), Int32(band.width), 0, Int32(band.rows.count),
+      handle, base, Int32(width), Int32(pitch), Int32(height),
       Int32(TJPF_RGBA.rawValue), &jpeg, &size, Int32(subsampling.rawValue), Int32(options.quality), flags)
     defer { if let jpeg { tjFree(jpeg) } }
     guard status == 0, let jpeg, size >= 4 else {

@@ -34,6 +34,10 @@ enum PNGCodec {
     /// Bytes the walk inflated (or tried to: a stream cut off at its cap counts the cap) from
     /// iTXt and iCCP chunks, at most `maxInflatedBytes`.
     var inflatedBytes = 0
+    /// True when a tRNS chunk came before the image data (transparency without an alpha channel).
+    var hasTRNS = false
+    /// True when pixels can be transparent: an alpha channel, or tRNS.
+    var mayHaveTransparency: Bool { colourType == 4 || colourType == 6 || hasTRNS }
   }
 
   /// The iTXt keyword Adobe's XMP specification gives XMP in PNG.
@@ -101,6 +105,8 @@ enum PNGCodec {
       } else if type == "IDAT" {
         if !full { return s }
         sawIDAT = true
+      } else if type == "tRNS", !sawIDAT {
+        s.hasTRNS = true
       } else if type == "eXIf", !sawIDAT, s.exif == nil {
         let tiff = Array(bytes[dataStart..<dataEnd])
         s.exif = tiff
@@ -189,15 +195,18 @@ enum PNGCodec {
       }
       initialized = count
     }
-    guard status == 0 else {
-      let text = String(cMessage: message)
-      if text.contains("ends early") || text.contains("Not enough image data") {
-        throw .truncated(.png)
-      }
-      throw .corruptData(.png, text)
-    }
+    guard status == 0 else { throw error(fromLibpng: String(cMessage: message)) }
     return (Image(width: s.width, height: s.height, bytes: pixels), s)
   }
+
+  /// The error a libpng message means: a cut file, or damage.
+  static func error(fromLibpng text: String) -> CodecError {
+    if text.contains("ends early") || text.contains("Not enough image data") { return .truncated(.png) }
+    return .corruptData(.png, text)
+  }
+
+  /// zlib's level for every PNG photoedit writes.
+  static let compressionLevel: Int32 = 6
 
   /// Encodes 8-bit RGB (opaque images) or RGBA with `cpng_encode_rgba`, then inserts the colour
   /// chunks after IHDR: `metadata.pngChunks` unchanged, or an iCCP made from `metadata.icc`; then
@@ -210,28 +219,31 @@ enum PNGCodec {
     var message = [CChar](repeating: 0, count: 256)
     let status = image.bytes.withUnsafeBufferPointer { p in
       cpng_encode_rgba(
-        p.baseAddress, UInt32(image.width), UInt32(image.height), image.isOpaque ? 0 : 1, 6, &data,
-        &size, &message, message.count)
+        p.baseAddress, UInt32(image.width), UInt32(image.height), image.isOpaque ? 0 : 1, compressionLevel,
+        &data, &size, &message, message.count)
     }
     defer { cpng_free(data) }
     guard status == 0, let data, size > 33 else {
       let text = String(cMessage: message)
       throw .encodingFailed(.png, text)
     }
-    var chunks = options.metadata.pngChunks.filter { colourChunkTypes.contains($0.type) }
-    if !chunks.contains(where: { $0.type == "iCCP" }), let icc = options.metadata.icc,
-      let iccp = iccpData(for: icc)
-    {
+    return withChunks(UnsafeBufferPointer(start: data, count: size), options.metadata)
+  }
+
+  /// A PNG from libpng with the metadata chunks inserted after IHDR: `metadata.pngChunks`
+  /// unchanged, or an iCCP made from `metadata.icc`; then EXIF as eXIf and XMP as iTXt.
+  static func withChunks(_ encoded: UnsafeBufferPointer<UInt8>, _ metadata: ImageMetadata) -> [UInt8] {
+    var chunks = metadata.pngChunks.filter { colourChunkTypes.contains($0.type) }
+    if !chunks.contains(where: { $0.type == "iCCP" }), let icc = metadata.icc, let iccp = iccpData(for: icc) {
       chunks.append(("iCCP", iccp))
     }
     // EXIF (orientation already 1, thumbnail removed) before the image data, as eXIf must be;
     // XMP as iTXt beside it.
-    if let exif = options.metadata.exif, !exif.isEmpty { chunks.append(("eXIf", exif)) }
-    if let xmp = options.metadata.xmp, !xmp.isEmpty { chunks.append(("iTXt", itxtData(forXMP: xmp))) }
-    let encoded = UnsafeBufferPointer(start: data, count: size)
+    if let exif = metadata.exif, !exif.isEmpty { chunks.append(("eXIf", exif)) }
+    if let xmp = metadata.xmp, !xmp.isEmpty { chunks.append(("iTXt", itxtData(forXMP: xmp))) }
     let afterIHDR = signature.count + 25
     var out: [UInt8] = []
-    out.reserveCapacity(size + chunks.reduce(0) { $0 + $1.data.count + 12 })
+    out.reserveCapacity(encoded.count + chunks.reduce(0) { $0 + $1.data.count + 12 })
     out += encoded[0..<afterIHDR]
     for chunk in chunks { appendChunk(chunk.type, chunk.data, to: &out) }
     out += encoded[afterIHDR...]

@@ -266,10 +266,12 @@ public struct EditStore: Sendable {
     original: [UInt8], steps: [Step], adding requests: [StepRequest] = [], maxSize: Int? = nil,
     as format: ImageFormat, existing: RenderRecord?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord) {
-    if format == .jpeg, maxSize == nil, requests.allSatisfy(\.isRowFilter), steps.allSatisfy(\.isRowFilter) {
+    if format == .jpeg, maxSize == nil, requests.allSatisfy(\.requirements.isEmpty) {
       let stream: (any PhotoStream)?
       do { stream = try engine.stream(original, maxPixels: settings.maxPixels) } catch { throw .codec(error) }
-      if let stream { return try streamed(stream, steps: steps, adding: requests, existing: existing) }
+      if let stream, let result = try streamed(stream, steps: steps, adding: requests, existing: existing) {
+        return result
+      }
     }
     let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
     let options = encodeOptions(existing: existing, details: rendered.details)
@@ -280,9 +282,10 @@ public struct EditStore: Sendable {
     )
   }
 
+  /// The render through the JPEG pipeline, or nil when a step is not pointwise.
   private func streamed(
     _ stream: any PhotoStream, steps: [Step], adding requests: [StepRequest], existing: RenderRecord?
-  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord) {
+  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
     var details = stream.details
     let size = ImageSize(details.fullWidth, details.fullHeight)
     // A row filter's request needs only the image's size, never its pixels (which are never all
@@ -293,9 +296,21 @@ public struct EditStore: Sendable {
         throw .step(index: nil, error)
       }
     }
-    let renderers = (steps + added).compactMap { $0.rowRenderer(size: size) }
+    var kernels: [any StepKernel] = []
+    for (i, step) in (steps + added).enumerated() {
+      do { kernels += try step.kernels(input: size) } catch { throw .step(index: i < steps.count ? i : nil, error) }
+    }
+    guard kernels.allSatisfy({ $0.capability == .pointwise }) else { return nil }
     var rows: (@Sendable (ImageRows) -> Void)? = nil
-    if !renderers.isEmpty { rows = { band in for renderer in renderers { renderer(band) } } }
+    if !kernels.isEmpty {
+      let chain = kernels
+      rows = { band in
+        let pixels = PixelBuffer(
+          viewing: band.row(band.rows.lowerBound), stride: band.width * 4,
+          rect: PixelRect(columns: 0..<band.width, rows: band.rows))
+        for kernel in chain { try? kernel.render(pixels, into: pixels) }
+      }
+    }
     let options = encodeOptions(existing: existing, details: details)
     let result: (jpeg: [UInt8], warnings: [String])
     do { result = try stream.run(encoding: options, rows: rows) } catch { throw .codec(error) }

@@ -86,7 +86,13 @@ import Testing
     let operation = try Filters.step(
       filter: "vignette", version: 1, parameters: ["intensity": .number(0.7), "radius": .number(0.8)],
       derived: [:])
-    let renderer = try #require(operation.rowRenderer(size: ImageSize(big.width, big.height)))
+    let kernels = try operation.kernels(input: ImageSize(big.width, big.height))
+    let renderer: @Sendable (ImageRows) -> Void = { band in
+      let pixels = PixelBuffer(
+        viewing: band.row(band.rows.lowerBound), stride: band.width * 4,
+        rect: PixelRect(columns: 0..<band.width, rows: band.rows))
+      for kernel in kernels { try? kernel.render(pixels, into: pixels) }
+    }
     let stream = try #require(try ImageCodec.jpegStream(original))
     let (image, jpeg, _, bands) = try Self.run(
       stream, Self.encodeOptions(subsampling, metadata: ImageMetadata()), transform: renderer)

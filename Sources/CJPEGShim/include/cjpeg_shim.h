@@ -17,6 +17,35 @@ typedef struct cjpeg_reader cjpeg_reader;
 /// Any other JPEG is refused with NULL. `data` must stay alive until cjpeg_reader_close.
 cjpeg_reader *cjpeg_reader_open(const unsigned char *data, size_t size, char *message, size_t messageSize);
 
+/// What cjpeg_reader_open_any accepts beyond cjpeg_reader_open.
+enum {
+  /// Progressive, arithmetic-coded and multi-scan files (libjpeg then holds every coefficient of
+  /// the image while it decodes), and four-component files (CMYK, YCCK), decoded to CMYK.
+  CJPEG_ANY_FILE = 1
+};
+
+/// As cjpeg_reader_open, for any 8-bit JPEG libjpeg decodes when `flags` has CJPEG_ANY_FILE:
+/// one-component and three-component files decode to RGBA, four-component files (CMYK, YCCK) to
+/// CMYK (4 bytes a pixel, as TurboJPEG's TJPF_CMYK gives them).
+cjpeg_reader *cjpeg_reader_open_any(const unsigned char *data, size_t size, int flags, char *message,
+                                    size_t messageSize);
+
+/// The bytes per output pixel (4) and whether they are CMYK (1) or RGBA (0).
+int cjpeg_reader_is_cmyk(const cjpeg_reader *reader);
+
+/// Decodes only columns `*xoffset ..< *xoffset + *width` from now on (jpeg_crop_scanline): libjpeg
+/// moves `*xoffset` down to an iMCU boundary and widens `*width` to keep the right edge. Call
+/// before reading any row. 0, or -1 on an error.
+int cjpeg_reader_crop(cjpeg_reader *reader, unsigned int *xoffset, unsigned int *width, char *message,
+                      size_t messageSize);
+
+/// Skips `rows` rows without converting them (jpeg_skip_scanlines: the entropy-coded data is still
+/// read, so damage there is still found). Returns the rows skipped, or -1 on an error.
+int cjpeg_reader_skip(cjpeg_reader *reader, unsigned int rows, char *message, size_t messageSize);
+
+/// The rows decoded or skipped so far.
+unsigned int cjpeg_reader_row(const cjpeg_reader *reader);
+
 /// The output size in pixels.
 unsigned int cjpeg_reader_width(const cjpeg_reader *reader);
 unsigned int cjpeg_reader_height(const cjpeg_reader *reader);
@@ -25,6 +54,10 @@ unsigned int cjpeg_reader_height(const cjpeg_reader *reader);
 /// Returns the number of rows decoded (0 once every row is), or -1 on an error.
 int cjpeg_reader_read(cjpeg_reader *reader, unsigned char *out, unsigned int maxRows, char *message,
                       size_t messageSize);
+
+/// As cjpeg_reader_read, with rows `stride` bytes apart.
+int cjpeg_reader_read_rows(cjpeg_reader *reader, unsigned char *out, size_t stride, unsigned int maxRows,
+                           char *message, size_t messageSize);
 
 /// Reads on to the end of the image (jpeg_finish_decompress). 0, or -1 on an error.
 int cjpeg_reader_finish(cjpeg_reader *reader, char *message, size_t messageSize);

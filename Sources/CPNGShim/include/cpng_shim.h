@@ -38,4 +38,37 @@ unsigned long cpng_crc32(unsigned long crc, const unsigned char *data, size_t si
 /// Frees a buffer returned by this shim.
 void cpng_free(void *pointer);
 
+/// A PNG read a row at a time: the rows cpng_decode_rgba gives, in order. Non-interlaced files
+/// only. `data` must stay alive until cpng_reader_close.
+typedef struct cpng_reader cpng_reader;
+
+/// Starts reading; NULL with a message on an error (an interlaced file is refused).
+cpng_reader *cpng_reader_open(const unsigned char *data, size_t size, unsigned int width, unsigned int height,
+                              char *message, size_t messageSize);
+/// Reads the next `rows` rows into `out`, rows `stride` bytes apart.
+int cpng_reader_read(cpng_reader *reader, unsigned char *out, size_t stride, unsigned int rows, char *message,
+                     size_t messageSize);
+/// Reads and drops the next `rows` rows (through `scratch`, one row of width * 4 bytes).
+int cpng_reader_skip(cpng_reader *reader, unsigned int rows, unsigned char *scratch, char *message,
+                     size_t messageSize);
+/// Reads the rest of the rows (through `scratch`) and the end of the file.
+int cpng_reader_finish(cpng_reader *reader, unsigned char *scratch, char *message, size_t messageSize);
+/// Frees the reader. NULL is allowed.
+void cpng_reader_close(cpng_reader *reader);
+
+/// A PNG written a row at a time: the bytes cpng_encode_rgba makes of the same rows.
+typedef struct cpng_writer cpng_writer;
+
+/// Starts a PNG of 8-bit RGBA (`withAlpha`) or RGB.
+cpng_writer *cpng_writer_open(unsigned int width, unsigned int height, int withAlpha, int compressionLevel,
+                              char *message, size_t messageSize);
+/// Writes the next `rows` rows of RGBA pixels, rows `stride` bytes apart.
+int cpng_writer_write(cpng_writer *writer, const unsigned char *rgba, size_t stride, unsigned int rows,
+                      char *message, size_t messageSize);
+/// Ends the file once every row is written: `*outData` holds `*outSize` bytes (free with cpng_free).
+int cpng_writer_finish(cpng_writer *writer, unsigned char **outData, size_t *outSize, char *message,
+                       size_t messageSize);
+/// Frees the writer. NULL is allowed.
+void cpng_writer_close(cpng_writer *writer);
+
 #endif

@@ -75,17 +75,17 @@ public struct BrushFilter: Filter {
     return NoDerivedState()
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
-    throws(FilterError)
-  {
+  /// Local: each stroke changes only the pixels near it, each pixel on its own.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
     let preset = p.pen.pen
     let pen = Pen(
       color: p.color ?? preset.color,
-      size: p.size?.pixels(of: min(image.width, image.height)) ?? preset.size,
+      size: p.size?.pixels(of: min(input.width, input.height)) ?? preset.size,
       hardness: p.hardness ?? preset.hardness)
     let strokes = (p.strokes ?? []) + (p.points.map { [$0] } ?? [])
-    for stroke in strokes {
-      image.drawStroke(stroke.map { $0.pixels(width: image.width, height: image.height) }, pen: pen)
+    let ops = strokes.map { stroke in
+      StrokeOp(points: stroke.map { $0.pixels(width: input.width, height: input.height) }, pen: pen, image: input)
     }
+    return [LocalKernel(size: input, ops: ops)]
   }
 }

@@ -125,14 +125,17 @@ public struct CropFilter: Filter {
     return NoDerivedState()
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
-    throws(FilterError)
+  /// A transform (the window), then for a circle a pointwise mask on the window.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) throws(FilterError)
+    -> [any StepKernel]
   {
-    let size = ImageSize(image.width, image.height)
-    try p.requireInside(size)
-    let r = p.window(in: size)
-    image = image.cropped(x: r.x, y: r.y, width: r.width, height: r.height)
-    if p.shape == .circle { image.maskToInscribedCircle() }
+    try p.requireInside(input)
+    let r = p.window(in: input)
+    let window = PixelRect(x: r.x, y: r.y, width: r.width, height: r.height)
+    var kernels: [any StepKernel] = []
+    if window != PixelRect(input) { kernels.append(TransformKernel(.crop(window, of: input))) }
+    if p.shape == .circle { kernels.append(CircleMaskKernel(size: window.size)) }
+    return kernels
   }
 
   public static func transparencyFill(_ p: Parameters) -> RGBA? { p.shape == .circle ? p.background : nil }

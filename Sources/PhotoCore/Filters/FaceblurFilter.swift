@@ -187,16 +187,18 @@ public struct FaceblurFilter: Filter {
     return (.circle(centerX: x + (w - 1) / 2, centerY: y + (h - 1) / 2, radius: radius), block)
   }
 
-  public static func render(_ p: Parameters, _ derived: Derived, on image: inout Image) throws(FilterError) {
+  /// Local: one operation per face hidden, in order; only the circles' bounding boxes change.
+  public static func prepare(_ p: Parameters, _ derived: Derived, input size: ImageSize) -> [any StepKernel] {
     let excluded = Set(p.exclude)
-    let size = ImageSize(image.width, image.height)
+    var ops: [any LocalOp] = []
     for (index, face) in derived.faces.enumerated() where !excluded.contains(index) {
       let (region, block) = circle(for: face, scale: p.scale, blocks: p.blocks, in: size)
       switch p.style {
-      case .blur: image.blur(region, radius: block)
-      case .solid: image.fill(region, with: p.color)
-      case .pixelate: image.pixelate(region, blockSize: block)
+      case .blur: ops.append(BlurOp(region: region, radius: block, image: size))
+      case .solid: ops.append(FillOp(region: region, color: p.color, image: size))
+      case .pixelate: ops.append(PixelateOp(region: region, blockSize: block, image: size))
       }
     }
+    return ops.isEmpty ? [] : [LocalKernel(size: size, ops: ops)]
   }
 }

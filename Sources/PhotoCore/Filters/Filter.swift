@@ -4,6 +4,12 @@
 /// A new filter is one file with a type conforming to `Filter`, plus its line in `Filters.all`.
 /// The declaration alone gives it validation, the stored form, the catalogue and help.
 ///
+/// Its behaviour is `prepare`: the typed parameters made into kernels for an image of one size
+/// (`StepKernel`), which declare the step's geometry (its output size, the input rectangle any
+/// output rectangle needs, and whether it is pointwise, local, a transform or needs the whole
+/// image), so that the planner can render any band of the output on its own, stream a photo
+/// through it, and keep a JPEG's untouched blocks as they are.
+///
 ///     struct InvertFilter: Filter {
 ///       static let name = "invert"
 ///       static let summary = "Inverts the colours."
@@ -14,12 +20,15 @@
 ///           .number("amount", \.amount, 0...1, help: "0 leaves the image as it is")
 ///         ]
 ///       }
-///       static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
-///         throws(FilterError)
+///       static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize)
+///         -> [any StepKernel]
 ///       {
-///         image.invert(amount: p.amount)
+///         [PointwiseKernel(size: input) { pixels, x, y, count in invert(pixels, count, p.amount) }]
 ///       }
 ///     }
+///
+/// A filter that implements `render(_:_:on:)` instead renders only whole images (`.whole`): the
+/// planner then holds the image entering it. Implement one of the two.
 public protocol Filter: Sendable {
   associatedtype Parameters: ParameterSet
   associatedtype Derived: ParameterSet = NoDerivedState
@@ -55,8 +64,19 @@ public protocol Filter: Sendable {
     _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
   ) throws(FilterError) -> Revision<Derived>
 
+  /// The kernels that render a step on an image of size `input` (the image entering the step),
+  /// in order: the typed parameters made ready once per render (darktable's `commit_params`).
+  /// Parameters are in stored form (fractions). By default, one kernel that needs the whole image
+  /// and calls `render(_:_:on:)`.
+  ///
+  /// - Throws: `FilterError` when the step cannot apply to an image of this size (a crop
+  ///   rectangle that leaves it).
+  static func prepare(_ parameters: Parameters, _ derived: Derived, input: ImageSize) throws(FilterError)
+    -> [any StepKernel]
+
   /// Renders a step on `image`, the image as it enters the step. Parameters are in stored form
-  /// (fractions). Deterministic: the same image and step give the same bytes.
+  /// (fractions). Deterministic: the same image and step give the same bytes. By default, the
+  /// kernels of `prepare` run over the whole image (one band).
   static func render(_ parameters: Parameters, _ derived: Derived, on image: inout Image) throws(FilterError)
 
   /// The colour a step's output shows where it is transparent, when it is written to a format
@@ -76,6 +96,22 @@ extension Filter {
   }
   public static var legacyVersions: [LegacyParameters<Self>] { [] }
   public static func transparencyFill(_ parameters: Parameters) -> RGBA? { nil }
+
+  public static func prepare(_ parameters: Parameters, _ derived: Derived, input: ImageSize)
+    throws(FilterError) -> [any StepKernel]
+  {
+    [
+      WholeImageKernel(inputSize: input) { (image: inout Image) throws(FilterError) in
+        try render(parameters, derived, on: &image)
+      }
+    ]
+  }
+
+  public static func render(_ parameters: Parameters, _ derived: Derived, on image: inout Image)
+    throws(FilterError)
+  {
+    try image.render(prepare(parameters, derived, input: ImageSize(image.width, image.height)))
+  }
 }
 
 extension Filter where Derived == NoDerivedState {
@@ -142,25 +178,5 @@ public struct LegacyParameters<F: Filter>: Sendable {
   ) {
     self.version = version
     self.upgrade = { stored throws(FilterError) in upgrade(try Old(filter: F.name, stored: stored)) }
-  }
-}
-
-/// A filter whose every output row depends only on the same input row and where it lies (sepia,
-/// vignette). Such a filter renders any band of rows on its own, so a JPEG can be filtered and
-/// encoded band by band while the rest of it is still being decoded.
-///
-/// A row filter implements `rowRenderer` instead of `render`. It must leave alpha as it is.
-public protocol RowFilter: Filter {
-  /// Prepares a step for an image of this size. The renderer is called from several threads at
-  /// once, on disjoint bands, and must give each row exactly what `render` gives.
-  static func rowRenderer(_ parameters: Parameters, _ derived: Derived, size: ImageSize)
-    -> @Sendable (ImageRows) -> Void
-}
-
-extension RowFilter {
-  public static func render(_ parameters: Parameters, _ derived: Derived, on image: inout Image)
-    throws(FilterError)
-  {
-    image.forEachBand(rowRenderer(parameters, derived, size: ImageSize(image.width, image.height)))
   }
 }

@@ -16,9 +16,8 @@ public struct FlipFilter: Filter {
     ]
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
-    throws(FilterError)
-  {
-    image = image.flipped(horizontally: p.direction == .horizontal)
+  /// A transform.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+    [TransformKernel(.flip(horizontally: p.direction == .horizontal, of: input))]
   }
 }

@@ -79,11 +79,9 @@ public struct PixelateFilter: Filter {
     }
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
-    throws(FilterError)
-  {
-    let size = ImageSize(image.width, image.height)
-    image.pixelate(p.region(in: size), blockSize: p.blockSize(in: size))
+  /// Local: a rectangle of output needs its blocks whole; only the region's bounding box changes.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+    [LocalKernel(size: input, ops: [PixelateOp(region: p.region(in: input), blockSize: p.blockSize(in: input), image: input)])]
   }
 }
 

@@ -19,9 +19,8 @@ public struct RotateFilter: Filter {
     public static let fields: [ParameterField<Self>] = [.choice("angle", \.angle, help: "degrees clockwise")]
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
-    throws(FilterError)
-  {
-    image = image.rotated(quarterTurns: p.angle.quarterTurns)
+  /// A transform.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+    [TransformKernel(.rotation(quarterTurns: p.angle.quarterTurns, of: input))]
   }
 }

@@ -1,5 +1,5 @@
 /// `sepia`: Core Image's sepia tone, blended with the original by `intensity`.
-public struct SepiaFilter: RowFilter {
+public struct SepiaFilter: Filter {
   public static let name = "sepia"
   public static let summary = "Tones the image brown like an old photograph (Core Image's sepia matrix)."
   public static let version = 1
@@ -15,11 +15,8 @@ public struct SepiaFilter: RowFilter {
     ]
   }
 
-  public static func rowRenderer(_ p: Parameters, _ derived: NoDerivedState, size: ImageSize)
-    -> @Sendable (ImageRows) -> Void
-  {
-    if p.intensity == 0 { return { _ in } }
-    let weights = SepiaWeights(intensity: p.intensity)
-    return { $0.applySepia(weights) }
+  /// Pointwise; intensity 0 is no kernel at all.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+    p.intensity == 0 ? [] : [SepiaKernel(intensity: p.intensity, size: input)]
   }
 }

@@ -7,9 +7,6 @@ public struct StepRequest: Sendable, Equatable {
   public var filter: String { box.filter.name }
   /// What the filter needs when the request becomes a step.
   public var requirements: FilterRequirements { box.filter.requirements }
-  /// True when the filter renders any band of rows on its own (`RowFilter`), so the request
-  /// needs only the image's size.
-  public var isRowFilter: Bool { box.filter is any RowFilter.Type && requirements.isEmpty }
   /// The parameters that are set, in declaration order.
   public var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { box.values }
 
@@ -67,8 +64,6 @@ public struct Step: Sendable, Equatable {
 
   /// The filter's name.
   public var filter: String { box.filter.name }
-  /// True when the filter renders any band of rows on its own (`RowFilter`).
-  public var isRowFilter: Bool { box.filter is any RowFilter.Type }
   /// The filter's declaration: its parameters with their kinds and defaults.
   public var declaration: Filters.Description { Filters.describe(box.filter) }
   /// The version of the stored parameters (always the filter's current version).
@@ -84,8 +79,14 @@ public struct Step: Sendable, Equatable {
   /// Renders the step on `image`, the image as it enters the step. Deterministic.
   public func render(on image: inout Image) throws(FilterError) { try box.render(on: &image) }
 
-  /// A renderer for any band of rows of an image of `size`, when the filter is a `RowFilter`.
-  public func rowRenderer(size: ImageSize) -> (@Sendable (ImageRows) -> Void)? { box.rowRenderer(size: size) }
+  /// The kernels that render the step on an image of `input` size (the image entering it), in
+  /// order: its geometry for the planner, and the code for any rectangle of its output.
+  ///
+  /// - Throws: `FilterError` when the step cannot apply to an image of this size (a crop
+  ///   rectangle that leaves it).
+  public func kernels(input: ImageSize) throws(FilterError) -> [any StepKernel] {
+    try box.kernels(input: input)
+  }
 
   /// The colour the step's output shows where it is transparent, in a format without
   /// transparency, or nil.
@@ -160,7 +161,7 @@ protocol StepBox: Sendable {
   var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
   var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
   func render(on image: inout Image) throws(FilterError)
-  func rowRenderer(size: ImageSize) -> (@Sendable (ImageRows) -> Void)?
+  func kernels(input: ImageSize) throws(FilterError) -> [any StepKernel]
   var transparencyFill: RGBA? { get }
   var portableRequest: StepRequest { get }
   func revisionRequirements(with values: [String: ParameterValue]) throws(FilterError) -> FilterRequirements
@@ -186,9 +187,8 @@ struct TypedStep<F: Filter>: StepBox {
 
   func render(on image: inout Image) throws(FilterError) { try F.render(parameters, derived, on: &image) }
 
-  func rowRenderer(size: ImageSize) -> (@Sendable (ImageRows) -> Void)? {
-    guard let row = F.self as? any RowFilter.Type else { return nil }
-    return row.renderer(parameters, derived, size: size)
+  func kernels(input: ImageSize) throws(FilterError) -> [any StepKernel] {
+    try F.prepare(parameters, derived, input: input)
   }
 
   var transparencyFill: RGBA? { F.transparencyFill(parameters) }
@@ -214,14 +214,4 @@ struct TypedStep<F: Filter>: StepBox {
     return (Step(box: TypedStep<F>(parameters: p, derived: revision.derived)), revision.notes)
   }
   var portableRequest: StepRequest { StepRequest(box: TypedRequest<F>(parameters: parameters.portable)) }
-}
-
-extension RowFilter {
-  /// `rowRenderer` for values of another filter type that are this filter's (an existential hop).
-  fileprivate static func renderer<P, D>(_ parameters: P, _ derived: D, size: ImageSize)
-    -> (@Sendable (ImageRows) -> Void)?
-  {
-    guard let p = parameters as? Parameters, let d = derived as? Derived else { return nil }
-    return rowRenderer(p, d, size: size)
-  }
 }

@@ -1,5 +1,5 @@
 /// `vignette`: darkens smoothly towards the corners; see `Image.applyVignette` for the formula.
-public struct VignetteFilter: RowFilter {
+public struct VignetteFilter: Filter {
   public static let name = "vignette"
   public static let summary = "Darkens the image smoothly with the distance from its centre."
   public static let version = 1
@@ -20,12 +20,9 @@ public struct VignetteFilter: RowFilter {
     ]
   }
 
-  public static func rowRenderer(_ p: Parameters, _ derived: NoDerivedState, size: ImageSize)
-    -> @Sendable (ImageRows) -> Void
-  {
-    if p.intensity == 0 { return { _ in } }
-    let kernel = VignetteKernel(
-      intensity: p.intensity, radius: p.radius, width: size.width, height: size.height)
-    return { kernel.apply($0) }
+  /// Pointwise (each pixel by where it is); intensity 0 is no kernel at all.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+    if p.intensity == 0 { return [] }
+    return [VignetteKernel(intensity: p.intensity, radius: p.radius, width: input.width, height: input.height)]
   }
 }

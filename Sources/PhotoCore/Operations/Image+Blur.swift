@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Image {
   /// Blurs the pixels of `region` with three passes of a box blur of radius `radius` pixels (close
   /// to a Gaussian of σ ≈ radius), reading neighbours outside the region (edges of the image are
@@ -5,38 +7,105 @@ extension Image {
   ///
   /// - Complexity: O(pixels in the region's bounding box grown by 3 × radius), row-parallel.
   public mutating func blur(_ region: PixelRegion, radius: Int) {
+    let op = BlurOp(region: region, radius: radius, image: ImageSize(width, height))
+    withPixels { op.apply($0, output: $0.rect) }
+  }
+}
+
+/// Blurring one region (`Image.blur`) as a local operation. The passes run over the region's
+/// patch, its bounding box grown by 3 × radius (clipped to the image), with running sums from the
+/// patch's edges: a pixel's value depends on the whole patch, so any rectangle of output that
+/// meets the region needs the whole patch. The blurred region is computed once per render and
+/// kept (`memo`), so that each band of output meeting it copies it instead of blurring again.
+struct BlurOp: LocalOp {
+  let region: PixelRegion
+  let radius: Int
+  let image: ImageSize
+  /// The region's pixels inside the image (clipped bounding box), or empty.
+  let footprint: PixelRect
+  /// The pixels the passes read.
+  let patch: PixelRect
+  private let memo = BlurMemo()
+
+  init(region: PixelRegion, radius: Int, image: ImageSize) {
     precondition(radius >= 0, "blur radius must be at least 0")
-    guard radius > 0, let b = region.bounds else { return }
-    let (w, h) = (width, height)
-    let margin = 3 * radius
-    let x0 = max(b.x0 - margin, 0)
-    let x1 = min(b.x1 + margin, w - 1)
-    let y0 = max(b.y0 - margin, 0)
-    let y1 = min(b.y1 + margin, h - 1)
-    guard x0 <= x1, y0 <= y1, b.x1 >= 0, b.y1 >= 0, b.x0 < w, b.y0 < h else { return }
-    let (pw, ph) = (x1 - x0 + 1, y1 - y0 + 1)
+    (self.region, self.radius, self.image) = (region, radius, image)
+    let all = PixelRect(image)
+    if radius > 0, let b = region.bounds {
+      footprint = PixelRect(bounds: b).intersection(all)
+      patch = footprint.isEmpty ? .empty : PixelRect(bounds: b).grown(dx: 3 * radius, dy: 3 * radius).intersection(all)
+    } else {
+      (footprint, patch) = (.empty, .empty)
+    }
+  }
+
+  var reach: Int { footprint.isEmpty ? 0 : Swift.max(patch.width, patch.height) }
+
+  func dependency(of output: PixelRect) -> PixelRect {
+    output.intersects(footprint) ? output.union(patch) : output
+  }
+
+  func apply(_ tile: PixelBuffer, output: PixelRect) {
+    guard output.intersects(footprint) else { return }
+    let blurred = memo.value { () -> [UInt8] in
+      precondition(tile.rect.contains(patch), "blur needs its whole patch")
+      return blurredFootprint(tile)
+    }
+    // Copy the region's pixels inside the output from the blurred footprint.
+    let (fp, w) = (footprint, image.width)
+    let rows = output.intersection(fp).rows
+    blurred.withUnsafeBufferPointer { src in
+      for y in rows {
+        let span = region.span(row: y, width: w)
+        let lo = Swift.max(span.lowerBound, output.x)
+        let hi = Swift.min(span.upperBound, output.maxX)
+        guard lo < hi else { continue }
+        (tile.pixel(x: lo, y: y)).update(
+          from: src.baseAddress! + ((y - fp.y) * fp.width + (lo - fp.x)) * 4, count: (hi - lo) * 4)
+      }
+    }
+  }
+
+  /// The blurred values of the footprint's pixels (the region's own; others are unused), rows
+  /// packed.
+  private func blurredFootprint(_ tile: PixelBuffer) -> [UInt8] {
+    let (pw, ph) = (patch.width, patch.height)
     // The patch in Float, 4 channels, and a second buffer for each pass's output.
-    var patch = [Float](repeating: 0, count: pw * ph * 4)
+    var values = [Float](repeating: 0, count: pw * ph * 4)
     for y in 0..<ph {
+      let row = tile.pixel(x: patch.x, y: patch.y + y)
       for x in 0..<pw {
-        let s = ((y + y0) * w + x + x0) * 4
-        let d = (y * pw + x) * 4
-        for c in 0..<4 { patch[d + c] = Float(bytes[s + c]) }
+        for c in 0..<4 { values[(y * pw + x) * 4 + c] = Float(row[x * 4 + c]) }
       }
     }
-    var other = patch
+    var other = values
     for _ in 0..<3 {
-      boxPass(from: patch, to: &other, width: pw, height: ph, radius: radius, horizontal: true)
-      boxPass(from: other, to: &patch, width: pw, height: ph, radius: radius, horizontal: false)
+      boxPass(from: values, to: &other, width: pw, height: ph, radius: radius, horizontal: true)
+      boxPass(from: other, to: &values, width: pw, height: ph, radius: radius, horizontal: false)
     }
-    let ys = max(b.y0, 0)
-    let ye = min(b.y1, h - 1)
-    for y in ys...ye {
-      for x in region.span(row: y, width: w) {
-        let d = (y * w + x) * 4
-        let s = ((y - y0) * pw + x - x0) * 4
-        for c in 0..<4 { bytes[d + c] = UInt8(min(max(patch[s + c] + 0.5, 0), 255)) }
+    let fp = footprint
+    var out = [UInt8](repeating: 0, count: fp.area * 4)
+    for y in fp.rows {
+      for x in fp.columns {
+        let d = ((y - fp.y) * fp.width + x - fp.x) * 4
+        let s = ((y - patch.y) * pw + x - patch.x) * 4
+        for c in 0..<4 { out[d + c] = UInt8(Swift.min(Swift.max(values[s + c] + 0.5, 0), 255)) }
       }
+    }
+    return out
+  }
+}
+
+/// A value computed once, by the first caller, and kept for the others.
+final class BlurMemo: Sendable {
+  private let stored = Mutex<[UInt8]?>(nil)
+
+  func value(_ make: () -> [UInt8]) -> [UInt8] {
+    stored.withLock { stored in
+      if let v = stored { return v }
+      let v = make()
+      stored = v
+      return v
     }
   }
 }

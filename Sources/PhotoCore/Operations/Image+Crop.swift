@@ -5,24 +5,20 @@ extension Image {
   /// - Complexity: O(width × height) of the result.
   public func cropped(x: Int, y: Int, width cw: Int, height ch: Int) -> Image {
     precondition(cw >= 1 && ch >= 1, "a crop is at least 1x1")
-    precondition(
-      x >= 0 && y >= 0 && x + cw <= width && y + ch <= height, "the crop must lie inside the image")
+    let window = PixelRect(x: x, y: y, width: cw, height: ch)
+    precondition(PixelRect(ImageSize(width, height)).contains(window), "the crop must lie inside the image")
     if (x, y, cw, ch) == (0, 0, width, height) { return self }
-    var out = [UInt8](repeating: 0, count: cw * ch * 4)
-    let srcRow = width * 4
-    let dstRow = cw * 4
-    bytes.withUnsafeBufferPointer { src in
-      out.withUnsafeMutableBufferPointer { dst in
-        let s = src.baseAddress!
-        let d = dst.baseAddress!
-        Parallel.forEachRowRange(ch) { rows in
-          for r in rows {
-            (d + r * dstRow).update(from: s + (y + r) * srcRow + x * 4, count: dstRow)
-          }
-        }
-      }
+    return transformed(.crop(window, of: ImageSize(width, height)))
+  }
+
+  /// The image moved by `transform` (whose input size is this image's).
+  ///
+  /// - Complexity: O(width × height) of the result.
+  public func transformed(_ transform: PixelTransform) -> Image {
+    precondition(transform.inputSize == ImageSize(width, height), "the transform is for another size")
+    return withReadOnlyPixels { input in
+      Image(size: transform.outputSize) { transform.copy(input, into: $0) }
     }
-    return Image(width: cw, height: ch, bytes: out)
   }
 
   /// Makes the image transparent outside the circle inscribed in it, with a one-pixel
@@ -33,44 +29,63 @@ extension Image {
   ///
   /// - Complexity: O(width × height), row-parallel.
   public mutating func maskToInscribedCircle() {
-    let (w, h) = (width, height)
+    let kernel = CircleMaskKernel(size: ImageSize(width, height))
+    withPixels { kernel.render($0, into: $0) }
+  }
+}
+
+/// `Image.maskToInscribedCircle` as a step: each pixel on its own, by where it is.
+struct CircleMaskKernel: StepKernel {
+  let inputSize: ImageSize
+  init(size: ImageSize) { inputSize = size }
+  var outputSize: ImageSize { inputSize }
+  var capability: StepCapability { .pointwise }
+  func inputRect(for output: PixelRect) -> PixelRect { output }
+
+  /// A circle in an image of at least 2x2 makes its corners transparent.
+  func opacity(given input: Opacity) -> Opacity {
+    inputSize.width >= 2 && inputSize.height >= 2 ? .transparent : input
+  }
+
+  func render(_ input: PixelBuffer, into output: PixelBuffer) {
+    let out = output.rect
+    let (w, h) = (inputSize.width, inputSize.height)
     let cx = Double(w) / 2
     let cy = Double(h) / 2
-    let r = Double(min(w, h)) / 2
-    bytes.withUnsafeMutableBufferPointer { buffer in
-      let base = buffer.baseAddress!
-      Parallel.forEachRowRange(h) { rows in
-        for y in rows {
-          let dy = Double(y) + 0.5 - cy
-          // Pixels whose centre lies within r - 0.5 keep coverage 1: skip that run (less one
-          // pixel at each end, so rounding cannot skip a pixel that needed the formula).
-          let inner = r - 0.5
-          var skip = 0..<0
-          if inner * inner > dy * dy {
-            let s = (inner * inner - dy * dy).squareRoot()
-            let lo = Int((cx - s - 0.5).rounded(.up)) + 1
-            let hi = Int((cx + s - 0.5).rounded(.down)) - 1
-            if lo <= hi { skip = max(lo, 0)..<min(hi + 1, w) }
+    let r = Double(Swift.min(w, h)) / 2
+    Parallel.forEachRowRange(out.height) { rows in
+      for y in (out.y + rows.lowerBound)..<(out.y + rows.upperBound) {
+        let dy = Double(y) + 0.5 - cy
+        // Pixels whose centre lies within r - 0.5 keep coverage 1: skip that run (less one
+        // pixel at each end, so rounding cannot skip a pixel that needed the formula).
+        let inner = r - 0.5
+        var skip = 0..<0
+        if inner * inner > dy * dy {
+          let s = (inner * inner - dy * dy).squareRoot()
+          let lo = Int((cx - s - 0.5).rounded(.up)) + 1
+          let hi = Int((cx + s - 0.5).rounded(.down)) - 1
+          if lo <= hi { skip = Swift.max(lo, 0)..<Swift.min(hi + 1, w) }
+        }
+        var x = out.x
+        while x < out.maxX {
+          if skip.contains(x) {
+            x = skip.upperBound
+            continue
           }
-          var x = 0
-          while x < w {
-            if x == skip.lowerBound && !skip.isEmpty {
-              x = skip.upperBound
-              continue
-            }
-            let dx = Double(x) + 0.5 - cx
-            let coverage = circleCoverage(distance: (dx * dx + dy * dy).squareRoot(), radius: r)
-            if coverage < 1 {
-              let i = (y * w + x) * 4 + 3
-              base[i] = UInt8(Double(base[i]) * coverage + 0.5)
-            }
-            x += 1
+          let dx = Double(x) + 0.5 - cx
+          let coverage = circleCoverage(distance: (dx * dx + dy * dy).squareRoot(), radius: r)
+          if coverage < 1 {
+            let alpha = output.pixel(x: x, y: y) + 3
+            alpha.pointee = UInt8(Double(alpha.pointee) * coverage + 0.5)
           }
+          x += 1
         }
       }
     }
   }
+}
 
+extension Image {
   /// The image composited over an opaque-or-not `background` (straight alpha "over"): the result
   /// alpha is a + b·(1 - a), so an opaque background gives an opaque image. An opaque image is
   /// returned unchanged.
@@ -78,23 +93,28 @@ extension Image {
   /// - Complexity: O(width × height), row-parallel.
   public func flattened(over background: RGBA) -> Image {
     var out = self
-    let count = width * height
-    out.bytes.withUnsafeMutableBufferPointer { buffer in
-      let base = buffer.baseAddress!
-      Parallel.forEachRowRange(count, minimumRows: 4096) { pixels in
-        for p in pixels {
-          let i = p * 4
-          let a = Int(base[i + 3])
-          if a == 255 { continue }
+    out.withPixels { $0.flatten(over: background) }
+    return out
+  }
+}
+
+extension PixelBuffer {
+  /// Composites every pixel that is not opaque over `background` in place, as
+  /// `Image.flattened(over:)` does; opaque pixels keep their bytes.
+  ///
+  /// - Complexity: O(pixels), row-parallel.
+  public func flatten(over background: RGBA) {
+    let r = rect
+    Parallel.forEachRowRange(r.height, minimumRows: Swift.max(1, 4096 / Swift.max(1, r.width))) { rows in
+      for y in (r.y + rows.lowerBound)..<(r.y + rows.upperBound) {
+        let base = row(y)
+        for i in Swift.stride(from: 0, to: r.width * 4, by: 4) where base[i + 3] != 255 {
           let composite = compositeOver(
             RGBA(base[i], base[i + 1], base[i + 2], base[i + 3]), background, coverage: 1)
-          (base[i], base[i + 1], base[i + 2], base[i + 3]) = (
-            composite.r, composite.g, composite.b, composite.a
-          )
+          (base[i], base[i + 1], base[i + 2], base[i + 3]) = (composite.r, composite.g, composite.b, composite.a)
         }
       }
     }
-    return out
   }
 }
 

@@ -73,71 +73,113 @@ extension Image {
   ///   - blockSize: the block's side in pixels, at least 1 (1 changes nothing).
   /// - Complexity: O(pixels in the region), parallel over rows of blocks.
   public mutating func pixelate(_ region: PixelRegion, blockSize: Int) {
+    let op = PixelateOp(region: region, blockSize: blockSize, image: ImageSize(width, height))
+    withPixels { op.apply($0, output: $0.rect) }
+  }
+}
+
+/// Pixelating one region (`Image.pixelate`) as a local operation: a block's mean needs all of
+/// the block's pixels, so a rectangle of output needs its blocks whole.
+struct PixelateOp: LocalOp {
+  let region: PixelRegion
+  let blockSize: Int
+  let image: ImageSize
+  /// The region's bounding box (unclipped: it anchors the block grid), or nil when empty.
+  let bounds: (x0: Int, y0: Int, x1: Int, y1: Int)?
+  let footprint: PixelRect
+
+  init(region: PixelRegion, blockSize: Int, image: ImageSize) {
     precondition(blockSize >= 1, "block size must be at least 1")
-    guard blockSize > 1, let b = region.bounds else { return }
-    let (w, h) = (width, height)
-    let ys = max(b.y0, 0)
-    let ye = min(b.y1, h - 1)
-    let xs = max(b.x0, 0)
-    let xe = min(b.x1, w - 1)
-    guard ys <= ye, xs <= xe else { return }
-    let firstRow = (ys - b.y0) / blockSize
-    let lastRow = (ye - b.y0) / blockSize
-    let firstColumn = (xs - b.x0) / blockSize
-    let lastColumn = (xe - b.x0) / blockSize
-    let columns = lastColumn - firstColumn + 1
-    bytes.withUnsafeMutableBytes { raw in
-      let pixels = raw.bindMemory(to: UInt32.self).baseAddress!
-      Parallel.forEachRowRange(lastRow - firstRow + 1, minimumRows: 1) { blockRows in
-        // Five sums per block column: R, G, B, A and the pixel count; reused for every block row.
-        var sums = [Int](repeating: 0, count: columns * 5)
-        sums.withUnsafeMutableBufferPointer { sums in
-          // Calls `body` with each block column (from `firstColumn`) that row y's span crosses
-          // and the pixel indices of that stretch: no division per pixel.
-          func forEachStretch(ofRow y: Int, _ body: (_ column: Int, _ pixels: Range<Int>) -> Void) {
-            let span = region.span(row: y, width: w)
-            var x = span.lowerBound
-            while x < span.upperBound {
-              let c = (x - b.x0) / blockSize
-              let end = min(span.upperBound, b.x0 + (c + 1) * blockSize)
-              body(c - firstColumn, (y * w + x)..<(y * w + end))
-              x = end
+    (self.region, self.blockSize, self.image) = (region, blockSize, image)
+    bounds = blockSize > 1 ? region.bounds : nil
+    footprint = bounds.map { PixelRect(bounds: $0).intersection(PixelRect(image)) } ?? .empty
+  }
+
+  var reach: Int { footprint.isEmpty ? 0 : blockSize - 1 }
+
+  /// The blocks (as a rectangle of block indices from the grid's origin) that hold pixels of
+  /// `rect` inside the footprint, or nil.
+  func blocks(meeting rect: PixelRect) -> (columns: ClosedRange<Int>, rows: ClosedRange<Int>)? {
+    guard let b = bounds else { return nil }
+    let r = rect.intersection(footprint)
+    guard !r.isEmpty else { return nil }
+    return (
+      ((r.x - b.x0) / blockSize)...((r.maxX - 1 - b.x0) / blockSize),
+      ((r.y - b.y0) / blockSize)...((r.maxY - 1 - b.y0) / blockSize)
+    )
+  }
+
+  func dependency(of output: PixelRect) -> PixelRect {
+    guard let b = bounds, let blocks = blocks(meeting: output) else { return output }
+    let whole = PixelRect(
+      x: b.x0 + blocks.columns.lowerBound * blockSize, y: b.y0 + blocks.rows.lowerBound * blockSize,
+      width: blocks.columns.count * blockSize, height: blocks.rows.count * blockSize)
+    return output.union(whole.intersection(footprint))
+  }
+
+  func apply(_ tile: PixelBuffer, output: PixelRect) {
+    guard let b = bounds, let blocks = blocks(meeting: output) else { return }
+    let needed = dependency(of: output)
+    precondition(tile.rect.contains(needed), "pixelate needs its blocks whole")
+    let (region, blockSize, w) = (region, blockSize, image.width)
+    let fp = footprint
+    let firstColumn = blocks.columns.lowerBound
+    let columns = blocks.columns.count
+    let xs = b.x0 + firstColumn * blockSize
+    let xe = b.x0 + (blocks.columns.upperBound + 1) * blockSize  // exclusive
+    Parallel.forEachRowRange(blocks.rows.count, minimumRows: 1) { blockRows in
+      // Five sums per block column: R, G, B, A and the pixel count; reused for every block row.
+      var sums = [Int](repeating: 0, count: columns * 5)
+      sums.withUnsafeMutableBufferPointer { sums in
+        // Calls `body` with each block column (from `firstColumn`) that row y's span crosses
+        // and the stretch of pixels there: no division per pixel.
+        func forEachStretch(
+          ofRow y: Int, _ body: (_ column: Int, _ pixels: UnsafeMutablePointer<UInt32>, _ count: Int) -> Void
+        ) {
+          let span = region.span(row: y, width: w)
+          var x = Swift.max(span.lowerBound, xs)
+          let end = Swift.min(span.upperBound, xe)
+          let row = UnsafeMutableRawPointer(tile.row(y)).bindMemory(to: UInt32.self, capacity: tile.rect.width)
+          while x < end {
+            let c = (x - b.x0) / blockSize
+            let stop = Swift.min(end, b.x0 + (c + 1) * blockSize)
+            body(c - firstColumn, row + (x - tile.rect.x), stop - x)
+            x = stop
+          }
+        }
+        for blockRow in blockRows {
+          let top = b.y0 + (blocks.rows.lowerBound + blockRow) * blockSize
+          let rows = Swift.max(top, fp.y)..<Swift.min(top + blockSize, fp.maxY)
+          for k in 0..<sums.count { sums[k] = 0 }
+          for y in rows {
+            forEachStretch(ofRow: y) { column, pixels, count in
+              var (r, g, bl, a) = (0, 0, 0, 0)
+              for i in 0..<count {
+                let p = UInt32(littleEndian: pixels[i])
+                r &+= Int(p & 255)
+                g &+= Int((p >> 8) & 255)
+                bl &+= Int((p >> 16) & 255)
+                a &+= Int(p >> 24)
+              }
+              let k = column * 5
+              sums[k] += r
+              sums[k + 1] += g
+              sums[k + 2] += bl
+              sums[k + 3] += a
+              sums[k + 4] += count
             }
           }
-          for blockRow in blockRows {
-            let top = b.y0 + (firstRow + blockRow) * blockSize
-            let rows = max(top, ys)...min(top + blockSize - 1, ye)
-            for k in 0..<sums.count { sums[k] = 0 }
-            for y in rows {
-              forEachStretch(ofRow: y) { column, stretch in
-                var (r, g, bl, a) = (0, 0, 0, 0)
-                for i in stretch {
-                  let p = UInt32(littleEndian: pixels[i])
-                  r &+= Int(p & 255)
-                  g &+= Int((p >> 8) & 255)
-                  bl &+= Int((p >> 16) & 255)
-                  a &+= Int(p >> 24)
-                }
-                let k = column * 5
-                sums[k] += r
-                sums[k + 1] += g
-                sums[k + 2] += bl
-                sums[k + 3] += a
-                sums[k + 4] += stretch.count
-              }
-            }
-            // Turn each column's sums into its mean pixel, stored in the R slot.
-            for c in 0..<columns where sums[c * 5 + 4] > 0 {
-              let n = sums[c * 5 + 4]
-              var mean = 0
-              for j in 0..<4 { mean |= ((sums[c * 5 + j] + n / 2) / n) << (8 * j) }
-              sums[c * 5] = mean
-            }
-            for y in rows {
-              forEachStretch(ofRow: y) { column, stretch in
-                let value = UInt32(truncatingIfNeeded: sums[column * 5]).littleEndian
-                for i in stretch { pixels[i] = value }
-              }
+          // Turn each column's sums into its mean pixel, stored in the R slot.
+          for c in 0..<columns where sums[c * 5 + 4] > 0 {
+            let n = sums[c * 5 + 4]
+            var mean = 0
+            for j in 0..<4 { mean |= ((sums[c * 5 + j] + n / 2) / n) << (8 * j) }
+            sums[c * 5] = mean
+          }
+          for y in rows {
+            forEachStretch(ofRow: y) { column, pixels, count in
+              let value = UInt32(truncatingIfNeeded: sums[column * 5]).littleEndian
+              for i in 0..<count { pixels[i] = value }
             }
           }
         }

@@ -16,8 +16,8 @@ extension Image {
   public mutating func applySepia(intensity: Double) {
     precondition((0...1).contains(intensity), "sepia intensity must be in 0...1")
     if intensity == 0 { return }
-    let weights = SepiaWeights(intensity: intensity)
-    forEachBand { $0.applySepia(weights) }
+    let kernel = SepiaKernel(intensity: intensity, size: ImageSize(width, height))
+    withPixels { kernel.render($0, into: $0) }
   }
 
   /// A copy toned with `applySepia(intensity:)`.
@@ -28,13 +28,23 @@ extension Image {
   }
 }
 
-extension ImageRows {
-  /// Tones these rows as `Image.applySepia` does.
-  func applySepia(_ weights: SepiaWeights) {
-    let start = UnsafeMutableRawPointer(row(rows.lowerBound))
-    sepiaPixels(
-      start.bindMemory(to: UInt32.self, capacity: rows.count * width), count: rows.count * width,
-      weights: weights)
+/// Sepia as a step: each pixel on its own.
+struct SepiaKernel: StepKernel {
+  let inputSize: ImageSize
+  let weights: SepiaWeights
+  init(intensity: Double, size: ImageSize) { (weights, inputSize) = (SepiaWeights(intensity: intensity), size) }
+  var outputSize: ImageSize { inputSize }
+  var capability: StepCapability { .pointwise }
+  func inputRect(for output: PixelRect) -> PixelRect { output }
+
+  func render(_ input: PixelBuffer, into output: PixelBuffer) {
+    let (r, weights) = (output.rect, weights)
+    Parallel.forEachRowRange(r.height) { rows in
+      for y in (r.y + rows.lowerBound)..<(r.y + rows.upperBound) {
+        let row = UnsafeMutableRawPointer(output.row(y)).bindMemory(to: UInt32.self, capacity: r.width)
+        sepiaPixels(row, count: r.width, weights: weights)
+      }
+    }
   }
 }
 

@@ -24,14 +24,13 @@ extension Image {
     precondition((0...1).contains(intensity) && radius > 0, "vignette needs intensity in 0...1, radius > 0")
     if intensity == 0 { return }
     let kernel = VignetteKernel(intensity: intensity, radius: radius, width: width, height: height)
-    forEachBand { kernel.apply($0) }
+    withPixels { kernel.render($0, into: $0) }
   }
 }
 
-/// `applyVignette`'s table and column distances for one intensity, radius and image size, which
-/// then renders any band of rows on its own (a JPEG still being decoded hands them on a band at
-/// a time).
-struct VignetteKernel: Sendable {
+/// `applyVignette`'s table and column distances for one intensity, radius and image size: a
+/// step that renders any rectangle of the image on its own (each pixel by where it is).
+struct VignetteKernel: StepKernel {
   static let steps = 1 << 16
   /// factors[k] = f at (d / R)² = k / steps, times 65536, at most 65535 (so that 16-bit lanes
   /// hold it; v · 65535 / 65536 still rounds to v for every byte v).
@@ -57,31 +56,51 @@ struct VignetteKernel: Sendable {
     (width, height) = (w, h)
   }
 
-  /// Darkens the band's rows. Columns x and w - 1 - x share their factors: each row fills one
+  var inputSize: ImageSize { ImageSize(width, height) }
+  var outputSize: ImageSize { inputSize }
+  var capability: StepCapability { .pointwise }
+  func inputRect(for output: PixelRect) -> PixelRect { output }
+
+  /// Darkens the output's pixels. Columns x and w - 1 - x share their factors: each row fills one
   /// row of per-byte factors (alpha's is 65535) from the table, then scales the row with it in a
   /// loop that vectorises.
-  func apply(_ band: ImageRows) {
-    precondition(band.width == width && band.height == height, "the kernel was made for another size")
+  func render(_ input: PixelBuffer, into output: PixelBuffer) {
+    let r = output.rect
+    precondition(PixelRect(inputSize).contains(r), "the kernel was made for another size")
+    Parallel.forEachRowRange(r.height) { rows in
+      apply(output, columns: r.columns, rows: (r.y + rows.lowerBound)..<(r.y + rows.upperBound))
+    }
+  }
+
+  private func apply(_ output: PixelBuffer, columns span: Range<Int>, rows: Range<Int>) {
     let (w, h, steps, scale) = (width, height, Self.steps, scale)
     let halfW = columns.count
-    let rowFactors = UnsafeMutablePointer<UInt64>.allocate(capacity: w)
+    let count = span.count
+    let rowFactors = UnsafeMutablePointer<UInt64>.allocate(capacity: count)
     defer { rowFactors.deallocate() }
-    let perByte = UnsafeMutableRawPointer(rowFactors).bindMemory(to: UInt16.self, capacity: 4 * w)
+    let perByte = UnsafeMutableRawPointer(rowFactors).bindMemory(to: UInt16.self, capacity: 4 * count)
     factors.withUnsafeBufferPointer { factors in
       columns.withUnsafeBufferPointer { columns in
         let (f, cols) = (factors.baseAddress!, columns.baseAddress!)
-        for y in band.rows {
+        for y in rows {
           let dy2 = (2 * y - (h - 1)) * (2 * y - (h - 1))
-          for x in 0..<halfW {
+          @inline(__always) func lanes(_ x: Int) -> UInt64 {
             let q = Int64(cols[x] &+ dy2)
             let k = Int(min((q &* scale) >> 32, Int64(steps)))
             let c = UInt64(f[k])
             // R, G, B, A lanes of 16 bits each, in memory order on a little-endian machine.
-            let lanes = (c | c << 16 | c << 32 | 0xFFFF << 48).littleEndian
-            rowFactors[x] = lanes
-            rowFactors[w - 1 - x] = lanes
+            return (c | c << 16 | c << 32 | 0xFFFF << 48).littleEndian
           }
-          vignetteScale(band.row(y), factors: perByte, count: 4 * w)
+          if span == 0..<w {
+            for x in 0..<halfW {
+              let v = lanes(x)
+              rowFactors[x] = v
+              rowFactors[w - 1 - x] = v
+            }
+          } else {
+            for x in span { rowFactors[x - span.lowerBound] = lanes(x < halfW ? x : w - 1 - x) }
+          }
+          vignetteScale(output.pixel(x: span.lowerBound, y: y), factors: perByte, count: 4 * count)
         }
       }
     }
