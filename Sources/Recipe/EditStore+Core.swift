@@ -160,7 +160,9 @@ public struct EditStore: Sendable {
         failure = .originalChanged(original: originalPath)
       }
     } catch {
-      if !error.isNotFound {
+      if error.notRegular {
+        failure = .originalNotRegular(original: originalPath)
+      } else if !error.isNotFound {
         failure = StoreError(reading: originalPath, error, data: false)
       } else if Path.absolute(originalPath) == Path.absolute(paths.original) {
         failure = .originalMissing(original: originalPath)

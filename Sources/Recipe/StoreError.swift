@@ -25,6 +25,8 @@ public enum StoreError: Error, Equatable, Sendable {
   /// A device, pipe or socket where a photo or a store file should be (or a symbolic link where
   /// a store file should be).
   case notRegularFile(path: String)
+  /// The original a sidecar names is a device, pipe, socket or link: it is never read.
+  case originalNotRegular(original: String)
   /// A file larger than its limit (`size` and `limit` in bytes); nothing was allocated.
   case fileTooLarge(path: String, size: Int, limit: Int, data: Bool)
   /// An in-place edit of a symbolic link (its preserved original would be the link).
