@@ -242,19 +242,25 @@ public struct EditStore: Sendable {
   /// A step made of `request` for `image`, the image entering it, with what its filter needs: the
   /// pixels, the face detector.
   func make(_ request: StepRequest, for image: Image) throws(StoreError) -> Step {
-    var context = ResolveContext(size: ImageSize(image.width, image.height))
-    if request.requirements.contains(.pixels) { context.image = image }
-    if request.requirements.contains(.faceDetector) { context.detector = try detector() }
+    let context = try context(request.requirements, for: image)
     do { return try request.resolve(in: context) } catch {
       if case .detection(_, let e) = error { throw .detection(e) }
       throw .step(index: nil, error)
     }
   }
 
-  /// The face detector of these settings, timed.
-  func detector() throws(StoreError) -> any FaceDetector {
+  /// What a filter with `needs` sees for `image`: its size, its pixels, the face detector.
+  func context(_ needs: FilterRequirements, for image: Image) throws(StoreError) -> ResolveContext {
+    var context = ResolveContext(size: ImageSize(image.width, image.height))
+    if needs.pixels { context.image = image }
+    if let choice = needs.detector { context.detector = try detector(choice) }
+    return context
+  }
+
+  /// The face detector `choice` of these settings, timed.
+  func detector(_ choice: DetectorChoice) throws(StoreError) -> any FaceDetector {
     do {
-      return TimedDetector(base: try settings.detectors.detector(), record: settings.recordTiming)
+      return TimedDetector(base: try settings.detectors.detector(choice), record: settings.recordTiming)
     } catch {
       throw .detector(error)
     }

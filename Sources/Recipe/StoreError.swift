@@ -138,6 +138,12 @@ public enum DetectorError: Error, Equatable, Sendable {
   case cascadeUnreadable(path: String, SystemError, isDefault: Bool)
   /// The cascade file is not a usable cascade.
   case cascadeInvalid(path: String, CascadeError, isDefault: Bool)
+  /// No CenterFace model at any of the paths `searched` (`named` when the user named the one).
+  case modelMissing(searched: [String], named: Bool)
+  /// The model file could not be read.
+  case modelUnreadable(path: String, SystemError)
+  /// The model file is not CenterFace's model (the reason).
+  case modelInvalid(path: String, String)
 }
 
 extension StoreError {

@@ -36,7 +36,7 @@ private func boxes(_ object: [String: Any]) -> [[Int]] {
     let photo = fixtures.appendingPathComponent("faces/astronaut.png").path
     let r = try launch(["detect", "--timings", photo])
     #expect(r.status == 0)
-    #expect(r.out == "\(photo): 1 face (512x512)\n  #0  x=177 y=66 width=95 height=95\n")
+    #expect(r.out == "\(photo): 1 face (512x512, haar)\n  #0  x=177 y=66 width=95 height=95\n")
     #expect(r.err.contains("timing: detect "))
   }
 

@@ -55,6 +55,11 @@ enum CommonOptions {
   static let cascade = OptionSpec(
     long: "cascade", valueName: "FILE",
     help: "the Haar cascade XML (default: $PHOTOEDIT_CASCADE, else OpenCV's frontal face cascade)")
+  static let model = OptionSpec(
+    long: "model", valueName: "FILE",
+    help:
+      "the CenterFace ONNX model (default: $PHOTOEDIT_CENTERFACE, else ~/.cache/photoedit/centerface.onnx, else PREFIX/share/photoedit)"
+  )
   static let quality = OptionSpec(
     long: "quality", valueName: "Q", help: "JPEG quality of the render, 1-100 (default 90)")
   static let subsampling = OptionSpec(

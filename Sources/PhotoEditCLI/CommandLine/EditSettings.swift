@@ -15,7 +15,7 @@ struct EditSettings: Sendable {
 
   static let options = [
     CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize,
-    CommonOptions.timings, CommonOptions.cascade,
+    CommonOptions.timings, CommonOptions.cascade, CommonOptions.model,
   ]
   static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling]
 
@@ -40,11 +40,15 @@ struct EditSettings: Sendable {
     (try args.integer("max-file-size", in: 1...4096)).map { $0 << 20 } ?? FileLimits.defaultDataFileBytes
   }
 
-  /// The face detector's loader: `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else the default.
+  /// The face detectors' loader: the cascade `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else
+  /// the default; the CenterFace model `--model FILE`, else `$PHOTOEDIT_CENTERFACE`, else the
+  /// places `DetectorLoader.defaultModelSearch` lists.
   static func detectors(_ args: ParsedArguments) -> DetectorLoader {
-    let environment = FileSystem.environment("PHOTOEDIT_CASCADE").flatMap { $0.isEmpty ? nil : $0 }
+    func environment(_ name: String) -> String? { FileSystem.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
     let limit = (try? maxFileBytes(args)) ?? FileLimits.defaultDataFileBytes
-    return DetectorLoader(cascadePath: args.value("cascade") ?? environment, maxBytes: limit)
+    return DetectorLoader(
+      cascadePath: args.value("cascade") ?? environment("PHOTOEDIT_CASCADE"),
+      modelPath: args.value("model") ?? environment("PHOTOEDIT_CENTERFACE"), maxBytes: limit)
   }
 
   /// The store's settings for one file; stage times are printed with that file's name.

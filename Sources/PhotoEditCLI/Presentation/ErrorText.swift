@@ -159,6 +159,14 @@ enum ErrorText {
       return "cannot read face cascade \(path) (\(e.reason)): \(hint(isDefault))"
     case .cascadeInvalid(let path, let e, let isDefault):
       return "face cascade \(path) is not usable: \(e); \(hint(isDefault))"
+    case .modelMissing(let searched, let named):
+      return named
+        ? "CenterFace model \(searched.first ?? "") not found; name the model file with --model FILE or PHOTOEDIT_CENTERFACE"
+        : "CenterFace model not found (looked in \(searched.joined(separator: ", "))): run 'make model' in photoedit's source folder, or name the file with --model FILE or PHOTOEDIT_CENTERFACE"
+    case .modelUnreadable(let path, let e):
+      return "cannot read CenterFace model \(path) (\(e.reason)); name another with --model FILE or PHOTOEDIT_CENTERFACE"
+    case .modelInvalid(let path, let why):
+      return "\(path) is not CenterFace's model: \(why); 'make model' fetches the right one"
     }
   }
 
@@ -233,7 +241,9 @@ extension ExitStatus {
     switch error {
     case .sidecarUnusable(let e, _): of(e)
     case .missing, .cannotRead, .originalMissing, .outputOriginalMissing, .isFolder, .nameHoldsNUL: noInput
-    case .detector(.cascadeMissing), .detector(.cascadeUnreadable): noInput
+    case .detector(.cascadeMissing), .detector(.cascadeUnreadable), .detector(.modelMissing),
+      .detector(.modelUnreadable):
+      noInput
     case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite, .outputIsFolder,
       .cannotCreateFolder:
       cannotCreate
