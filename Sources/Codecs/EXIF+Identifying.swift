@@ -115,7 +115,8 @@ extension EXIF {
       else { return nil }
       return r.u32(e.entry + 8)
     }
-    func kept(_ entries: [(tag: Int, type: Int, count: Int, entry: Int)], _ rules: [Int: TagRule]) -> [Entry] {
+    func kept(_ entries: [(tag: Int, type: Int, count: Int, entry: Int)], _ rules: [Int: TagRule]) -> [Entry]
+    {
       var out: [Entry] = []
       var seen: Set<Int> = []
       for e in entries where !seen.contains(e.tag) {

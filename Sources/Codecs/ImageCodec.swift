@@ -118,7 +118,8 @@ public struct EncodeOptions: Sendable {
   public static let defaultQuality = 90
 
   public init(
-    quality: Int = EncodeOptions.defaultQuality, subsampling: ChromaSubsampling = .s420, metadata: ImageMetadata = ImageMetadata(),
+    quality: Int = EncodeOptions.defaultQuality, subsampling: ChromaSubsampling = .s420,
+    metadata: ImageMetadata = ImageMetadata(),
     metadataPolicy: MetadataPolicy = .kept
   ) {
     (self.quality, self.subsampling, self.metadata) = (quality, subsampling, metadata)

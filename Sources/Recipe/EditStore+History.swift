@@ -83,7 +83,9 @@ extension EditStore {
   func rerender(_ data: inout AdjustmentData, original: [UInt8], format: ImageFormat)
     throws(StoreError) -> (bytes: [UInt8], warnings: [String])
   {
-    if data.steps.isEmpty, engine.format(of: original) == format, metadataPolicy(existing: data.render) == .kept {
+    if data.steps.isEmpty, engine.format(of: original) == format,
+      metadataPolicy(existing: data.render) == .kept
+    {
       data.render = RenderRecord(
         sha256: SHA256.hex(original), format: format,
         quality: data.render?.quality ?? EncodeOptions.defaultQuality,

@@ -14,7 +14,8 @@ import Testing
     for secret in IdentifyingFixture.secrets { #expect(!stripped.containsText(secret), "\(secret)") }
     #expect(!stripped.containsText("THUMBNAIL"))
     // The input had them all.
-    #expect(input.containsText("012345678901") && input.containsText("THUMBNAIL") && input.containsText("48.8566"))
+    #expect(
+      input.containsText("012345678901") && input.containsText("THUMBNAIL") && input.containsText("48.8566"))
   }
 
   @Test func strippingTwiceGivesTheSameBytes() throws {
@@ -38,7 +39,8 @@ import Testing
     #expect(EXIF.withoutIdentifying([]) == nil)
     #expect(EXIF.withoutIdentifying(Array("II*\0\u{FF}\0\0\0".utf8)) == nil)
     // Nothing on the list: a GPS IFD alone.
-    let gpsOnly = writeTIFF(littleEndian: true, ifd0: [TIFFTag(0x013B, .ascii("Alice"))], gps: [TIFFTag(1, .ascii("N"))])
+    let gpsOnly = writeTIFF(
+      littleEndian: true, ifd0: [TIFFTag(0x013B, .ascii("Alice"))], gps: [TIFFTag(1, .ascii("N"))])
     #expect(EXIF.withoutIdentifying(gpsOnly) == nil)
   }
 
@@ -48,11 +50,15 @@ import Testing
     let gps: [TIFFTag] = [
       TIFFTag(0x0001, .ascii("N")), TIFFTag(0x0002, .rationals([(48, 1), (51, 1), (2436, 100)])),
     ]
-    let input = writeTIFF(littleEndian: true, ifd0: [TIFFTag(0x010F, .ascii("Canon"))], exif: [TIFFTag(0x829A, .rationals([(1, 125)]))], interop: gps)
+    let input = writeTIFF(
+      littleEndian: true, ifd0: [TIFFTag(0x010F, .ascii("Canon"))],
+      exif: [TIFFTag(0x829A, .rationals([(1, 125)]))], interop: gps)
     let stripped = try #require(EXIF.withoutIdentifying(input))
     #expect(
       stripped
-        == writeTIFF(littleEndian: true, ifd0: [TIFFTag(0x010F, .ascii("Canon"))], exif: [TIFFTag(0x829A, .rationals([(1, 125)]))]))
+        == writeTIFF(
+          littleEndian: true, ifd0: [TIFFTag(0x010F, .ascii("Canon"))],
+          exif: [TIFFTag(0x829A, .rationals([(1, 125)]))]))
   }
 
   /// Entries of a damaged file that all point at one large value would multiply it: such an
@@ -60,14 +66,16 @@ import Testing
   @Test func sharedValuesDoNotMultiply() {
     var input = writeTIFF(
       littleEndian: true,
-      ifd0: [TIFFTag(0x010F, .ascii(String(repeating: "x", count: 4000)))] + (0..<8).map {
-        TIFFTag(0x0131 + $0 % 2, .ascii("y"))
-      })
+      ifd0: [TIFFTag(0x010F, .ascii(String(repeating: "x", count: 4000)))]
+        + (0..<8).map {
+          TIFFTag(0x0131 + $0 % 2, .ascii("y"))
+        })
     // Point Model, Software and DateTime at Make's 4001 bytes.
     let makeValue = [UInt8](input[18..<22])
     for (tag, k) in [(0x0110, 1), (0x0131, 2), (0x0132, 3)] {
       let e = 10 + k * 12
-      input.replaceSubrange(e..<(e + 12), with: [UInt8(tag & 0xFF), UInt8(tag >> 8), 2, 0, 0xA1, 0x0F, 0, 0] + makeValue)
+      input.replaceSubrange(
+        e..<(e + 12), with: [UInt8(tag & 0xFF), UInt8(tag >> 8), 2, 0, 0xA1, 0x0F, 0, 0] + makeValue)
     }
     #expect(EXIF.withoutIdentifying(input) == nil)
   }
@@ -130,7 +138,9 @@ import Testing
     // Kept (the default): everything but the thumbnail, and the GPS with it.
     options.metadataPolicy = .kept
     let kept = try ImageCodec.encode(decoded.image, as: .jpeg, options: options)
-    #expect(kept.containsText("012345678901") && kept.containsText("photoshop:City") && kept.containsText("Elm Street"))
+    #expect(
+      kept.containsText("012345678901") && kept.containsText("photoshop:City")
+        && kept.containsText("Elm Street"))
     #expect(!kept.containsText("THUMBNAIL"))
   }
 
@@ -138,7 +148,8 @@ import Testing
     let input = try IdentifyingFixture.png()
     let decoded = try ImageCodec.decode(input)
     let inputChunks = pngChunks(input)
-    #expect(inputChunks.contains { $0.type == "iCCP" && $0.data.starts(with: Array("Alice's monitor\0".utf8)) })
+    #expect(
+      inputChunks.contains { $0.type == "iCCP" && $0.data.starts(with: Array("Alice's monitor\0".utf8)) })
     let options = EncodeOptions(metadata: decoded.metadata, metadataPolicy: .stripped)
     let png = try ImageCodec.encode(decoded.image, as: .png, options: options)
     let chunks = pngChunks(png)

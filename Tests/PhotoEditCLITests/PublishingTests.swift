@@ -8,7 +8,9 @@ import Testing
 /// render's metadata is read back: what is kept is exactly the expected bytes, and the recorded
 /// choice holds for every later re-render.
 @Suite struct PublishingTests {
-  static func read(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+  static func read(_ path: String) throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+  }
 
   /// The render's metadata segments are exactly EXIF (stripped), the ICC profile and the
   /// stripped Photoshop block; no secret is left anywhere in the file.
@@ -33,15 +35,22 @@ import Testing
       #expect(jpeg.containsText(text), "\(text) is not in the render", sourceLocation: sourceLocation)
     }
     // The GPS latitude 48/1 51/1 2436/100, little-endian.
-    let latitude: [UInt8] = [48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0, 0x84, 0x09, 0, 0, 100, 0, 0, 0]
+    let latitude: [UInt8] = [
+      48, 0, 0, 0, 1, 0, 0, 0, 51, 0, 0, 0, 1, 0, 0, 0, 0x84, 0x09, 0, 0, 100, 0, 0, 0,
+    ]
     let exif = markerSegments(jpeg).first { $0.marker == 0xE1 && $0.payload.starts(with: Array("Exif".utf8)) }
-    let found = exif.map { e in (0...(e.payload.count - latitude.count)).contains { Array(e.payload[$0..<($0 + latitude.count)]) == latitude } }
+    let found = exif.map { e in
+      (0...(e.payload.count - latitude.count)).contains {
+        Array(e.payload[$0..<($0 + latitude.count)]) == latitude
+      }
+    }
     #expect(found == true, "no GPS latitude in the EXIF", sourceLocation: sourceLocation)
     #expect(!jpeg.containsText("THUMBNAIL"), sourceLocation: sourceLocation)
   }
 
   static func sidecarRender(_ photo: String) throws -> [String: Any] {
-    let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: photo + ".photoedit.json")))
+    let json = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: URL(fileURLWithPath: photo + ".photoedit.json")))
     return try #require((json as? [String: Any])?["render"] as? [String: Any])
   }
 
@@ -118,10 +127,14 @@ import Testing
     let photo = folder.path("photo.jpg")
     folder.write("photo.jpg", try IdentifyingFixture.jpeg())
     let public_ = folder.path("public")
-    let streamed = try launch(["apply", "--filter", "sepia", "--strip-identifying", "--output-dir", public_, photo])
+    let streamed = try launch([
+      "apply", "--filter", "sepia", "--strip-identifying", "--output-dir", public_, photo,
+    ])
     #expect(streamed.status == 0, "\(streamed.err)")
     try Self.expectStripped(try Self.read(public_ + "/photo.jpg"))
-    let whole = try launch(["apply", "--filter", "faceblur", "--strip-identifying", "-o", folder.path("face.jpg"), photo])
+    let whole = try launch([
+      "apply", "--filter", "faceblur", "--strip-identifying", "-o", folder.path("face.jpg"), photo,
+    ])
     #expect(whole.status == 0, "\(whole.err)")
     try Self.expectStripped(try Self.read(folder.path("face.jpg")))
     #expect(try Self.read(photo) == (try IdentifyingFixture.jpeg()))
@@ -132,7 +145,9 @@ import Testing
     let rerun = try launch(["apply", "--filter", "sepia", "--strip-identifying", "-o", out, photo])
     #expect(rerun.status == 0 && !rerun.out.contains("current"), "\(rerun.out)")
     try Self.expectStripped(try Self.read(out))
-    #expect(try launch(["apply", "--filter", "sepia", "--strip-identifying", "-o", out, photo]).out.contains("current"))
+    #expect(
+      try launch(["apply", "--filter", "sepia", "--strip-identifying", "-o", out, photo]).out.contains(
+        "current"))
   }
 
   /// `render -o` of a stripped recipe strips too (JPEG and PNG), unless it says otherwise.
@@ -154,7 +169,8 @@ import Testing
   /// A PNG render gets the stripped EXIF as eXIf, the ICC profile as an iCCP of photoedit's own
   /// name, and no text chunk.
   static func expectStrippedPNG(
-    _ png: [UInt8], littleEndian: Bool, profile: [UInt8]? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    _ png: [UInt8], littleEndian: Bool, profile: [UInt8]? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) throws {
     let chunks = pngChunks(png)
     let types = chunks.map(\.type).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
@@ -163,7 +179,8 @@ import Testing
       chunks.first { $0.type == "eXIf" }?.data == IdentifyingFixture.strippedEXIF(littleEndian: littleEndian),
       sourceLocation: sourceLocation)
     #expect(
-      try ImageCodec.decode(png).metadata.icc == (try profile ?? IdentifyingFixture.icc()), sourceLocation: sourceLocation)
+      try ImageCodec.decode(png).metadata.icc == (try profile ?? IdentifyingFixture.icc()),
+      sourceLocation: sourceLocation)
     for secret in IdentifyingFixture.secrets {
       #expect(!png.containsText(secret), "\(secret) is in the render", sourceLocation: sourceLocation)
     }
@@ -173,7 +190,9 @@ import Testing
     let folder = try TemporaryFolder()
     let jpeg = folder.path("photo.jpg")
     folder.write("photo.jpg", try IdentifyingFixture.jpeg())
-    let r = try launch(["apply", "--filter", "sepia", "--strip-identifying", "-o", folder.path("out.png"), jpeg])
+    let r = try launch([
+      "apply", "--filter", "sepia", "--strip-identifying", "-o", folder.path("out.png"), jpeg,
+    ])
     #expect(r.status == 0, "\(r.err)")
     try Self.expectStrippedPNG(try Self.read(folder.path("out.png")), littleEndian: true)
 
@@ -187,7 +206,9 @@ import Testing
     // Without: the eXIf, the XMP and the profile's own name are carried.
     #expect(try launch(["render", "--keep-identifying", png]).status == 0)
     let kept = try Self.read(png)
-    #expect(kept.containsText("012345678901") && kept.containsText("photoshop:City") && kept.containsText("Alice's monitor"))
+    #expect(
+      kept.containsText("012345678901") && kept.containsText("photoshop:City")
+        && kept.containsText("Alice's monitor"))
     #expect(try launch(["undo", png]).status == 0)
     #expect(try Self.read(png) == input)
   }

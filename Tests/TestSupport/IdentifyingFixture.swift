@@ -128,7 +128,8 @@ public enum IdentifyingFixture {
       TIFFTag(0x013B, .ascii("Alice Example")),
       TIFFTag(0x013C, .ascii("alices-laptop")),
       TIFFTag(0x8298, .ascii("Copyright Alice Example")),
-      TIFFTag(0x9C9D, .raw(type: 1, Array("Alice Example".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })),
+      TIFFTag(
+        0x9C9D, .raw(type: 1, Array("Alice Example".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })),
       TIFFTag(0xC62F, .ascii("DNG-SERIAL-998877")),
     ]
   }
@@ -166,7 +167,9 @@ public enum IdentifyingFixture {
   static let keptExif: [TIFFTag] = exif.filter {
     ![0x9011, 0x927C, 0x9286, 0xA420, 0xA430, 0xA431, 0xA435].contains($0.tag)
   }
-  static let interop: [TIFFTag] = [TIFFTag(0x0001, .ascii("R98")), TIFFTag(0x0002, .raw(type: 7, Array("0100".utf8)))]
+  static let interop: [TIFFTag] = [
+    TIFFTag(0x0001, .ascii("R98")), TIFFTag(0x0002, .raw(type: 7, Array("0100".utf8))),
+  ]
   static let gps: [TIFFTag] = [
     TIFFTag(0x0000, .raw(type: 1, [2, 3, 0, 0])),
     TIFFTag(0x0001, .ascii("N")),
@@ -178,7 +181,8 @@ public enum IdentifyingFixture {
     TIFFTag(0x001D, .ascii("2024:06:01")),
   ]
   /// Stands for a thumbnail: a JPEG's first and last markers around a text.
-  static let thumbnail: [UInt8] = [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x1C] + Array("THUMBNAIL OF THE ORIGINAL".utf8)
+  static let thumbnail: [UInt8] =
+    [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x1C] + Array("THUMBNAIL OF THE ORIGINAL".utf8)
     + [0, 0xFF, 0xD9]
 
   /// The EXIF (TIFF structure) with every identifying tag, a thumbnail, and bytes left over by
@@ -221,9 +225,13 @@ public enum IdentifyingFixture {
     dataset(record, number, Array(text.utf8))
   }
   static func resource(_ id: Int, name: String = "", _ data: [UInt8]) -> [UInt8] {
-    var out = Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF), UInt8(name.utf8.count)] + Array(name.utf8)
+    var out =
+      Array("8BIM".utf8) + [UInt8(id >> 8), UInt8(id & 0xFF), UInt8(name.utf8.count)] + Array(name.utf8)
     if (1 + name.utf8.count) % 2 == 1 { out.append(0) }
-    out += [UInt8(data.count >> 24), UInt8(data.count >> 16 & 0xFF), UInt8(data.count >> 8 & 0xFF), UInt8(data.count & 0xFF)]
+    out += [
+      UInt8(data.count >> 24), UInt8(data.count >> 16 & 0xFF), UInt8(data.count >> 8 & 0xFF),
+      UInt8(data.count & 0xFF),
+    ]
     return out + data + (data.count % 2 == 1 ? [0] : [])
   }
   static let resolutionInfo: [UInt8] = [0, 0x48, 0, 0, 0, 1, 0, 1, 0, 0x48, 0, 0, 0, 1, 0, 1]
@@ -246,7 +254,8 @@ public enum IdentifyingFixture {
   /// and creation date, each resource without a name.
   public static let strippedPhotoshop: [UInt8] =
     resource(0x03ED, resolutionInfo)
-    + resource(0x0404, dataset(1, 90, [0x1B, 0x25, 0x47]) + dataset(2, 0, [0, 4]) + dataset(2, 55, "20240601"))
+    + resource(
+      0x0404, dataset(1, 90, [0x1B, 0x25, 0x47]) + dataset(2, 0, [0, 4]) + dataset(2, 55, "20240601"))
 
   public static let comment = Array("Shot by Alice Example at 12 Elm Street".utf8)
 
@@ -348,7 +357,8 @@ public func pngChunks(_ bytes: [UInt8]) -> [(type: String, data: [UInt8])] {
   while i + 12 <= bytes.count {
     let n = Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
     guard i + 12 + n <= bytes.count else { break }
-    out.append((String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self), Array(bytes[(i + 8)..<(i + 8 + n)])))
+    out.append(
+      (String(decoding: bytes[(i + 4)..<(i + 8)], as: UTF8.self), Array(bytes[(i + 8)..<(i + 8 + n)])))
     i += 12 + n
   }
   return out

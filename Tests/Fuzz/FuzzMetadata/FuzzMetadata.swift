@@ -44,7 +44,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(stripped.removingIdentifying() == stripped, "stripping not stable")
     let strippedHeader = try! JPEGMarkers.parseHeader(
       [0xFF, 0xD8] + JPEGMarkers.segments(for: stripped) + frame + scan, metadata: true)
-    precondition(strippedHeader.exif == fits(stripped.exif, JPEGMarkers.exifSignature), "stripped EXIF round trip")
+    precondition(
+      strippedHeader.exif == fits(stripped.exif, JPEGMarkers.exifSignature), "stripped EXIF round trip")
     precondition(strippedHeader.xmp == nil && strippedHeader.comments.isEmpty, "stripped XMP or comments")
   case 1:
     _ = EXIF.orientation(in: bytes)
@@ -61,7 +62,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(stripped.count <= bytes.count, "stripped resources grew")
     precondition(PhotoshopResources.withoutIdentifying(stripped) == stripped, "resources not stable")
     let iptc = IPTC.withoutIdentifying(bytes)
-    precondition(iptc.count <= bytes.count && IPTC.withoutIdentifying(iptc) == iptc, "IPTC grew or not stable")
+    precondition(
+      iptc.count <= bytes.count && IPTC.withoutIdentifying(iptc) == iptc, "IPTC grew or not stable")
   case 4:
     let png = (PNGCodec.signature + bytes).withCorrectPNGCRCs()
     if let s = try? PNGCodec.walk(png, full: true) {
@@ -105,6 +107,8 @@ func checkStripped(_ stripped: [UInt8], from input: [UInt8]) {
       EXIF.keptInIFD0[e.tag] != nil || e.tag == EXIF.orientationTag || e.tag == EXIF.exifPointer,
       "IFD0 tag \(e.tag) kept")
   }
-  for e in exif { precondition(EXIF.keptInExif[e.tag] != nil || e.tag == EXIF.interopPointer, "Exif tag \(e.tag) kept") }
+  for e in exif {
+    precondition(EXIF.keptInExif[e.tag] != nil || e.tag == EXIF.interopPointer, "Exif tag \(e.tag) kept")
+  }
   for e in interop { precondition(EXIF.keptInInterop[e.tag] != nil, "Interop tag \(e.tag) kept") }
 }
