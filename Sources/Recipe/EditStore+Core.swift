@@ -282,10 +282,7 @@ public struct EditStore: Sendable {
     let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
     let options = encodeOptions(existing: existing, details: rendered.details)
     let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
-    return (
-      rendered, bytes,
-      RenderRecord(of: bytes, format: format, quality: options.quality, subsampling: options.subsampling)
-    )
+    return (rendered, bytes, RenderRecord(of: bytes, format: format, options: options))
   }
 
   private func streamed(
@@ -308,8 +305,7 @@ public struct EditStore: Sendable {
     let result: (jpeg: [UInt8], warnings: [String])
     do { result = try stream.run(encoding: options, rows: rows) } catch { throw .codec(error) }
     details.warnings = result.warnings
-    let record = RenderRecord(
-      of: result.jpeg, format: .jpeg, quality: options.quality, subsampling: options.subsampling)
+    let record = RenderRecord(of: result.jpeg, format: .jpeg, options: options)
     return (
       Rendered(details: details, image: nil, added: added, width: size.width, height: size.height),
       result.jpeg, record
@@ -318,12 +314,18 @@ public struct EditStore: Sendable {
 
   /// The quality and subsampling of a render: the command line's, else the sidecar's, else the
   /// default quality and the original's subsampling (4:2:0 for PNG originals); with the
-  /// original's metadata.
+  /// original's metadata, kept or stripped as `metadataPolicy` says.
   func encodeOptions(existing: RenderRecord?, details: ImageDetails) -> EncodeOptions {
     EncodeOptions(
       quality: settings.quality ?? existing?.quality ?? EncodeOptions.defaultQuality,
       subsampling: settings.subsampling ?? existing?.subsampling ?? details.subsampling ?? .s420,
-      metadata: details.metadata)
+      metadata: details.metadata, metadataPolicy: metadataPolicy(existing: existing))
+  }
+
+  /// Whether a render keeps or strips identifying metadata: the command line's choice, else the
+  /// sidecar's, else kept.
+  func metadataPolicy(existing: RenderRecord?) -> MetadataPolicy {
+    settings.metadata ?? existing?.metadata ?? .kept
   }
 
   /// Encodes a render; in a format without transparency (JPEG), an image that has some is laid

@@ -65,6 +65,11 @@ enum CommonOptions {
   static let subsampling = OptionSpec(
     long: "subsampling", valueName: "444|422|420",
     help: "JPEG chroma subsampling (default: the input's; 420 for PNG input)")
+  static let stripIdentifying = OptionSpec(
+    long: "strip-identifying",
+    help: "drop identifying metadata (GPS, serial numbers, names, XMP, comments), in later renders too")
+  static let keepIdentifying = OptionSpec(
+    long: "keep-identifying", help: "carry the original's metadata again (the default)")
 
   /// What every file-taking command accepts.
   static let batch = [help, recursive, null, jobs, json, quiet]

@@ -8,6 +8,8 @@ struct EditSettings: Sendable {
   var dryRun: Bool
   var quality: Int?
   var subsampling: ChromaSubsampling?
+  /// `--strip-identifying` or `--keep-identifying`; nil keeps the recipe's choice.
+  var metadata: MetadataPolicy?
   var maxPixels: Int?
   var timings: Bool
   var maxFileBytes: Int
@@ -17,7 +19,9 @@ struct EditSettings: Sendable {
     CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize,
     CommonOptions.timings, CommonOptions.cascade, CommonOptions.model,
   ]
-  static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling]
+  static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling] + metadataOptions
+  /// Of the commands that render (apply, edit, undo, redo, render).
+  static let metadataOptions = [CommonOptions.stripIdentifying, CommonOptions.keepIdentifying]
 
   init(_ args: ParsedArguments) throws(UsageError) {
     force = args.flag("force")
@@ -28,6 +32,13 @@ struct EditSettings: Sendable {
         throw UsageError("--subsampling must be 444, 422 or 420, not '\(text)'", command: args.command)
       }
       subsampling = s
+    }
+    switch (args.flag("strip-identifying"), args.flag("keep-identifying")) {
+    case (true, true):
+      throw UsageError("give --strip-identifying or --keep-identifying, not both", command: args.command)
+    case (true, false): metadata = .stripped
+    case (false, true): metadata = .kept
+    case (false, false): metadata = nil
     }
     maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
     timings = args.flag("timings")
@@ -60,6 +71,7 @@ struct EditSettings: Sendable {
     s.dryRun = dryRun
     s.quality = quality
     s.subsampling = subsampling
+    s.metadata = metadata
     s.maxFileBytes = maxFileBytes
     if let maxPixels { s.maxPixels = maxPixels }
     return s

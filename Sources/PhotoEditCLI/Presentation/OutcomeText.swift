@@ -241,6 +241,9 @@ extension FileResult {
         + (reason.map { " (\($0))" } ?? ""),
       "original: \(original.path), \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation), sha256 \(original.sha256.prefix(12))",
       "render: \(render.format.rawValue), quality \(render.quality)\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.prefix(12)), \(current ? "current" : "not current")",
+      render.metadata == .stripped
+        ? "metadata: identifying metadata stripped (GPS, serial numbers, names, XMP, IPTC places, comments)"
+        : "metadata: the original's, kept (--strip-identifying removes what identifies)",
     ]
     for (i, step) in data.steps.enumerated() { lines += Self.describe(step, number: i + 1) }
     for change in data.undone.reversed() { lines.append("undone: \(Self.describe(change))") }
@@ -345,6 +348,7 @@ extension FileResult {
       "quality": .number(Double(r.quality)),
     ]
     if let s = r.subsampling { o["subsampling"] = .string(s.rawValue) }
+    o["metadata"] = .string(r.metadata.rawValue)
     return .object(o)
   }
 
