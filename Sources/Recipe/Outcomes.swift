@@ -107,6 +107,8 @@ public struct ExportOutcome: Sendable {
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]
+  /// True when the output already held exactly this render: nothing was written.
+  public var current = false
 }
 
 /// What `status` says about a photo.

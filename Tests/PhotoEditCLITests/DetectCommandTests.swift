@@ -56,7 +56,7 @@ private func boxes(_ object: [String: Any]) -> [[Int]] {
     let errors = r.err.split(separator: "\n").map(String.init)
     #expect(errors.contains("photoedit: \(missing): no such file"))
     #expect(errors.contains { $0.hasPrefix("photoedit: \(bad): ") })
-    #expect(errors.last == "photoedit: 2 of 3 files failed")
+    #expect(errors.last == "photoedit: 3 files: 1 done, 0 current, 2 failed")
   }
 
   @Test func missingCascadeSaysHowToInstallOrNameOne() throws {

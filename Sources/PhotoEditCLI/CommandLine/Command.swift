@@ -42,6 +42,9 @@ enum CommonOptions {
   static let json = OptionSpec(
     long: "json", help: "one JSON line per file on standard output; nothing else there")
   static let quiet = OptionSpec(long: "quiet", short: "q", help: "no progress bar or summary")
+  static let shard = OptionSpec(
+    long: "shard", valueName: "K/N",
+    help: "only the K-th of N parts of the photos, chosen by a hash of each name (1 <= K <= N)")
   static let dryRun = OptionSpec(long: "dry-run", help: "say what would happen; change nothing")
   static let force = OptionSpec(
     long: "force", help: "replace a render changed by another program, or an existing output")
@@ -72,5 +75,5 @@ enum CommonOptions {
     long: "keep-identifying", help: "carry the original's metadata again (the default)")
 
   /// What every file-taking command accepts.
-  static let batch = [help, recursive, null, jobs, json, quiet]
+  static let batch = [help, recursive, null, jobs, json, quiet, shard]
 }

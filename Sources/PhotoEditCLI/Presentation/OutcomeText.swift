@@ -15,7 +15,7 @@ extension FileResult {
     if o.dryRun { fields["dryRun"] = .bool(true) }
     lines = Self.lines(o.recovery)
     if o.current {
-      fields["current"] = .bool(true)
+      current = true
       lines.append(
         "\(o.output ?? "the output") is current (\(Self.count(o.stepCount, "operation"))); nothing to do")
       return
@@ -146,6 +146,7 @@ extension FileResult {
     lines = Self.lines(o.recovery)
     guard o.reverted, let sha = o.originalSHA256 else {
       fields = ["reverted": .bool(false)]
+      current = true
       lines.append("unedited; nothing to revert")
       return
     }
@@ -180,6 +181,7 @@ extension FileResult {
   init(_ o: RenderOutcome) {
     self.init(warnings: o.warnings)
     fields = ["render": .string(o.renderSHA256), "changed": .bool(o.changed)]
+    current = !o.changed
     lines = Self.lines(o.recovery)
     lines.append(
       o.changed
@@ -194,6 +196,11 @@ extension FileResult {
       "render": .string(o.renderSHA256),
     ]
     lines = Self.lines(o.recovery)
+    current = o.current
+    if o.current {
+      lines.append("\(o.output) is current (\(o.width)x\(o.height)); nothing to do")
+      return
+    }
     lines.append("\(o.dryRun ? "would export" : "exported") \(o.output) (\(o.width)x\(o.height))")
   }
 
