@@ -74,7 +74,10 @@ public struct FaceblurFilter: Filter {
     options.maxSize = p.optionalInteger("maxFace").map { max(1, Int((Double($0) / fx).rounded(.down))) }
     let clock = ContinuousClock()
     let start = clock.now
-    let boxes = FaceDetector.detect(in: source, cascade: cascade, options: options)
+    let boxes: [FaceBox]
+    do { boxes = try FaceDetector.detect(in: source, cascade: cascade, options: options) } catch {
+      throw .cascadeUnavailable(error.description)
+    }
     let elapsed = start.duration(to: clock.now)
     context.recordTiming(
       "detect", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)

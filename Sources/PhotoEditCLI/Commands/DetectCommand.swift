@@ -42,8 +42,8 @@ enum DetectCommand {
           try ImageCodec.decode(bytes, options: decodeSettings)
         }
         let cascade = try loader.cascade()
-        let faces = clock.time("detect") {
-          FaceDetector.detect(in: decoded.image, cascade: cascade, options: settings)
+        let faces = try clock.time("detect") { () throws(DetectionError) in
+          try FaceDetector.detect(in: decoded.image, cascade: cascade, options: settings)
         }
         return report(path, decoded.image, faces)
       }
