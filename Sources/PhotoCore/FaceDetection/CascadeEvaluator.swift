@@ -241,10 +241,25 @@ struct CascadeEvaluator {
       return Int(-(s[0] &+ s[1]))
     }
 
+    /// How many of lanes 0–3 are set.
+    @inline(__always)
+    var lowCount: Int {
+      let s = m0 &+ m1
+      return Int(-(s[0] &+ s[1]))
+    }
+
     @inline(__always)
     subscript(lane: Int) -> Bool {
       let pair = lane < 4 ? (lane < 2 ? m0 : m1) : (lane < 6 ? m2 : m3)
       return pair[lane & 1] != 0
+    }
+
+    /// A bit per set lane.
+    @inline(__always)
+    var bits: UInt8 {
+      var b: UInt8 = 0
+      for lane in 0..<8 where self[lane] { b |= 1 << lane }
+      return b
     }
   }
 
@@ -421,8 +436,37 @@ struct CascadeEvaluator {
     return (f, (ok0, ok1))
   }
 
+  /// The sum of stage `stage`'s leaves for four neighbouring windows, as ``laneStage`` for eight.
+  @inline(__always)
+  func laneStage4(
+    _ stage: HaarCascade.Stage, _ p: UnsafeRawPointer, _ f: SIMD4<Float>,
+    _ stumps: UnsafePointer<LaneStump>, _ rects: UnsafePointer<LaneRect>
+  ) -> (SIMD2<Double>, SIMD2<Double>) {
+    var sum0 = SIMD2<Double>.zero
+    var sum1 = SIMD2<Double>.zero
+    for k in stage.start..<(stage.start + stage.count) {
+      let s = stumps[k]
+      var v = SIMD4<Float>.zero
+      var r = rects + s.rects
+      let end = rects + s.rectsEnd
+      repeat {
+        let rect = r.pointee
+        v += rect.weight * SIMD4<Float>(Self.laneSums(p, rect))
+        r += 1
+      } while r < end
+      let (m0, m1) = Self.widen(unsafeBitCast(v * f .< s.threshold, to: SIMD4<Int32>.self))
+      sum0 += Self.choose(m0, s.left, s.right)
+      sum1 += Self.choose(m1, s.left, s.right)
+    }
+    return (sum0, sum1)
+  }
+
   /// Stages 1 and on for the windows at `p`, `p + 1`, … `p + 7` whose flags are set, with their
   /// variance factors at `factors`.
+  ///
+  /// Eight windows are evaluated together while both halves have some left; four when only one
+  /// half does; a window alone (or two in different halves) with the scalar code, which is then
+  /// cheaper. The results are the scalar ones.
   ///
   /// - Returns: a bit per lane, set when the window passes every stage.
   func laterStages(
@@ -432,27 +476,52 @@ struct CascadeEvaluator {
     let f0 = UnsafeRawPointer(factors).loadUnaligned(as: SIMD4<Float>.self)
     let f1 = UnsafeRawPointer(factors + 4).loadUnaligned(as: SIMD4<Float>.self)
     let pv = UnsafeRawPointer(p)
+    // The windows still alive from stage `from` on, one at a time.
+    func scalar(_ lanes: Mask8, from: Int) -> UInt8 {
+      var bits: UInt8 = 0
+      for lane in 0..<Self.laneCount where lanes[lane] {
+        if stumpStages(p + lane, factor: factors[lane], from: from) > 0 { bits |= 1 << lane }
+      }
+      return bits
+    }
     return laneStumps.withUnsafeBufferPointer { stumps in
       laneRects.withUnsafeBufferPointer { rects in
         stages.withUnsafeBufferPointer { sg in
-          for index in 1..<max(1, sg.count) {
+          var index = 1
+          while index < sg.count {
+            let count = alive.count
+            if count == 0 { return 0 }
+            let low = alive.lowCount
+            if count <= 2 && (count == 1 || low == 1) { return scalar(alive, from: index) }
+            if low == 0 || low == count { break }
             let stage = sg[index]
             let sum = laneStage(stage, pv, f0, f1, stumps.baseAddress!, rects.baseAddress!)
             let passed = Self.passing(sum, stage.threshold)
             alive = Mask8(
               alive.m0 & passed.m0, alive.m1 & passed.m1, alive.m2 & passed.m2, alive.m3 & passed.m3)
-            let left = alive.count
-            if left == 0 { return 0 }
-            if left == 1 {
-              // One window left: finish it alone.
-              let lane = (0..<Self.laneCount).first { alive[$0] }!
-              let result = stumpStages(p + lane, factor: factors[lane], from: index + 1)
-              return result > 0 ? UInt8(1) << lane : 0
-            }
+            index += 1
           }
-          var bits: UInt8 = 0
-          for lane in 0..<Self.laneCount where alive[lane] { bits |= 1 << lane }
-          return bits
+          if index == sg.count { return alive.bits }
+          // Only one half has windows left: go on with four lanes.
+          let high = alive.lowCount == 0
+          let (ph, fh) = high ? (pv + 16, f1) : (pv, f0)
+          var a0 = high ? alive.m2 : alive.m0
+          var a1 = high ? alive.m3 : alive.m1
+          while index < sg.count {
+            let s = a0 &+ a1
+            let count = -(s[0] &+ s[1])
+            if count == 0 { return 0 }
+            if count == 1 { break }
+            let stage = sg[index]
+            let (sum0, sum1) = laneStage4(stage, ph, fh, stumps.baseAddress!, rects.baseAddress!)
+            let t = SIMD2<Double>(repeating: Double(stage.threshold))
+            a0 &= unsafeBitCast(sum0 .>= t, to: SIMD2<Int64>.self)
+            a1 &= unsafeBitCast(sum1 .>= t, to: SIMD2<Int64>.self)
+            index += 1
+          }
+          let zero = SIMD2<Int64>.zero
+          let lanes = high ? Mask8(zero, zero, a0, a1) : Mask8(a0, a1, zero, zero)
+          return index == sg.count ? lanes.bits : scalar(lanes, from: index)
         }
       }
     }

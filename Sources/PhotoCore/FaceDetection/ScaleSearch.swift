@@ -20,7 +20,7 @@ struct ScaleSearch {
   let boxWidth: Int, boxHeight: Int
 
   /// Window rows whose table rows are made before they are searched, at a time.
-  static let chunkRows = 32
+  static let chunkRows = 64
 
   /// The search at `scale` of a `greyWidth` × `greyHeight` image, or nil when no window fits.
   /// `stripes` is OpenCV's stripe count (see ``FaceDetector/searchedRows(_:step:stripes:)``).
