@@ -263,6 +263,10 @@ struct CascadeEvaluator {
     }
   }
 
+  /// True when ``firstStage(_:_:count:codes:factors:)`` and ``laterStages(_:factors:flags:)``
+  /// may be used: a stump cascade whose stages all have weak classifiers.
+  var laneReady: Bool { !laneStumps.isEmpty && stages.allSatisfy { $0.count > 0 } }
+
   /// ``laneStumps`` and ``laneRects`` for every stump, when the cascade is stump based.
   let laneStumps: [LaneStump]
   let laneRects: [LaneRect]
@@ -324,8 +328,11 @@ struct CascadeEvaluator {
   ) -> Lanes8 {
     var sum = Lanes8()
     let p1 = p + 16
-    for k in stage.start..<(stage.start + stage.count) {
-      let s = stumps[k]
+    var stump = stumps + stage.start
+    let last = stump + stage.count
+    repeat {
+      let s = stump.pointee
+      stump += 1
       var v0 = SIMD4<Float>.zero
       var v1 = SIMD4<Float>.zero
       // One rectangle at a time: v = (w0·s0 + w1·s1) + w2·s2, as the scalar code adds them (the
@@ -346,7 +353,7 @@ struct CascadeEvaluator {
       sum.q1 += Self.choose(m1, s.left, s.right)
       sum.q2 += Self.choose(m2, s.left, s.right)
       sum.q3 += Self.choose(m3, s.left, s.right)
-    }
+    } while stump < last
     return sum
   }
 
@@ -444,8 +451,11 @@ struct CascadeEvaluator {
   ) -> (SIMD2<Double>, SIMD2<Double>) {
     var sum0 = SIMD2<Double>.zero
     var sum1 = SIMD2<Double>.zero
-    for k in stage.start..<(stage.start + stage.count) {
-      let s = stumps[k]
+    var stump = stumps + stage.start
+    let last = stump + stage.count
+    repeat {
+      let s = stump.pointee
+      stump += 1
       var v = SIMD4<Float>.zero
       var r = rects + s.rects
       let end = rects + s.rectsEnd
@@ -457,7 +467,7 @@ struct CascadeEvaluator {
       let (m0, m1) = Self.widen(unsafeBitCast(v * f .< s.threshold, to: SIMD4<Int32>.self))
       sum0 += Self.choose(m0, s.left, s.right)
       sum1 += Self.choose(m1, s.left, s.right)
-    }
+    } while stump < last
     return (sum0, sum1)
   }
 

@@ -75,7 +75,7 @@ struct ScaleSearch {
       tilted: cascade.hasTiltedFeatures, sourceRows: band.count - 1 + wh)
     let evaluator = CascadeEvaluator(
       cascade, stride: table.stride, tiltedOffset: table.tiltedOffset, layout: layout)
-    let stumpBased = !evaluator.stumps.isEmpty
+    let stumpBased = evaluator.laneReady
     let positions = (columns + step - 1) / step
     let same = width == greyWidth && height == greyHeight
     var resizer =
