@@ -390,6 +390,14 @@ struct CascadeEvaluator {
           let qv = UnsafeRawPointer(q + i)
           let (f0, ok0) = Self.varianceFactors(pv, qv, n, area)
           let (f1, ok1) = Self.varianceFactors(pv + 16, qv + 16, n, area)
+          let anyAccepted = ok0.0 | ok0.1 | ok1.0 | ok1.1
+          if anyAccepted[0] | anyAccepted[1] == 0 {
+            // Eight flat windows (a clear sky, a blurred background): no stage to run.
+            UnsafeMutableRawPointer(codes + i).storeBytes(
+              of: SIMD8<Int8>(repeating: -1), as: SIMD8<Int8>.self)
+            i += Self.laneCount
+            continue
+          }
           let sum = laneStage(stage, pv, f0, f1, stumps.baseAddress!, rects.baseAddress!)
           let passed = Self.passing(sum, stage.threshold)
           // −1 when rejected, else 1 when passed, 0 when failed.
