@@ -66,7 +66,7 @@ extension EditStore {
       let (rendered, bytes, record) = try renderEncoded(
         original: source, steps: steps, maxSize: maxSize, as: format, existing: existing)
       source = []
-      if let present, present.size == bytes.count, (try? FileSystem.read(output)) == bytes {
+      if let present, present.size == bytes.count, (try? FileSystem.read(output, limit: bytes.count, followingLinks: false)) == bytes {
         var outcome = ExportOutcome(
           output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
           dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)

@@ -78,7 +78,7 @@ public struct HaarFaceDetector: FaceDetector {
   }
 
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
-    HaarDetector.detect(in: image, cascade: cascade, options: options).map(Face.init).inReadingOrder
+    try HaarDetector.detect(in: image, cascade: cascade, options: options).map(Face.init).inReadingOrder
   }
 }
 

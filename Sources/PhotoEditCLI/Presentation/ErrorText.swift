@@ -173,7 +173,7 @@ enum ErrorText {
   static func message(_ error: DetectionError) -> String {
     switch error {
     case .tooManyCandidates(let limit):
-      "the face cascade accepted more than \(limit) windows of this photo, which no real face cascade does; stopped"
+      "the cascade accepts more than \(limit) windows in this image, nearly all it sees: it is not a usable detector"
     }
   }
 
