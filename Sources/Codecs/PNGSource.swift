@@ -102,7 +102,7 @@ public final class PNGSink: PixelSink, @unchecked Sendable {
     else { throw .encodingFailed(.png, String(cMessage: text)) }
     self.writer = writer
     var options = options
-    options.metadata = ImageCodec.renderable(options.metadata)
+    options.metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
     self.options = options
   }
 
