@@ -266,65 +266,22 @@ public struct EditStore: Sendable {
     }
   }
 
-  /// Renders (as `render`) and encodes (as `encode`) in one go. When the photo is a baseline
-  /// JPEG, the output a JPEG at full size and every step a row filter (none, sepia, vignette),
-  /// it runs as a pipeline (`PhotoStream`): the decode, the filters and the encode overlap, with
-  /// the same pixels and bytes as one after the other.
+  /// Renders (as `render`) and encodes (as `encode`) in one go. At full size (no `maxSize`), the
+  /// planner makes the render band by band from the original (`planned`), with the same bytes;
+  /// the whole frame is decoded only when it cannot.
   func renderEncoded(
     original: [UInt8], steps: [Step], adding requests: [StepRequest] = [], maxSize: Int? = nil,
     as format: ImageFormat, existing: RenderRecord?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord) {
-    if format == .jpeg, maxSize == nil, requests.allSatisfy(\.requirements.isEmpty) {
-      let stream: (any PhotoStream)?
-      do { stream = try engine.stream(original, maxPixels: settings.maxPixels) } catch { throw .codec(error) }
-      if let stream, let result = try streamed(stream, steps: steps, adding: requests, existing: existing) {
-        return result
-      }
+    if maxSize == nil,
+      let result = try planned(original: original, steps: steps, adding: requests, as: format, existing: existing)
+    {
+      return result
     }
     let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
     let options = encodeOptions(existing: existing, details: rendered.details)
     let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
     return (rendered, bytes, RenderRecord(of: bytes, format: format, options: options))
-  }
-
-  /// The render through the JPEG pipeline, or nil when a step is not pointwise.
-  private func streamed(
-    _ stream: any PhotoStream, steps: [Step], adding requests: [StepRequest], existing: RenderRecord?
-  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
-    var details = stream.details
-    let size = ImageSize(details.fullWidth, details.fullHeight)
-    // A row filter's request needs only the image's size, never its pixels (which are never all
-    // in memory at once).
-    var added: [Step] = []
-    for request in requests {
-      do { added.append(try request.resolve(in: ResolveContext(size: size))) } catch {
-        throw .step(index: nil, error)
-      }
-    }
-    var kernels: [any StepKernel] = []
-    for (i, step) in (steps + added).enumerated() {
-      do { kernels += try step.kernels(input: size) } catch { throw .step(index: i < steps.count ? i : nil, error) }
-    }
-    guard kernels.allSatisfy({ $0.capability == .pointwise }) else { return nil }
-    var rows: (@Sendable (ImageRows) -> Void)? = nil
-    if !kernels.isEmpty {
-      let chain = kernels
-      rows = { band in
-        let pixels = PixelBuffer(
-          viewing: band.row(band.rows.lowerBound), stride: band.width * 4,
-          rect: PixelRect(columns: 0..<band.width, rows: band.rows))
-        for kernel in chain { try? kernel.render(pixels, into: pixels) }
-      }
-    }
-    let options = encodeOptions(existing: existing, details: details)
-    let result: (jpeg: [UInt8], warnings: [String])
-    do { result = try stream.run(encoding: options, rows: rows) } catch { throw .codec(error) }
-    details.warnings = result.warnings
-    let record = RenderRecord(of: result.jpeg, format: .jpeg, options: options)
-    return (
-      Rendered(details: details, image: nil, added: added, width: size.width, height: size.height),
-      result.jpeg, record
-    )
   }
 
   /// The quality and subsampling of a render: the command line's, else the sidecar's, else the

@@ -8,23 +8,15 @@ protocol RenderEngine: Sendable {
   func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions) throws(CodecError) -> [UInt8]
   /// The format a file's bytes are in, or nil when they are not an image this engine reads.
   func format(of bytes: [UInt8]) -> ImageFormat?
-  /// A photo to decode, filter and encode to JPEG as a pipeline, or nil when it cannot be
-  /// streamed (see `JPEGStream`); then `decode`, the steps and `encode` run one after the other.
-  func stream(_ bytes: [UInt8], maxPixels: Int) throws(CodecError) -> (any PhotoStream)?
+  /// Calls `body` with the photo as the planner's source (`ImageCodec.withSource`), or with nil
+  /// when it cannot be decoded a pass at a time; then the whole frame is decoded.
+  func withSource(_ bytes: [UInt8], maxPixels: Int, _ body: (PhotoSource?) -> Void) throws(CodecError)
 }
 
 extension RenderEngine {
-  func stream(_ bytes: [UInt8], maxPixels: Int) throws(CodecError) -> (any PhotoStream)? { nil }
-}
-
-/// A photo being decoded, filtered and encoded as a pipeline (`JPEGStream` behind a seam).
-protocol PhotoStream {
-  /// The photo as `decode` describes it.
-  var details: ImageDetails { get }
-  /// Decodes, runs `rows` on each band, and encodes to JPEG: the JPEG, and the decoder's
-  /// harmless warnings.
-  func run(encoding options: EncodeOptions, rows: (@Sendable (ImageRows) -> Void)?) throws(CodecError)
-    -> (jpeg: [UInt8], warnings: [String])
+  func withSource(_ bytes: [UInt8], maxPixels: Int, _ body: (PhotoSource?) -> Void) throws(CodecError) {
+    body(nil)
+  }
 }
 
 /// The real codecs.
@@ -42,11 +34,14 @@ struct LiveEngine: RenderEngine {
 
   func format(of bytes: [UInt8]) -> ImageFormat? { try? ImageCodec.format(of: bytes) }
 
-  func stream(_ bytes: [UInt8], maxPixels: Int) throws(CodecError) -> (any PhotoStream)? {
+  func withSource(_ bytes: [UInt8], maxPixels: Int, _ body: (PhotoSource?) -> Void) throws(CodecError) {
     var options = DecodeOptions()
     options.maxPixels = maxPixels
-    return try ImageCodec.jpegStream(bytes, options: options)
+    do { try ImageCodec.withSource(bytes, options: options) { body($0) } } catch let error as CodecError {
+      throw error
+    } catch {
+      throw .corruptData(.jpeg, "\(error)")  // the codecs throw only `CodecError`
+    }
   }
 }
 
-extension JPEGStream: PhotoStream {}

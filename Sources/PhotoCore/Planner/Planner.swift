@@ -5,9 +5,9 @@ import Synchronization
 /// kernels, to a sink (an encoder), a band of output rows at a time.
 ///
 /// From a decoder, the source is decoded in passes:
-/// - When the bands' source rectangles move down the image (no transform, a crop, a left-right
-///   mirror, local steps), one pass slides down it: the calling thread decodes into a window of
-///   a few slots of rows, and as soon as a band's rows are there, a worker copies them out (or
+/// - When the bands' source rectangles move down the image and each is a few bands high (no
+///   transform, a crop, a left-right mirror, local steps of modest reach), one pass slides down
+///   it: the calling thread decodes into a window of a few slots of rows, and as soon as a band's rows are there, a worker copies them out (or
 ///   takes the slot itself, when no other band needs it), runs the kernels and hands the band to
 ///   the sink, which frees the slots. The decode, the kernels and the encode overlap.
 /// - Otherwise (a quarter turn reads columns, a top-bottom mirror reads from the bottom), the
@@ -30,7 +30,8 @@ public enum Planner {
   ) throws -> [String] {
     precondition(source.size == plan.inputSize && sink.bandHeight == plan.bandHeight, "a plan for this source and sink")
     let runner = BandRunner(plan: plan, sink: sink)
-    if plan.slidesDown {
+    // A band's source spans at most a few slots of the window (the window holds `maximumSlots`).
+    if plan.slidesDown(maxRows: (maximumSlots / 2 - 1) * plan.bandHeight) {
       return try slide(plan, source, runner)
     }
     var warnings: [String] = []
@@ -56,7 +57,7 @@ public enum Planner {
 
   /// Consecutive bands grouped so that each group's source rectangle fits `budget` bytes (a
   /// band whose own rectangle does not is a group by itself).
-  static func groups(_ plan: RenderPlan, budget: Int) -> [[Int]] {
+  public static func groups(_ plan: RenderPlan, budget: Int) -> [[Int]] {
     var groups: [[Int]] = []
     var current: [Int] = []
     var region = PixelRect.empty
@@ -229,7 +230,10 @@ final class BandRunner: @unchecked Sendable {
 
   init(plan: RenderPlan, sink: any PixelSink) {
     (self.plan, self.sink) = (plan, sink)
-    turns = sink.needsOrder ? plan.bands.indices.map { DispatchSemaphore(value: $0 == 0 ? 1 : 0) } : []
+    // Semaphores start at 0 and are signalled: libdispatch traps when one is freed below the
+    // value it was made with.
+    turns = sink.needsOrder ? plan.bands.indices.map { _ in DispatchSemaphore(value: 0) } : []
+    turns.first?.signal()
   }
 
   var hasFailed: Bool { failed.load(ordering: .acquiring) }
@@ -304,7 +308,8 @@ final class SlotWindow: @unchecked Sendable {
   init(slots: Int, bytesPerSlot: Int) {
     self.bytesPerSlot = bytesPerSlot
     memory = .allocate(capacity: Swift.max(1, slots * bytesPerSlot))
-    free = (0..<Swift.max(1, slots)).map { _ in DispatchSemaphore(value: 1) }
+    free = (0..<Swift.max(1, slots)).map { _ in DispatchSemaphore(value: 0) }
+    for semaphore in free { semaphore.signal() }
   }
 
   deinit { memory.deallocate() }

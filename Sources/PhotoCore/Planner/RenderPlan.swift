@@ -36,10 +36,13 @@ public struct RenderPlan: Sendable {
   public func sourceRect(_ k: Int) -> PixelRect { bands[k][0] }
 
   /// True when the bands' source rectangles move down the source (their first and last rows
-  /// never go back up), so that one pass from the top serves them all.
-  public var slidesDown: Bool {
+  /// never go back up) and each is at most `maxRows` rows high, so that one pass from the top
+  /// serves them all through a window of a few bands' rows. A quarter turn's bands each need
+  /// every row of the source (a group of its columns): they never slide.
+  public func slidesDown(maxRows: Int) -> Bool {
     var (top, bottom) = (Int.min, Int.min)
     for band in bands where !band[0].isEmpty {
+      if band[0].height > maxRows { return false }
       if band[0].y < top || band[0].maxY < bottom { return false }
       (top, bottom) = (band[0].y, band[0].maxY)
     }

@@ -1,0 +1,98 @@
+import Codecs
+import PhotoCore
+
+extension EditStore {
+  /// The render through the planner (`Planner`): the original decoded a pass at a time, every
+  /// step's kernels run band by band, the output encoded band by band, so that no frame is ever
+  /// held. The same pixels and bytes as `render` then `encode`.
+  ///
+  /// nil when the planner cannot make this render and the whole frame must be decoded: the
+  /// engine has no source for the file (an interlaced PNG, a test engine), a request needs the
+  /// pixels (faceblur's detection), a step renders only whole images, or a PNG output whose
+  /// transparency cannot be known before the first row (a PNG with an alpha channel).
+  func planned(
+    original: [UInt8], steps: [Step], adding requests: [StepRequest], as format: ImageFormat,
+    existing: RenderRecord?
+  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
+    guard requests.allSatisfy(\.requirements.isEmpty) else { return nil }
+    var outcome: Result<(rendered: Rendered, bytes: [UInt8], record: RenderRecord)?, StoreError> = .success(nil)
+    do {
+      try engine.withSource(original, maxPixels: settings.maxPixels) { opened in
+        guard let opened else { return }
+        outcome = Result { () throws(StoreError) in
+          try planned(opened, steps: steps, adding: requests, as: format, existing: existing)
+        }
+      }
+    } catch {
+      throw .codec(error)
+    }
+    return try outcome.get()
+  }
+
+  private func planned(
+    _ opened: PhotoSource, steps: [Step], adding requests: [StepRequest], as format: ImageFormat,
+    existing: RenderRecord?
+  ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
+    let source = opened.source
+    var details = opened.details
+    // The stored pixels are turned upright first, as `decode` does.
+    var kernels: [any StepKernel] = []
+    let upright = PixelTransform.upright(exifOrientation: details.orientation, of: source.size)
+    if !upright.isIdentity { kernels.append(TransformKernel(upright)) }
+    var size = upright.outputSize
+    func add(_ step: Step, index: Int?) throws(StoreError) {
+      let made: [any StepKernel]
+      do { made = try step.kernels(input: size) } catch { throw .step(index: index, error) }
+      kernels += made
+      size = made.last?.outputSize ?? size
+    }
+    for (i, step) in steps.enumerated() { try add(step, index: i) }
+    // A request that needs no pixels is made for the size entering it.
+    var added: [Step] = []
+    for request in requests {
+      let step: Step
+      do { step = try request.resolve(in: ResolveContext(size: size)) } catch { throw .step(index: nil, error) }
+      try add(step, index: nil)
+      added.append(step)
+    }
+    guard !kernels.contains(where: { $0.capability == .whole }) else { return nil }
+    let opacity = kernels.reduce(source.opacity) { $1.opacity(given: $0) }
+    let options = encodeOptions(existing: existing, details: details)
+    let bytes: [UInt8]
+    do {
+      switch format {
+      case .jpeg:
+        guard JPEGSink.isAvailable else { return nil }
+        let fill = opacity == .opaque ? nil : Filters.transparencyFill(for: steps + added) ?? RGBA(255, 255, 255, 255)
+        let sink = try JPEGSink(size: size, options: options, fill: fill)
+        details.warnings = try run(kernels, from: source, to: sink, format: details.format)
+        bytes = try sink.finish()
+      case .png:
+        guard opacity != .unknown else { return nil }
+        let sink = try PNGSink(size: size, withAlpha: opacity == .transparent, options: options)
+        details.warnings = try run(kernels, from: source, to: sink, format: details.format)
+        bytes = try sink.finish()
+      }
+    } catch {
+      throw .codec(error)
+    }
+    return (
+      Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), bytes,
+      RenderRecord(of: bytes, format: format, options: options)
+    )
+  }
+
+  /// Runs the kernels from `source` to `sink`; the decoder's harmless warnings.
+  private func run(
+    _ kernels: [any StepKernel], from source: any PixelSource, to sink: any PixelSink, format: ImageFormat
+  ) throws(CodecError) -> [String]
+  {
+    let plan = RenderPlan(kernels: kernels, inputSize: source.size, bandHeight: sink.bandHeight)
+    do { return try Planner.run(plan, from: source, to: sink) } catch let error as CodecError {
+      throw error
+    } catch {
+      // Kernels that are not whole-image never throw; sources and sinks throw `CodecError`.
+      throw .corruptData(format, "\(error)")
+    }
+  }
+}
