@@ -24,9 +24,12 @@ extension ImageCodec {
       let info = ImageInfo(jpeg: header)
       try checkStreamLimits(info, options: options)
       let scans = try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
-      if scans > JPEGMarkers.maxScans { throw CodecError.tooManyScans(count: scans, limit: JPEGMarkers.maxScans) }
+      if scans > JPEGMarkers.maxScans {
+        throw CodecError.tooManyScans(count: scans, limit: JPEGMarkers.maxScans)
+      }
       let details = ImageDetails(
-        format: .jpeg, orientation: info.orientation, subsampling: header.subsampling, metadata: header.metadata,
+        format: .jpeg, orientation: info.orientation, subsampling: header.subsampling,
+        metadata: header.metadata,
         fullWidth: info.width, fullHeight: info.height)
       return try bytes.withUnsafeBufferPointer { data in
         try body(PhotoSource(source: JPEGSource(data, header: header), details: details))
@@ -57,7 +60,9 @@ extension ImageCodec {
   /// the bands in flight. No frame.
   public static func streamMemoryEstimate(_ info: ImageInfo) -> Int {
     var total = info.decoderBuffers.rowBytes
-    if info.decoderBuffers.holdsCoefficients { total = saturating(total, plus: info.decoderBuffers.coefficientBytes) }
+    if info.decoderBuffers.holdsCoefficients {
+      total = saturating(total, plus: info.decoderBuffers.coefficientBytes)
+    }
     let window = max(Planner.defaultBudget, saturating(8 * 128, info.width, 4))
     return saturating(total, plus: saturating(window, 2))
   }

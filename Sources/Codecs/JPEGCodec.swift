@@ -260,13 +260,16 @@ enum JPEGCodec {
 
   /// One `tjCompress2` of a band of rows, as a JPEG of its own.
   static func compressRows(_ band: ImageRows, _ options: EncodeOptions) throws(CodecError) -> [UInt8] {
-    try compressRows(band.row(band.rows.lowerBound), width: band.width, height: band.rows.count, pitch: band.width * 4, options)
+    try compressRows(
+      band.row(band.rows.lowerBound), width: band.width, height: band.rows.count, pitch: band.width * 4,
+      options)
   }
 
   /// One `tjCompress2` of the pixels of a buffer (the rows of one band, every column), as a JPEG
   /// of its own.
   static func compressRows(_ pixels: PixelBuffer, _ options: EncodeOptions) throws(CodecError) -> [UInt8] {
-    try compressRows(pixels.base, width: pixels.rect.width, height: pixels.rect.height, pitch: pixels.stride, options)
+    try compressRows(
+      pixels.base, width: pixels.rect.width, height: pixels.rect.height, pitch: pixels.stride, options)
   }
 
   /// One `tjCompress2` of `height` rows of `width` RGBA pixels, `pitch` bytes apart.

@@ -62,9 +62,12 @@ final class JPEGPass: PixelPass {
     (self.source, self.rows, self.columns, self.toEnd) = (source, rows, columns, toEnd)
     let width = source.size.width
     var text = [CChar](repeating: 0, count: 256)
-    guard let reader = cjpeg_reader_open_any(data.baseAddress, data.count, Int32(CJPEG_ANY_FILE), &text, text.count)
+    guard
+      let reader = cjpeg_reader_open_any(
+        data.baseAddress, data.count, Int32(CJPEG_ANY_FILE), &text, text.count)
     else { throw JPEGCodec.error(fromLibjpeg: String(cMessage: text), isWarning: false) }
-    guard Int(cjpeg_reader_width(reader)) == width, Int(cjpeg_reader_height(reader)) == source.size.height else {
+    guard Int(cjpeg_reader_width(reader)) == width, Int(cjpeg_reader_height(reader)) == source.size.height
+    else {
       cjpeg_reader_close(reader)
       throw .corruptData(.jpeg, "libjpeg reads another size than the frame header says")
     }
@@ -83,7 +86,8 @@ final class JPEGPass: PixelPass {
     scratch = decoded != columns || isCMYK ? .allocate(capacity: 16 * decoded.count * 4) : nil
     // From here on, deinit closes the reader.
     if rows.lowerBound > 0 {
-      guard cjpeg_reader_skip(reader, UInt32(rows.lowerBound), &message, message.count) == Int32(rows.lowerBound)
+      guard
+        cjpeg_reader_skip(reader, UInt32(rows.lowerBound), &message, message.count) == Int32(rows.lowerBound)
       else { throw failure() }
       row = rows.lowerBound
     }
@@ -110,7 +114,8 @@ final class JPEGPass: PixelPass {
       var got = 0
       while got < n {
         message[0] = 0
-        let r = cjpeg_reader_read_rows(reader, target + got * pitch, pitch, UInt32(n - got), &message, message.count)
+        let r = cjpeg_reader_read_rows(
+          reader, target + got * pitch, pitch, UInt32(n - got), &message, message.count)
         guard r > 0 else { throw r < 0 ? failure() : CodecError.truncated(.jpeg) }
         got += Int(r)
       }
@@ -122,7 +127,8 @@ final class JPEGPass: PixelPass {
         for k in 0..<n {
           let from = scratch + k * pitch
           if isCMYK {
-            JPEGCodec.convertCMYKRow(from, count: decoded.count, inverted: source.header.adobeTransform != nil)
+            JPEGCodec.convertCMYKRow(
+              from, count: decoded.count, inverted: source.header.adobeTransform != nil)
           }
           (destination + (done + k) * stride).update(from: from + skip, count: columns.count * 4)
         }

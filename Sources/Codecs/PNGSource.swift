@@ -18,7 +18,9 @@ final class PNGSource: PixelSource {
     opacity = hasTransparency ? .unknown : .opaque
   }
 
-  func passMemory(columns: Range<Int>) -> Int { ImageInfo(png: structure).decoderBuffers.rowBytes + size.width * 4 }
+  func passMemory(columns: Range<Int>) -> Int {
+    ImageInfo(png: structure).decoderBuffers.rowBytes + size.width * 4
+  }
 
   func startPass(rows: Range<Int>, columns: Range<Int>, toEnd: Bool) throws -> any PixelPass {
     try PNGPass(data: data, size: size, rows: rows, columns: columns, toEnd: toEnd)
@@ -98,7 +100,8 @@ public final class PNGSink: PixelSink, @unchecked Sendable {
     var text = [CChar](repeating: 0, count: 256)
     guard
       let writer = cpng_writer_open(
-        UInt32(size.width), UInt32(size.height), withAlpha ? 1 : 0, PNGCodec.compressionLevel, &text, text.count)
+        UInt32(size.width), UInt32(size.height), withAlpha ? 1 : 0, PNGCodec.compressionLevel, &text,
+        text.count)
     else { throw .encodingFailed(.png, String(cMessage: text)) }
     self.writer = writer
     var options = options
@@ -109,7 +112,9 @@ public final class PNGSink: PixelSink, @unchecked Sendable {
   deinit { cpng_writer_close(writer) }
 
   public func write(band index: Int, _ pixels: PixelBuffer) throws {
-    guard cpng_writer_write(writer, pixels.base, pixels.stride, UInt32(pixels.rect.height), &message, message.count) == 0
+    guard
+      cpng_writer_write(
+        writer, pixels.base, pixels.stride, UInt32(pixels.rect.height), &message, message.count) == 0
     else { throw CodecError.encodingFailed(.png, String(cMessage: message)) }
   }
 

@@ -274,7 +274,8 @@ public struct EditStore: Sendable {
     as format: ImageFormat, existing: RenderRecord?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord) {
     if maxSize == nil,
-      let result = try planned(original: original, steps: steps, adding: requests, as: format, existing: existing)
+      let result = try planned(
+        original: original, steps: steps, adding: requests, as: format, existing: existing)
     {
       return result
     }

@@ -6,16 +6,20 @@ extension EditStore {
   /// step's kernels run band by band, the output encoded band by band, so that no frame is ever
   /// held. The same pixels and bytes as `render` then `encode`.
   ///
+  /// A request that needs the pixels of the image entering it (faceblur's detection) gets them
+  /// from a first pass: the steps before it rendered by the planner into one image, which the
+  /// detector searches and which is let go before the render's own pass.
+  ///
   /// nil when the planner cannot make this render and the whole frame must be decoded: the
-  /// engine has no source for the file (an interlaced PNG, a test engine), a request needs the
-  /// pixels (faceblur's detection), a step renders only whole images, or a PNG output whose
-  /// transparency cannot be known before the first row (a PNG with an alpha channel).
+  /// engine has no source for the file (an interlaced PNG, a test engine), a step renders only
+  /// whole images, or a PNG output whose transparency cannot be known before the first row (a
+  /// PNG with an alpha channel).
   func planned(
     original: [UInt8], steps: [Step], adding requests: [StepRequest], as format: ImageFormat,
     existing: RenderRecord?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
-    guard requests.allSatisfy(\.requirements.isEmpty) else { return nil }
-    var outcome: Result<(rendered: Rendered, bytes: [UInt8], record: RenderRecord)?, StoreError> = .success(nil)
+    var outcome: Result<(rendered: Rendered, bytes: [UInt8], record: RenderRecord)?, StoreError> = .success(
+      nil)
     do {
       try engine.withSource(original, maxPixels: settings.maxPixels) { opened in
         guard let opened else { return }
@@ -47,11 +51,19 @@ extension EditStore {
       size = made.last?.outputSize ?? size
     }
     for (i, step) in steps.enumerated() { try add(step, index: i) }
-    // A request that needs no pixels is made for the size entering it.
     var added: [Step] = []
     for request in requests {
       let step: Step
-      do { step = try request.resolve(in: ResolveContext(size: size)) } catch { throw .step(index: nil, error) }
+      if request.requirements.isEmpty {
+        // Made for the size entering it.
+        do { step = try request.resolve(in: ResolveContext(size: size)) } catch {
+          throw .step(index: nil, error)
+        }
+      } else {
+        guard !kernels.contains(where: { $0.capability == .whole }) else { return nil }
+        let image = try firstPass(kernels, from: source, size: size, format: details.format)
+        step = try make(request, for: image)
+      }
       try add(step, index: nil)
       added.append(step)
     }
@@ -63,7 +75,8 @@ extension EditStore {
       switch format {
       case .jpeg:
         guard JPEGSink.isAvailable else { return nil }
-        let fill = opacity == .opaque ? nil : Filters.transparencyFill(for: steps + added) ?? RGBA(255, 255, 255, 255)
+        let fill =
+          opacity == .opaque ? nil : Filters.transparencyFill(for: steps + added) ?? RGBA(255, 255, 255, 255)
         let sink = try JPEGSink(size: size, options: options, fill: fill)
         details.warnings = try run(kernels, from: source, to: sink, format: details.format)
         bytes = try sink.finish()
@@ -82,11 +95,28 @@ extension EditStore {
     )
   }
 
+  /// The image `kernels` make from `source` (of `size`), whole, for a step that looks at it.
+  private func firstPass(
+    _ kernels: [any StepKernel], from source: any PixelSource, size: ImageSize, format: ImageFormat
+  )
+    throws(StoreError) -> Image
+  {
+    var failure: CodecError? = nil
+    let image = Image(size: size) { buffer in
+      do throws(CodecError) {
+        _ = try run(kernels, from: source, to: BufferSink(buffer, bandHeight: 128), format: format)
+      } catch {
+        failure = error
+      }
+    }
+    if let failure { throw .codec(failure) }
+    return image
+  }
+
   /// Runs the kernels from `source` to `sink`; the decoder's harmless warnings.
   private func run(
     _ kernels: [any StepKernel], from source: any PixelSource, to sink: any PixelSink, format: ImageFormat
-  ) throws(CodecError) -> [String]
-  {
+  ) throws(CodecError) -> [String] {
     let plan = RenderPlan(kernels: kernels, inputSize: source.size, bandHeight: sink.bandHeight)
     do { return try Planner.run(plan, from: source, to: sink) } catch let error as CodecError {
       throw error

@@ -12,7 +12,9 @@ import Testing
     .filter { !$0.contains("truncated") }.map { "jpeg/\($0)" }
     + ["faces/hopper.jpg", "faces/hopper_orientation_6.jpg"]
   static let pngs =
-    fixtureNames(in: "png", suffix: ".png").filter { !$0.hasPrefix("i") && !$0.hasSuffix("i.png") }.map { "png/\($0)" }
+    fixtureNames(in: "png", suffix: ".png").filter { !$0.hasPrefix("i") && !$0.hasSuffix("i.png") }.map {
+      "png/\($0)"
+    }
     + ["faces/astronaut.png", "photos/coffee.png", "jpeg/video-001.png"]
 
   /// The stored pixels (before orientation) the whole-image decoder gives.
@@ -47,7 +49,8 @@ import Testing
     var rects = [PixelRect(size)]
     for (x, y, rw, rh) in [
       (0, 1, w, h - 1), (0, 17, w, min(h - 17, 40)), (1, 0, w - 1, h), (15, 9, w / 2, h / 3),
-      (16, 16, 16, 16), (w - 5, h - 3, 5, 3), (w / 3, h / 2, w - w / 3, h - h / 2), (33, 0, 1, h), (0, h - 1, w, 1),
+      (16, 16, 16, 16), (w - 5, h - 3, 5, 3), (w / 3, h / 2, w - w / 3, h - h / 2), (33, 0, 1, h),
+      (0, h - 1, w, 1),
     ] where x >= 0 && y >= 0 && rw > 0 && rh > 0 && x + rw <= w && y + rh <= h {
       rects.append(PixelRect(x: x, y: y, width: rw, height: rh))
     }
@@ -98,7 +101,8 @@ import Testing
     let image = noiseImage(width: 301, height: 517, seed: 3, opaque: false)
     var options = EncodeOptions(quality: 85, subsampling: subsampling)
     options.metadata.comments = [Array("a comment".utf8)]
-    let sink = try JPEGSink(size: ImageSize(image.width, image.height), options: options, fill: RGBA(10, 20, 30))
+    let sink = try JPEGSink(
+      size: ImageSize(image.width, image.height), options: options, fill: RGBA(10, 20, 30))
     var copy = image
     copy.withPixels { all in
       var y = 0

@@ -11,7 +11,8 @@ import Testing
 @Suite struct PlannerTests {
   static func n(_ v: Double) -> JSONValue { .number(v) }
   static func point(_ x: Double, _ y: Double) -> JSONValue { .array([n(x), n(y)]) }
-  static func step(_ filter: String, _ parameters: [String: JSONValue], derived: [String: JSONValue] = [:]) throws
+  static func step(_ filter: String, _ parameters: [String: JSONValue], derived: [String: JSONValue] = [:])
+    throws
     -> Step
   {
     try Filters.step(filter: filter, version: 1, parameters: parameters, derived: derived)
@@ -28,15 +29,24 @@ import Testing
     ("crop", [("crop", ["x": n(0.1), "y": n(0.2), "width": n(0.7), "height": n(0.5)])]),
     ("crop circle", [("crop", ["shape": .string("circle"), "center": point(0.6, 0.4), "scale": n(0.7)])]),
     ("rotate 90", [("rotate", ["angle": .string("90")])]),
-    ("flip vertical, brush", [
-      ("flip", ["direction": .string("vertical")]),
-      ("brush", ["pen": .string("red"), "points": .array([point(0.1, 0.1), point(0.9, 0.8)])]),
-    ]),
-    ("crop, rotate 270, pixelate circle", [
-      ("crop", ["aspect": .array([n(4), n(3)]), "center": point(0.4, 0.6)]),
-      ("rotate", ["angle": .string("270")]),
-      ("pixelate", ["shape": .string("circle"), "center": point(0.5, 0.5), "radius": n(0.3), "block": n(0.05)]),
-    ]),
+    (
+      "flip vertical, brush",
+      [
+        ("flip", ["direction": .string("vertical")]),
+        ("brush", ["pen": .string("red"), "points": .array([point(0.1, 0.1), point(0.9, 0.8)])]),
+      ]
+    ),
+    (
+      "crop, rotate 270, pixelate circle",
+      [
+        ("crop", ["aspect": .array([n(4), n(3)]), "center": point(0.4, 0.6)]),
+        ("rotate", ["angle": .string("270")]),
+        (
+          "pixelate",
+          ["shape": .string("circle"), "center": point(0.5, 0.5), "radius": n(0.3), "block": n(0.05)]
+        ),
+      ]
+    ),
     ("faceblur (faces stored)", [("faceblur", ["style": .string("blur"), "blocks": n(6)])]),
   ]
 
@@ -46,7 +56,10 @@ import Testing
     return (try? ImageCodec.encode(image, as: .jpeg, options: EncodeOptions(quality: 80))) ?? []
   }()
 
-  static let photos = ["noise", "faces/hopper_orientation_6.jpg", "faces/astronaut.png", "jpeg/video-001.q50.422.progressive.jpeg"]
+  static let photos = [
+    "noise", "faces/hopper_orientation_6.jpg", "faces/astronaut.png",
+    "jpeg/video-001.q50.422.progressive.jpeg",
+  ]
 
   static func bytes(_ photo: String) throws -> [UInt8] { photo == "noise" ? noisy : try fixture(photo) }
 
@@ -60,7 +73,9 @@ import Testing
       try s.render(on: &image)
       steps.append(s)
     }
-    if !image.isOpaque { image = image.flattened(over: Filters.transparencyFill(for: steps) ?? RGBA(255, 255, 255)) }
+    if !image.isOpaque {
+      image = image.flattened(over: Filters.transparencyFill(for: steps) ?? RGBA(255, 255, 255))
+    }
     return try ImageCodec.encode(image, as: .jpeg, options: EncodeOptions(quality: 85))
   }
 
@@ -75,10 +90,13 @@ import Testing
   }
 
   /// The planner's route with a budget for grouped passes.
-  static func planned(_ bytes: [UInt8], _ chain: [(String, [String: JSONValue])], budget: Int) throws -> [UInt8] {
+  static func planned(_ bytes: [UInt8], _ chain: [(String, [String: JSONValue])], budget: Int) throws
+    -> [UInt8]
+  {
     try ImageCodec.withSource(bytes) { opened in
       let opened = try #require(opened)
-      let upright = PixelTransform.upright(exifOrientation: opened.details.orientation, of: opened.source.size)
+      let upright = PixelTransform.upright(
+        exifOrientation: opened.details.orientation, of: opened.source.size)
       var kernels: [any StepKernel] = upright.isIdentity ? [] : [TransformKernel(upright)]
       var size = upright.outputSize
       var steps: [Step] = []
@@ -112,21 +130,28 @@ import Testing
     // Each band of a turned image needs every row of the source: one sliding pass would hold the
     // whole frame in its window.
     let size = ImageSize(3000, 2000)
-    let turn = RenderPlan(kernels: [TransformKernel(.rotation(quarterTurns: 1, of: size))], inputSize: size, bandHeight: 128)
+    let turn = RenderPlan(
+      kernels: [TransformKernel(.rotation(quarterTurns: 1, of: size))], inputSize: size, bandHeight: 128)
     #expect(!turn.slidesDown(maxRows: 384))
     let crop = RenderPlan(
-      kernels: [TransformKernel(.crop(PixelRect(x: 7, y: 9, width: 2000, height: 1500), of: size))], inputSize: size,
+      kernels: [TransformKernel(.crop(PixelRect(x: 7, y: 9, width: 2000, height: 1500), of: size))],
+      inputSize: size,
       bandHeight: 128)
     #expect(crop.slidesDown(maxRows: 384))
-    #expect(Planner.groups(turn, budget: 8 << 20).allSatisfy { group in
-      group.reduce(PixelRect.empty) { $0.union(turn.sourceRect($1)) }.area * 4 <= 8 << 20
-    })
+    #expect(
+      Planner.groups(turn, budget: 8 << 20).allSatisfy { group in
+        group.reduce(PixelRect.empty) { $0.union(turn.sourceRect($1)) }.area * 4 <= 8 << 20
+      })
   }
 
   @Test func aDamagedPhotoFailsThePlannedRender() throws {
     var bytes = Self.noisy
     bytes.removeLast(bytes.count / 3)
-    #expect(throws: CodecError.self) { _ = try Self.planned(bytes, [("rotate", ["angle": .string("90")])], budget: 1) }
-    #expect(throws: CodecError.self) { _ = try Self.planned(bytes, [("sepia", ["intensity": Self.n(1)])], budget: 1) }
+    #expect(throws: CodecError.self) {
+      _ = try Self.planned(bytes, [("rotate", ["angle": .string("90")])], budget: 1)
+    }
+    #expect(throws: CodecError.self) {
+      _ = try Self.planned(bytes, [("sepia", ["intensity": Self.n(1)])], budget: 1)
+    }
   }
 }

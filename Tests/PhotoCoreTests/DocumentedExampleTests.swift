@@ -22,13 +22,19 @@ public struct InvertFilter: Filter {
     ]
   }
 
-  public static func render(_ p: Parameters, _ derived: NoDerivedState, on image: inout Image)
-    throws(FilterError)
+  /// Pointwise: every pixel on its own, so the planner runs it on any band of a photo.
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize)
+    -> [any StepKernel]
   {
-    for i in image.bytes.indices where i % 4 != 3 {
-      let v = Double(image.bytes[i])
-      image.bytes[i] = UInt8((v + p.amount * (255 - 2 * v)).rounded())
-    }
+    let amount = p.amount
+    return [
+      PointwiseKernel(size: input) { pixels, x, y, count in
+        for i in 0..<count * 4 where i % 4 != 3 {
+          let v = Double(pixels[i])
+          pixels[i] = UInt8((v + amount * (255 - 2 * v)).rounded())
+        }
+      }
+    ]
   }
 }
 // END EXAMPLE
@@ -43,6 +49,25 @@ public struct InvertFilter: Filter {
     #expect(image[0, 0] == RGBA(255, 155, 0, 7))
     let half = try Filters.request("invert", values: ["amount": .number(0.5)], in: registry)
     #expect(half.values.first?.value == .number(0.5))
+  }
+
+  /// The planner sees a pointwise step, and a band rendered on its own has the whole image's pixels.
+  @Test func invertExampleIsPointwise() throws {
+    let registry: [any Filter.Type] = Filters.all + [InvertFilter.self]
+    let step = try Filters.step(
+      filter: "invert", version: 1, parameters: ["amount": .number(0.3)], derived: [:], in: registry)
+    let size = ImageSize(5, 7)
+    let kernels = try step.kernels(input: size)
+    #expect(kernels.map(\.capability) == [.pointwise])
+    var whole = noiseImage(width: 5, height: 7, seed: 3, opaque: false)
+    var banded = whole
+    try step.render(on: &whole)
+    let band = PixelRect(x: 0, y: 2, width: 5, height: 3)
+    #expect(kernels[0].inputRect(for: band) == band)
+    try banded.withPixels { all in try kernels[0].render(all, into: all.view(band)) }
+    for y in 0..<7 {
+      for x in 0..<5 where band.contains(x: x, y: y) { #expect(banded[x, y] == whole[x, y]) }
+    }
   }
 
   /// The document shows the code compiled above, to the character.

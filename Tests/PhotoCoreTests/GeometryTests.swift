@@ -29,7 +29,8 @@ import Testing
   /// Overlapping faces, one across the top-left corner, one across the right edge.
   static let faces: [String: JSONValue] = [
     "faces": .array([
-      face(0.3, 0.3, 0.25, 0.3), face(0.4, 0.35, 0.3, 0.3), face(-0.05, -0.05, 0.2, 0.2), face(0.85, 0.6, 0.3, 0.3),
+      face(0.3, 0.3, 0.25, 0.3), face(0.4, 0.35, 0.3, 0.3), face(-0.05, -0.05, 0.2, 0.2),
+      face(0.85, 0.6, 0.3, 0.3),
     ])
   ]
 
@@ -44,10 +45,15 @@ import Testing
       parameters: ["x": n(0), "y": n(0.5), "width": n(1), "height": n(0.5), "block": n(0.13)]),
     Case(
       name: "pixelate circle", filter: "pixelate",
-      parameters: ["shape": .string("circle"), "center": point(0.8, 0.2), "radius": n(0.45), "block": n(0.07)]),
-    Case(name: "crop rect", filter: "crop", parameters: ["x": n(0.1), "y": n(0.2), "width": n(0.7), "height": n(0.5)]),
+      parameters: [
+        "shape": .string("circle"), "center": point(0.8, 0.2), "radius": n(0.45), "block": n(0.07),
+      ]),
     Case(
-      name: "crop aspect", filter: "crop", parameters: ["aspect": .array([n(16), n(9)]), "center": point(0.3, 0.7)]),
+      name: "crop rect", filter: "crop",
+      parameters: ["x": n(0.1), "y": n(0.2), "width": n(0.7), "height": n(0.5)]),
+    Case(
+      name: "crop aspect", filter: "crop",
+      parameters: ["aspect": .array([n(16), n(9)]), "center": point(0.3, 0.7)]),
     Case(
       name: "crop circle", filter: "crop",
       parameters: ["shape": .string("circle"), "center": point(0.6, 0.4), "scale": n(0.7)]),
@@ -64,7 +70,9 @@ import Testing
     Case(name: "flip horizontal", filter: "flip", parameters: ["direction": .string("horizontal")]),
     Case(name: "flip vertical", filter: "flip", parameters: ["direction": .string("vertical")]),
     Case(name: "faceblur pixelate", filter: "faceblur", parameters: ["blocks": n(4)], derived: faces),
-    Case(name: "faceblur blur", filter: "faceblur", parameters: ["style": .string("blur"), "blocks": n(8)], derived: faces),
+    Case(
+      name: "faceblur blur", filter: "faceblur", parameters: ["style": .string("blur"), "blocks": n(8)],
+      derived: faces),
     Case(
       name: "faceblur solid", filter: "faceblur", parameters: ["style": .string("solid"), "scale": n(1.3)],
       derived: faces),
@@ -193,9 +201,11 @@ import Testing
     var chain: [PixelTransform] = []
     var s = size
     for make in [
-      { PixelTransform.rotation(quarterTurns: 1, of: $0) }, { PixelTransform.flip(horizontally: false, of: $0) },
+      { PixelTransform.rotation(quarterTurns: 1, of: $0) },
+      { PixelTransform.flip(horizontally: false, of: $0) },
       { PixelTransform.crop(PixelRect(x: 3, y: 7, width: $0.width - 10, height: $0.height - 20), of: $0) },
-      { PixelTransform.rotation(quarterTurns: 3, of: $0) }, { PixelTransform.flip(horizontally: true, of: $0) },
+      { PixelTransform.rotation(quarterTurns: 3, of: $0) },
+      { PixelTransform.flip(horizontally: true, of: $0) },
     ] as [(ImageSize) -> PixelTransform] {
       let t = make(s)
       chain.append(t)

@@ -76,7 +76,8 @@ public struct BrushFilter: Filter {
   }
 
   /// Local: each stroke changes only the pixels near it, each pixel on its own.
-  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel]
+  {
     let preset = p.pen.pen
     let pen = Pen(
       color: p.color ?? preset.color,
@@ -84,7 +85,8 @@ public struct BrushFilter: Filter {
       hardness: p.hardness ?? preset.hardness)
     let strokes = (p.strokes ?? []) + (p.points.map { [$0] } ?? [])
     let ops = strokes.map { stroke in
-      StrokeOp(points: stroke.map { $0.pixels(width: input.width, height: input.height) }, pen: pen, image: input)
+      StrokeOp(
+        points: stroke.map { $0.pixels(width: input.width, height: input.height) }, pen: pen, image: input)
     }
     return [LocalKernel(size: input, ops: ops)]
   }

@@ -13,7 +13,9 @@ public struct FaceblurFilter: Filter {
     "Detects faces and pixelates a circle centred on each (blur or solid as options)."
   public static let version = 1
 
-  public static func requirements(for p: Parameters) -> FilterRequirements { .faceDetector(p.detection.detector) }
+  public static func requirements(for p: Parameters) -> FilterRequirements {
+    .faceDetector(p.detection.detector)
+  }
 
   /// How a face is hidden.
   public enum Style: String, CaseIterable, Sendable { case pixelate, blur, solid }
@@ -124,7 +126,8 @@ public struct FaceblurFilter: Filter {
     do { found = try detector.faces(in: image, options: p.detection) } catch {
       throw .detection(filter: name, error)
     }
-    return Derived(found: fractions(of: found, in: context.size), added: added(p, in: context.size), by: detector)
+    return Derived(
+      found: fractions(of: found, in: context.size), added: added(p, in: context.size), by: detector)
   }
 
   /// Found faces as fractions of an image of `size`.

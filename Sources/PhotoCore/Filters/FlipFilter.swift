@@ -17,7 +17,8 @@ public struct FlipFilter: Filter {
   }
 
   /// A transform.
-  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel]
+  {
     [TransformKernel(.flip(horizontally: p.direction == .horizontal, of: input))]
   }
 }

@@ -80,8 +80,13 @@ public struct PixelateFilter: Filter {
   }
 
   /// Local: a rectangle of output needs its blocks whole; only the region's bounding box changes.
-  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
-    [LocalKernel(size: input, ops: [PixelateOp(region: p.region(in: input), blockSize: p.blockSize(in: input), image: input)])]
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel]
+  {
+    [
+      LocalKernel(
+        size: input,
+        ops: [PixelateOp(region: p.region(in: input), blockSize: p.blockSize(in: input), image: input)])
+    ]
   }
 }
 

@@ -20,7 +20,8 @@ public struct RotateFilter: Filter {
   }
 
   /// A transform.
-  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel]
+  {
     [TransformKernel(.rotation(quarterTurns: p.angle.quarterTurns, of: input))]
   }
 }

@@ -16,7 +16,8 @@ public struct SepiaFilter: Filter {
   }
 
   /// Pointwise; intensity 0 is no kernel at all.
-  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel]
+  {
     p.intensity == 0 ? [] : [SepiaKernel(intensity: p.intensity, size: input)]
   }
 }

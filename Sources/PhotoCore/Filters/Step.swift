@@ -119,7 +119,8 @@ public struct Step: Sendable, Equatable {
   /// The step made again, its parameters as they are, because the image entering it changed (a
   /// step before it was edited, removed or moved): faceblur finds its faces again. The caller
   /// passes what `requirements` names.
-  public func rederived(in context: ResolveContext) throws(FilterError) -> (step: Step, notes: [RevisionNote]) {
+  public func rederived(in context: ResolveContext) throws(FilterError) -> (step: Step, notes: [RevisionNote])
+  {
     var changed = context
     changed.imageChanged = true
     return try box.revised(with: [:], in: changed)

@@ -21,8 +21,11 @@ public struct VignetteFilter: Filter {
   }
 
   /// Pointwise (each pixel by where it is); intensity 0 is no kernel at all.
-  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel] {
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel]
+  {
     if p.intensity == 0 { return [] }
-    return [VignetteKernel(intensity: p.intensity, radius: p.radius, width: input.width, height: input.height)]
+    return [
+      VignetteKernel(intensity: p.intensity, radius: p.radius, width: input.width, height: input.height)
+    ]
   }
 }

@@ -33,7 +33,9 @@ struct BlurOp: LocalOp {
     let all = PixelRect(image)
     if radius > 0, let b = region.bounds {
       footprint = PixelRect(bounds: b).intersection(all)
-      patch = footprint.isEmpty ? .empty : PixelRect(bounds: b).grown(dx: 3 * radius, dy: 3 * radius).intersection(all)
+      patch =
+        footprint.isEmpty
+        ? .empty : PixelRect(bounds: b).grown(dx: 3 * radius, dy: 3 * radius).intersection(all)
     } else {
       (footprint, patch) = (.empty, .empty)
     }

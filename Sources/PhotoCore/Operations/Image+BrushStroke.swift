@@ -62,7 +62,8 @@ struct StrokeOp: LocalOp {
     let y1 = Swift.min(Int((maxY + reach).rounded(.up)), image.height - 1)
     let x0 = Swift.max(Int((minX - reach).rounded(.down)), 0)
     let x1 = Swift.min(Int((maxX + reach).rounded(.up)), image.width - 1)
-    footprint = y0 <= y1 && x0 <= x1 ? PixelRect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1) : .empty
+    footprint =
+      y0 <= y1 && x0 <= x1 ? PixelRect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1) : .empty
   }
 
   var reach: Int { 0 }

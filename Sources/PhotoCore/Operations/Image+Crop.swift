@@ -111,7 +111,9 @@ extension PixelBuffer {
         for i in Swift.stride(from: 0, to: r.width * 4, by: 4) where base[i + 3] != 255 {
           let composite = compositeOver(
             RGBA(base[i], base[i + 1], base[i + 2], base[i + 3]), background, coverage: 1)
-          (base[i], base[i + 1], base[i + 2], base[i + 3]) = (composite.r, composite.g, composite.b, composite.a)
+          (base[i], base[i + 1], base[i + 2], base[i + 3]) = (
+            composite.r, composite.g, composite.b, composite.a
+          )
         }
       }
     }

@@ -27,7 +27,8 @@ struct FillOp: LocalOp {
     let r = output.intersection(footprint)
     guard !r.isEmpty else { return }
     let (region, w) = (region, image.width)
-    let value = (UInt32(color.r) | UInt32(color.g) << 8 | UInt32(color.b) << 16 | UInt32(color.a) << 24).littleEndian
+    let value = (UInt32(color.r) | UInt32(color.g) << 8 | UInt32(color.b) << 16 | UInt32(color.a) << 24)
+      .littleEndian
     Parallel.forEachRowRange(r.height) { rows in
       for y in (r.y + rows.lowerBound)..<(r.y + rows.upperBound) {
         let span = region.span(row: y, width: w)

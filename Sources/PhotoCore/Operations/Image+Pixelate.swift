@@ -139,7 +139,8 @@ struct PixelateOp: LocalOp {
           let span = region.span(row: y, width: w)
           var x = Swift.max(span.lowerBound, xs)
           let end = Swift.min(span.upperBound, xe)
-          let row = UnsafeMutableRawPointer(tile.row(y)).bindMemory(to: UInt32.self, capacity: tile.rect.width)
+          let row = UnsafeMutableRawPointer(tile.row(y)).bindMemory(
+            to: UInt32.self, capacity: tile.rect.width)
           while x < end {
             let c = (x - b.x0) / blockSize
             let stop = Swift.min(end, b.x0 + (c + 1) * blockSize)

@@ -32,7 +32,9 @@ extension Image {
 struct SepiaKernel: StepKernel {
   let inputSize: ImageSize
   let weights: SepiaWeights
-  init(intensity: Double, size: ImageSize) { (weights, inputSize) = (SepiaWeights(intensity: intensity), size) }
+  init(intensity: Double, size: ImageSize) {
+    (weights, inputSize) = (SepiaWeights(intensity: intensity), size)
+  }
   var outputSize: ImageSize { inputSize }
   var capability: StepCapability { .pointwise }
   func inputRect(for output: PixelRect) -> PixelRect { output }

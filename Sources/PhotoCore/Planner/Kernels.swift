@@ -12,7 +12,8 @@ public struct PointwiseKernel: StepKernel {
 
   public init(
     size: ImageSize,
-    _ body: @escaping @Sendable (_ pixels: UnsafeMutablePointer<UInt8>, _ x: Int, _ y: Int, _ count: Int) -> Void
+    _ body:
+      @escaping @Sendable (_ pixels: UnsafeMutablePointer<UInt8>, _ x: Int, _ y: Int, _ count: Int) -> Void
   ) {
     (inputSize, self.body) = (size, body)
   }
@@ -64,7 +65,9 @@ struct LocalKernel: StepKernel {
   func rects(for output: PixelRect) -> [PixelRect] {
     let all = PixelRect(inputSize)
     var rects = [output]
-    for op in ops.reversed() { rects.append(op.dependency(of: rects.last!).intersection(all).union(rects.last!)) }
+    for op in ops.reversed() {
+      rects.append(op.dependency(of: rects.last!).intersection(all).union(rects.last!))
+    }
     return rects
   }
 
@@ -89,7 +92,8 @@ struct WholeImageKernel: StepKernel {
   func render(_ input: PixelBuffer, into output: PixelBuffer) throws(FilterError) {
     var image = input.image(PixelRect(inputSize))
     try body(&image)
-    precondition(image.width == inputSize.width && image.height == inputSize.height,
+    precondition(
+      image.width == inputSize.width && image.height == inputSize.height,
       "a filter that changes the image's size declares it in prepare")
     image.withPixels { output.copy(output.rect, from: $0) }
   }

@@ -30,7 +30,9 @@ public final class PixelBuffer: @unchecked Sendable {
 
   /// A buffer viewing memory that `owner` keeps alive (or the caller, when nil, for as long as
   /// the buffer is used).
-  public init(viewing base: UnsafeMutablePointer<UInt8>, stride: Int, rect: PixelRect, owner: AnyObject? = nil) {
+  public init(
+    viewing base: UnsafeMutablePointer<UInt8>, stride: Int, rect: PixelRect, owner: AnyObject? = nil
+  ) {
     precondition(stride >= rect.width * 4, "rows overlap")
     (self.base, self.stride, self.rect, self.owner) = (base, stride, rect, owner)
     owned = false
@@ -99,7 +101,8 @@ extension Image {
     let rect = PixelRect(ImageSize(width, height))
     let stride = width * 4
     return try bytes.withUnsafeBufferPointer { buffer in
-      try body(PixelBuffer(viewing: UnsafeMutablePointer(mutating: buffer.baseAddress!), stride: stride, rect: rect))
+      try body(
+        PixelBuffer(viewing: UnsafeMutablePointer(mutating: buffer.baseAddress!), stride: stride, rect: rect))
     }
   }
 

@@ -38,3 +38,19 @@ public protocol PixelSink: AnyObject, Sendable {
   /// the output, every column, in `pixels`. Called once per band, from any thread.
   func write(band index: Int, _ pixels: PixelBuffer) throws
 }
+
+/// A sink that writes every band into one buffer of the whole output (an `Image`'s bytes): the
+/// planner's first pass for a step that must look at the image entering it before it can be
+/// made (faceblur's detection).
+public final class BufferSink: PixelSink, @unchecked Sendable {
+  private let buffer: PixelBuffer
+  public let bandHeight: Int
+  public var needsOrder: Bool { false }
+
+  /// A sink writing into `buffer`, which holds the whole output, in bands of `bandHeight` rows.
+  public init(_ buffer: PixelBuffer, bandHeight: Int) {
+    (self.buffer, self.bandHeight) = (buffer, bandHeight)
+  }
+
+  public func write(band index: Int, _ pixels: PixelBuffer) throws { buffer.copy(pixels.rect, from: pixels) }
+}

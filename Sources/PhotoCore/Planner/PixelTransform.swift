@@ -25,11 +25,13 @@ public struct PixelTransform: Sendable, Hashable {
     let (w, h) = (size.width, size.height)
     switch ((quarterTurns % 4) + 4) % 4 {
     case 1:  // output (X, Y) = (h - 1 - y, x)
-      return PixelTransform(inputSize: size, outputSize: ImageSize(h, w), a: 0, b: 1, c: -1, d: 0, tx: 0, ty: h - 1)
+      return PixelTransform(
+        inputSize: size, outputSize: ImageSize(h, w), a: 0, b: 1, c: -1, d: 0, tx: 0, ty: h - 1)
     case 2:
       return PixelTransform(inputSize: size, outputSize: size, a: -1, b: 0, c: 0, d: -1, tx: w - 1, ty: h - 1)
     case 3:  // output (X, Y) = (y, w - 1 - x)
-      return PixelTransform(inputSize: size, outputSize: ImageSize(h, w), a: 0, b: -1, c: 1, d: 0, tx: w - 1, ty: 0)
+      return PixelTransform(
+        inputSize: size, outputSize: ImageSize(h, w), a: 0, b: -1, c: 1, d: 0, tx: w - 1, ty: 0)
     default:
       return .identity(size)
     }

@@ -28,7 +28,8 @@ public enum Planner {
   public static func run(
     _ plan: RenderPlan, from source: any PixelSource, to sink: any PixelSink, budget: Int = defaultBudget
   ) throws -> [String] {
-    precondition(source.size == plan.inputSize && sink.bandHeight == plan.bandHeight, "a plan for this source and sink")
+    precondition(
+      source.size == plan.inputSize && sink.bandHeight == plan.bandHeight, "a plan for this source and sink")
     let runner = BandRunner(plan: plan, sink: sink)
     // A band's source spans at most a few slots of the window (the window holds `maximumSlots`).
     if plan.slidesDown(maxRows: (maximumSlots / 2 - 1) * plan.bandHeight) {
@@ -39,7 +40,8 @@ public enum Planner {
     for (index, group) in groups.enumerated() {
       let region = group.reduce(PixelRect.empty) { $0.union(plan.sourceRect($1)) }
       let held = PixelBuffer(rect: region)
-      let pass = try source.startPass(rows: region.rows, columns: region.columns, toEnd: index == groups.count - 1)
+      let pass = try source.startPass(
+        rows: region.rows, columns: region.columns, toEnd: index == groups.count - 1)
       try pass.read(into: held.base, stride: held.stride, count: region.height)
       warnings = try pass.finish()
       try runner.run(group, from: held)
@@ -76,13 +78,16 @@ public enum Planner {
   }
 
   /// One pass down the source through a window of slots (see the type's discussion).
-  private static func slide(_ plan: RenderPlan, _ source: any PixelSource, _ runner: BandRunner) throws -> [String]
+  private static func slide(_ plan: RenderPlan, _ source: any PixelSource, _ runner: BandRunner) throws
+    -> [String]
   {
     let region = plan.bands.indices.reduce(PixelRect.empty) { $0.union(plan.sourceRect($1)) }
     let slotRows = plan.bandHeight
     let slotCount = (region.height + slotRows - 1) / slotRows
     @Sendable func slotRect(_ s: Int) -> PixelRect {
-      PixelRect(x: region.x, y: region.y + s * slotRows, width: region.width, height: Swift.min(slotRows, region.maxY - region.y - s * slotRows))
+      PixelRect(
+        x: region.x, y: region.y + s * slotRows, width: region.width,
+        height: Swift.min(slotRows, region.maxY - region.y - s * slotRows))
     }
     // The slots each band reads, and how many bands read each slot.
     let slots: [ClosedRange<Int>?] = plan.bands.indices.map { k in
@@ -95,7 +100,8 @@ public enum Planner {
     let span = slots.compactMap { $0?.count }.max() ?? 1
     let rowBytes = region.width * 4
     let window = SlotWindow(
-      slots: Swift.min(slotCount, Swift.max(span + 1, Swift.min(span + 2 * Parallel.workerCount, maximumSlots))),
+      slots: Swift.min(
+        slotCount, Swift.max(span + 1, Swift.min(span + 2 * Parallel.workerCount, maximumSlots))),
       bytesPerSlot: slotRows * rowBytes)
     let users = Mutex(readers)
     // A band takes its slot itself when it alone reads it, whole; otherwise it copies its rows
@@ -148,7 +154,9 @@ public enum Planner {
       }
       finished.signal()
     }
-    @Sendable func isReady(_ k: Int) -> Bool { (slots[k]?.upperBound ?? -1) < decoded.load(ordering: .acquiring) }
+    @Sendable func isReady(_ k: Int) -> Bool {
+      (slots[k]?.upperBound ?? -1) < decoded.load(ordering: .acquiring)
+    }
     // The helpers take bands in order, waiting until each is decoded.
     @Sendable func help() {
       while true {

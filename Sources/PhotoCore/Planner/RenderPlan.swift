@@ -26,7 +26,11 @@ public struct RenderPlan: Sendable {
     (self.kernels, self.inputSize, outputSize, self.bandHeight) = (kernels, inputSize, size, bandHeight)
     let count = (size.height + bandHeight - 1) / bandHeight
     bands = (0..<count).map { k in
-      var rects = [PixelRect(x: 0, y: k * bandHeight, width: size.width, height: Swift.min(bandHeight, size.height - k * bandHeight))]
+      var rects = [
+        PixelRect(
+          x: 0, y: k * bandHeight, width: size.width,
+          height: Swift.min(bandHeight, size.height - k * bandHeight))
+      ]
       for kernel in kernels.reversed() { rects.append(kernel.inputRect(for: rects.last!)) }
       return Array(rects.reversed())
     }
