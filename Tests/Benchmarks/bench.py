@@ -554,6 +554,27 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
                "stroke-linejoin round polyline " + " ".join(f"{x},{y}" for x, y in points)
                + f"' {IM_JPEG} out/brush-im.jpg", "out/brush-im.jpg")]))
 
+    # The transforms and the circular crop, for their peak memory through the render planner.
+    cases.append(Case(
+        "crop-circle", "crop a circle (scale 0.8)", f"{p24}, {megapixels(photos.sizes[p24])}",
+        [pe("photoedit crop circle", f"apply --filter crop:shape=circle,scale=0.8 -o out/crop-circle.jpg "
+            f"{p24} --force", "out/crop-circle.jpg"),
+         other("ImageMagick circle mask",
+               f"{IM} {p24} \\( +clone -alpha transparent -fill white -draw 'circle {w24 // 2},{h24 // 2} "
+               f"{w24 // 2},{h24 // 2 - int(0.4 * h24)}' \\) -compose DstIn -composite "
+               f"-background white -flatten {IM_JPEG} out/crop-circle-im.jpg", "out/crop-circle-im.jpg")]))
+    cases.append(Case(
+        "flip", "flip top to bottom", f"{p24}, {megapixels(photos.sizes[p24])}",
+        [pe("photoedit flip", f"apply --filter flip:direction=vertical -o out/flip.jpg {p24} --force",
+            "out/flip.jpg"),
+         other("ImageMagick -flip", f"{IM} {p24} -flip {IM_JPEG} out/flip-im.jpg", "out/flip-im.jpg")]))
+    cases.append(Case(
+        "rotate", "rotate 90 degrees", f"{p24}, {megapixels(photos.sizes[p24])}",
+        [pe("photoedit rotate", f"apply --filter rotate:angle=90 -o out/rotate.jpg {p24} --force",
+            "out/rotate.jpg"),
+         other("ImageMagick -rotate 90", f"{IM} {p24} -rotate 90 {IM_JPEG} out/rotate-im.jpg",
+               "out/rotate-im.jpg")]))
+
     detect_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --timings {faces}",
                     metric=parse_photoedit_detect, metric_name="'timing: detect' line",
                     photoedit=True)
@@ -896,6 +917,24 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
         rows.append(["peak memory, 24 MP sepia render (baseline JPEG)", fmt_mib(rss),
                      f"vips {fmt_mib(vips_rss)}, ImageMagick {fmt_mib(im_rss)}", "-",
                      f"<= 1.5 RGBA frames = {fmt_mib(limit_kib)}", verdict])
+    # Peak memory of every other filter's render through the render planner (issue 14's goals:
+    # <= 64 MiB at 24 MP on the re-encoding route, faceblur with full-size detection <= 200 MiB).
+    for key, what, limit_mib in (
+            ("vignette", "24 MP vignette", 64), ("pixelate", "24 MP pixelate", 64),
+            ("crop", "24 MP crop", 64), ("crop-circle", "24 MP circular crop", 64),
+            ("brush", "24 MP brush", 64), ("flip", "24 MP flip", 64), ("rotate", "24 MP rotate 90", 64),
+            ("faceblur", "faceblur with full-size detection (12 MP faces photo)", 200)):
+        case = next((c for c in cases if c.key == key), None)
+        if not case or not case.primary():
+            continue
+        pe = case.primary()
+        rss = max(pe.rss_kib) if pe.rss_kib else None
+        others = [c for c in case.cmds if c is not pe and c.rss_kib]
+        baseline = ", ".join(f"{c.label} {fmt_mib(max(c.rss_kib))}" for c in others[:1]) or "-"
+        verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if rss is None
+                   else "met" if rss <= limit_mib * 1024 else "missed")
+        rows.append([f"peak memory, {what} (re-encoding route)", fmt_mib(rss), baseline, "-",
+                     f"<= {limit_mib} MiB", verdict])
     # Peak memory of detection on the 24 MP crowd photo, end to end.
     crowd_case = next((c for c in cases if c.key == "detect-crowd"), None)
     if crowd_case and crowd_case.primary():
