@@ -14,6 +14,7 @@ enum ErrorText {
     case let e as FilterError: (ExitStatus.dataError, message(e))
     case let e as CodecError: (ExitStatus.dataError, e.description)
     case let e as UsageError: (ExitStatus.usage, e.description)
+    case let e as CorrectionsError: (ExitStatus.of(e), message(e))
     default: (ExitStatus.dataError, "\(error)")
     }
   }
@@ -143,6 +144,43 @@ enum ErrorText {
     }
   }
 
+  // MARK: Review corrections
+
+  static func message(_ error: CorrectionsError) -> String {
+    func field(_ f: String, _ p: CorrectionsError.FieldProblem) -> String {
+      switch p {
+      case .missing: "'\(f)' is missing"
+      case .wrongType: "'\(f)' has the wrong type"
+      case .outOfRange(let allowed): "'\(f)' is out of range (allowed: \(allowed))"
+      case .tooMany(let limit): "'\(f)' has more than \(limit) entries"
+      }
+    }
+    switch error {
+    case .unreadable(let e): return message(e)
+    case .invalidJSON(let detail): return "this is not a corrections file: \(detail)"
+    case .foreignFormat(let identifier?):
+      return "the format '\(identifier)' is not a review's corrections (\(Corrections.identifier))"
+    case .foreignFormat(nil): return "not a review's corrections file (no formatIdentifier \(Corrections.identifier))"
+    case .newerFormat(let found, let supported):
+      return "the corrections have format version \(found), newer than this photoedit's \(supported); upgrade photoedit"
+    case .badField(let f, let p): return "the corrections are invalid: \(field(f, p))"
+    case .duplicatePhoto(let photo): return "photo '\(photo)' is named twice"
+    case .notUnderFolder(let photo, let folder):
+      return "photo '\(photo)' is not a photo under the reviewed folder '\(folder)'"
+    case .photo(let photo, let e): return "photo '\(photo)': \(message(e))"
+    case .noFaceblurStep(let photo, let step, let filter?, _):
+      return "photo '\(photo)': step \(step) is \(filter), not faceblur"
+    case .noFaceblurStep(let photo, let step, nil, let count):
+      return count == 0
+        ? "photo '\(photo)' has no recipe, so there is no faceblur step \(step)"
+        : "photo '\(photo)' has no step \(step): its recipe has \(FileResult.count(count, "step"))"
+    case .facesChanged(let photo, let step, let reviewed, let now):
+      return "photo '\(photo)': step \(step)'s faces are not the ones reviewed (\(reviewed) then, \(now) found now): it was edited since; review it again"
+    case .noSuchFace(let photo, let step, let face, let count):
+      return "photo '\(photo)': step \(step) has no face \(face) (it will have \(FileResult.count(count, "face")), numbered from 0)"
+    }
+  }
+
   // MARK: Faces
 
   static func message(_ error: DetectorError) -> String {
@@ -224,6 +262,15 @@ enum ErrorText {
 }
 
 extension ExitStatus {
+  /// A corrections file's problem: the status of the file or photo that could not be read, else
+  /// 65 (bad data).
+  static func of(_ error: CorrectionsError) -> Int32 {
+    switch error {
+    case .unreadable(let e), .photo(_, let e): of(e)
+    default: dataError
+    }
+  }
+
   /// The status DESIGN.md assigns to a store error's fact: 66 when an input is missing (the
   /// photo, its original, the face cascade), 73 when an output cannot be written, 65 for bad
   /// data.
