@@ -3,8 +3,10 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 PREFIX ?= /usr/local
 SWIFT ?= swift
-# Debian packages the build, the tests and the demo need.
-APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libssl-dev zlib1g-dev opencv-data
+# Debian packages the build, the tests and the demo need (the review page's browser test: chromium,
+# chromium-driver, python3-selenium).
+APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libssl-dev zlib1g-dev opencv-data \
+  chromium chromium-driver python3-selenium
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 

@@ -66,7 +66,10 @@ public enum CorrectionsError: Error, Equatable, Sendable {
   /// A photo name that is not a path below the reviewed folder (absolute, `..`, hidden, not a
   /// photo's name, a store file).
   case notUnderFolder(photo: String, folder: String)
-  /// The photo cannot be read or is not one that can be corrected (missing, damaged, unedited).
+  /// No photo of that name is under the reviewed folder; `recorded` is the folder the file says
+  /// was reviewed.
+  case notFound(photo: String, folder: String, recorded: String?)
+  /// The photo cannot be read or is not one that can be corrected (damaged, modified).
   case photo(photo: String, StoreError)
   /// The photo's recipe has no step `step`, or that step is not faceblur.
   case noFaceblurStep(photo: String, step: Int, filter: String?, count: Int)
@@ -145,7 +148,8 @@ extension Corrections {
       throw .badField(field: field, problem: .wrongType)
     }
     guard range.contains(Int(n)) else {
-      throw .badField(field: field, problem: .outOfRange(allowed: "\(range.lowerBound)...\(range.upperBound)"))
+      throw .badField(
+        field: field, problem: .outOfRange(allowed: "\(range.lowerBound)...\(range.upperBound)"))
     }
     return Int(n)
   }
@@ -210,19 +214,25 @@ extension EditStore {
   /// step `step` whose detector faces are the ones reviewed, and every excluded face must be one
   /// the step will have. Nothing is changed.
   ///
-  /// - Returns: each entry with the path of its photo (`folder` joined with its name).
+  /// - Returns: each entry with the path of its photo (`folder` joined with its name), and
+  ///   whether its step already has these `exclude` and `add` (applied before: nothing to do).
   /// - Throws: `CorrectionsError` for the first problem found.
   public func checkCorrections(_ file: String, in folder: String) throws(CorrectionsError)
-    -> [(path: String, entry: Corrections.Entry)]
+    -> [(path: String, entry: Corrections.Entry, done: Bool)]
   {
     let bytes: [UInt8]
     do { bytes = try Self.readFile(file, limit: settings.maxFileBytes) } catch { throw .unreadable(error) }
     let corrections = try Corrections.read(bytes)
-    var checked: [(path: String, entry: Corrections.Entry)] = []
+    var checked: [(path: String, entry: Corrections.Entry, done: Bool)] = []
     for entry in corrections.photos {
       let path = try Self.photoPath(entry.photo, in: folder)
       let status: PhotoStatus
-      do { status = try show(path) } catch { throw .photo(photo: entry.photo, error) }
+      do { status = try show(path) } catch {
+        if case .missing = error {
+          throw .notFound(photo: entry.photo, folder: folder, recorded: corrections.folder)
+        }
+        throw .photo(photo: entry.photo, error)
+      }
       if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
         throw .photo(photo: entry.photo, e)
       }
@@ -240,13 +250,16 @@ extension EditStore {
       }
       let found = Array(derived.faces.prefix(max(0, derived.faces.count - parameters.add.count)))
       guard Self.sameBoxes(found, entry.found) else {
-        throw .facesChanged(photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
+        throw .facesChanged(
+          photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
       }
       let count = found.count + entry.add.count
       if let face = entry.exclude.first(where: { $0 >= count }) {
         throw .noSuchFace(photo: entry.photo, step: entry.step, face: face, count: count)
       }
-      checked.append((path, entry))
+      let added = derived.faces.suffix(parameters.add.count)
+      let done = Set(parameters.exclude) == Set(entry.exclude) && Self.sameBoxes(Array(added), entry.add)
+      checked.append((path, entry, done))
     }
     return checked
   }

@@ -51,8 +51,7 @@ extension EditStore {
   ///   then the steps and resamples on images of about `maxSize`².
   public func preview(
     _ photo: String, maxSize: Int, entering: (_ steps: [Step]) -> Set<Int> = { _ in [] }
-  ) throws(StoreError) -> PhotoPreview
-  {
+  ) throws(StoreError) -> PhotoPreview {
     precondition(maxSize > 0, "a preview has at least one pixel")
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import os
 import re
 import shutil
@@ -372,6 +373,42 @@ def prepare_photos(batch_count: int) -> Photos:
     return photos
 
 
+def prepare_review(photos: Photos, count: int) -> str:
+    """`count` edited copies of the 12 MP face photo (faceblur applied once, then its render and
+    sidecar copied: each copy is its own file, so no command takes two for one; the originals are
+    hard links), and a review page of them for the open-time case. Kept between runs."""
+    folder = f"photos/review{count}"
+    target = WORK / folder
+    if len(list(target.glob("*.jpg"))) != count:
+        shutil.rmtree(target, ignore_errors=True)
+        seed = WORK / "photos" / "review-seed"
+        shutil.rmtree(seed, ignore_errors=True)
+        seed.mkdir(parents=True)
+        shutil.copyfile(WORK / photos.faces, seed / "seed.jpg")
+        sh(f"{BIN_DIR}/photoedit apply --filter faceblur -q photos/review-seed/seed.jpg")
+        sidecar = json.loads((seed / "seed.jpg.photoedit.json").read_text())
+        target.mkdir(parents=True)
+        for n in range(1, count + 1):
+            name = f"{n:03}.jpg"
+            shutil.copyfile(seed / "seed.jpg", target / name)
+            os.link(seed / "seed.jpg.original", target / f"{name}.original")
+            sidecar["original"]["path"] = f"{name}.original"
+            (target / f"{name}.photoedit.json").write_text(
+                json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
+    page = WORK / "out" / "review-open" / "review.html"
+    if not page.exists():
+        sh(f"{BIN_DIR}/photoedit review {folder} -o out/review-open/review.html -q")
+    return folder
+
+
+def parse_open_seconds(stdout: str, stderr: str) -> Optional[float]:
+    """How long review_browser.py --open-only took to open the page (until its script is ready)."""
+    try:
+        return float(json.loads(stdout)["openSeconds"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
 def megapixels(size: tuple[int, int]) -> str:
     return f"{size[0]}x{size[1]}, {size[0] * size[1] / 1e6:.1f} MP"
 
@@ -540,6 +577,29 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
          Target("CenterFace full size <= 1x deface's CenterFace (equal work)", cf_cmds[2].label, 1.0,
                 subject=cf_cmds[1].label)],
         seconds_label="median detect time"))
+
+    # The review page (issue 16): one page of previews with face boxes against the same number of
+    # previews made by `render --max-size`, both 2 at a time; then how long Chromium takes to
+    # open the page.
+    count = 100 if quick else 500
+    review = prepare_review(photos, count)
+    cases.append(Case(
+        "review", f"review page of {count} edited photos, 2 at a time",
+        f"{count} x {faces}, {megapixels(photos.sizes[faces])}, faceblur applied",
+        [Cmd("photoedit review -j 2", f"photoedit review {review} -o out/review/review.html -j 2 -q",
+             outputs=["out/review/review.html"], clean=["out/review"], photoedit=True),
+         Cmd(f"{count} previews: render --max-size 1024 -j 2",
+             f"photoedit render --max-size 1024 -j 2 -q --output-dir out/previews {review}/*.jpg",
+             output_dir=("out/previews", count), clean=["out/previews"], mkdirs=["out/previews"])],
+        [Target("review page <= 1.25x as many previews", f"{count} previews: render --max-size 1024 -j 2",
+                1.25)]))
+    cases.append(Case(
+        "review-open", f"review page of {count} photos opened in headless Chromium",
+        f"out/review-open/review.html ({count} photos)",
+        [Cmd("Chromium opens the page (until its script is ready)",
+             f"/usr/bin/python3 {SCRIPTS}/../Browser/review_browser.py out/review-open/review.html --open-only",
+             metric=parse_open_seconds, metric_name="openSeconds", photoedit=True)],
+        seconds_label="median time to open"))
 
     n, batch = photos.batch_count, photos.batch
     each = f"printf '%s\\n' {batch}/*.jpg | xargs -P2 -n1 sh -c"
@@ -749,6 +809,14 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
         rows.append(["peak memory, 24 MP sepia render (baseline JPEG)", fmt_mib(rss),
                      f"vips {fmt_mib(vips_rss)}, ImageMagick {fmt_mib(im_rss)}", "-",
                      f"<= 1.5 RGBA frames = {fmt_mib(limit_kib)}", verdict])
+    opened = next((c for c in cases if c.key == "review-open"), None)
+    if opened and opened.primary():
+        pe = opened.primary()
+        seconds = median(pe.values())
+        verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if seconds is None
+                   else "met" if seconds < 3 else "missed")
+        rows.append([f"review page opens in Chromium ({opened.photo.split('(')[-1].rstrip(')')})",
+                     fmt_s(seconds), "-", "-", "< 3 s", verdict])
     if startup.error:
         verdict = f"failed: {startup.error}"
     elif startup.median is None:

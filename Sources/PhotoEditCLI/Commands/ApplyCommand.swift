@@ -25,7 +25,9 @@ enum ApplyCommand {
     ] + OutputTarget.options + EditSettings.encodingOptions + EditSettings.options,
     moreHelp: { FilterCatalog.text() },
     run: { args, console throws(UsageError) in
-      if let file = args.value("corrections") { return try ApplyCorrections.run(file, args, console: console) }
+      if let file = args.value("corrections") {
+        return try ApplyCorrections.run(file, args, console: console)
+      }
       let settings = try EditSettings(args)
       let output = try OutputTarget(args)
       var requests: [StepRequest] = []

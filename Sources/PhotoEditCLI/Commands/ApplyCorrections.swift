@@ -17,19 +17,24 @@ enum ApplyCorrections {
       throw UsageError("--corrections cannot be combined with --filter or --recipe", command: "apply")
     }
     if args.value("output") != nil || args.value("output-dir") != nil {
-      throw UsageError("--corrections edits the reviewed photos in place; -o and --output-dir do not apply", command: "apply")
+      throw UsageError(
+        "--corrections edits the reviewed photos in place; -o and --output-dir do not apply", command: "apply"
+      )
     }
     guard args.operands.count == 1, args.operands != ["-"] else {
       throw UsageError(
-        "--corrections takes one operand: the folder that was reviewed (the one its page names)", command: "apply")
+        "--corrections takes one operand: the folder that was reviewed (the one its page names)",
+        command: "apply")
     }
     let folder = args.operands[0]
     let settings = try EditSettings(args)
     let store = EditStore(settings: settings.store(for: file, console: console))
-    let checked: [(path: String, entry: Corrections.Entry)]
+    let checked: [(path: String, entry: Corrections.Entry, done: Bool)]
     do throws(CorrectionsError) {
       if PhotoFolder.kind(of: folder) != .directory {
-        throw .photo(photo: folder, PhotoFolder.kind(of: folder) == .missing ? .missing(path: folder) : .notRegularFile(path: folder))
+        throw .photo(
+          photo: folder,
+          PhotoFolder.kind(of: folder) == .missing ? .missing(path: folder) : .notRegularFile(path: folder))
       }
       checked = try store.checkCorrections(file, in: folder)
     } catch {
@@ -42,11 +47,17 @@ enum ApplyCorrections {
       return ExitStatus.success
     }
     let entries = checked.map { PhotoFolder.Entry(path: $0.path) }
-    let byPath = Dictionary(checked.map { ($0.path, $0.entry) }, uniquingKeysWith: { a, _ in a })
+    let byPath = Dictionary(checked.map { ($0.path, ($0.entry, $0.done)) }, uniquingKeysWith: { a, _ in a })
     let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
     return BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
-      FileResult(
-        try EditStore(settings: settings.store(for: path, console: console)).applyCorrection(byPath[path]!, to: path))
+      let (entry, done) = byPath[path]!
+      if done {
+        return FileResult(
+          fields: ["step": .number(Double(entry.step)), "current": .bool(true)],
+          lines: ["step \(entry.step) (faceblur) already has these corrections; nothing to do"])
+      }
+      return FileResult(
+        try EditStore(settings: settings.store(for: path, console: console)).applyCorrection(entry, to: path))
     }
   }
 }

@@ -26,7 +26,8 @@ enum ReviewCommand {
       OptionSpec(long: "output", short: "o", valueName: "PAGE.html", help: "the page to write"),
       OptionSpec(long: "no-originals", help: "show the renders only (no unredacted previews)"),
       OptionSpec(
-        long: "max-size", valueName: "N", help: "longest side of the previews in pixels (default \(defaultMaxSize))"),
+        long: "max-size", valueName: "N",
+        help: "longest side of the previews in pixels (default \(defaultMaxSize))"),
       CommonOptions.jobs, CommonOptions.quiet,
       OptionSpec(long: "force", help: "replace a file at PAGE.html that is not a review page"),
       CommonOptions.maxPixels, CommonOptions.maxFileSize,
@@ -46,7 +47,9 @@ enum ReviewCommand {
       let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
       var settings = StoreSettings()
       settings.maxFileBytes = try EditSettings.maxFileBytes(args)
-      if let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max)) { settings.maxPixels = maxPixels }
+      if let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max)) {
+        settings.maxPixels = maxPixels
+      }
       let selection = try ReviewSelection(args.operands)
       let output = ReviewOutput(page: page)
       try refuseInside(output, operands: args.operands)
@@ -62,7 +65,8 @@ enum ReviewCommand {
         console: console, quiet: args.flag("quiet"))
       let failed = items.filter { $0.views.isEmpty && $0.problem != nil }
       let html = ReviewPage(
-        items: sorted(items), previewsURL: output.folderURL, previewsName: output.folder.lastPathComponent + "/",
+        items: sorted(items), previewsURL: output.folderURL,
+        previewsName: output.folder.lastPathComponent + "/",
         folder: selection.folder, originals: originals, title: "photoedit review"
       ).html()
       do throws(ReviewOutput.Failure) { try output.commit(html) } catch {
@@ -88,13 +92,15 @@ enum ReviewCommand {
   /// without its script).
   static func sorted(_ items: [ReviewItem]) -> [ReviewItem] {
     items.sorted { a, b in
-      a.urgency != b.urgency ? a.urgency < b.urgency : a.name.unicodeScalars.lexicographicallyPrecedes(b.name.unicodeScalars)
+      a.urgency != b.urgency
+        ? a.urgency < b.urgency : a.name.unicodeScalars.lexicographicallyPrecedes(b.name.unicodeScalars)
     }
   }
 
   /// Each photo's previews, made in parallel and written to the page's folder as they come.
   static func makeItems(
-    _ selection: ReviewSelection, output: ReviewOutput, settings: StoreSettings, maxSize: Int, originals: Bool,
+    _ selection: ReviewSelection, output: ReviewOutput, settings: StoreSettings, maxSize: Int,
+    originals: Bool,
     jobs: Int, console: Console, quiet: Bool
   ) -> [ReviewItem] {
     let photos = selection.photos
@@ -107,7 +113,8 @@ enum ReviewCommand {
       while true {
         let i = next.add(1, ordering: .relaxed).oldValue
         guard i < photos.count else { break }
-        let item = makeItem(i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals)
+        let item = makeItem(
+          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals)
         progress.tick()
         if item.views.isEmpty, let problem = item.problem {
           progress.clear()
@@ -148,7 +155,8 @@ enum ReviewCommand {
   /// photo: its unredacted previews would be published with the photos, and walks of the folder
   /// (`apply -r`) would take them for photos.
   static func refuseInside(_ output: ReviewOutput, operands: [String]) throws(UsageError) {
-    let pageFolder = output.page.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath().path
+    let pageFolder = output.page.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath()
+      .path
     for operand in operands {
       let url = URL(fileURLWithPath: operand)
       let folder = PhotoFolder.kind(of: operand) == .directory ? url : url.deletingLastPathComponent()

@@ -160,13 +160,18 @@ enum ErrorText {
     case .invalidJSON(let detail): return "this is not a corrections file: \(detail)"
     case .foreignFormat(let identifier?):
       return "the format '\(identifier)' is not a review's corrections (\(Corrections.identifier))"
-    case .foreignFormat(nil): return "not a review's corrections file (no formatIdentifier \(Corrections.identifier))"
+    case .foreignFormat(nil):
+      return "not a review's corrections file (no formatIdentifier \(Corrections.identifier))"
     case .newerFormat(let found, let supported):
-      return "the corrections have format version \(found), newer than this photoedit's \(supported); upgrade photoedit"
+      return
+        "the corrections have format version \(found), newer than this photoedit's \(supported); upgrade photoedit"
     case .badField(let f, let p): return "the corrections are invalid: \(field(f, p))"
     case .duplicatePhoto(let photo): return "photo '\(photo)' is named twice"
     case .notUnderFolder(let photo, let folder):
       return "photo '\(photo)' is not a photo under the reviewed folder '\(folder)'"
+    case .notFound(let photo, let folder, let recorded):
+      return "no photo '\(photo)' under '\(folder)'"
+        + (recorded.map { $0 != folder ? " (the page reviewed '\($0)': give that folder)" : "" } ?? "")
     case .photo(let photo, let e): return "photo '\(photo)': \(message(e))"
     case .noFaceblurStep(let photo, let step, let filter?, _):
       return "photo '\(photo)': step \(step) is \(filter), not faceblur"
@@ -175,9 +180,11 @@ enum ErrorText {
         ? "photo '\(photo)' has no recipe, so there is no faceblur step \(step)"
         : "photo '\(photo)' has no step \(step): its recipe has \(FileResult.count(count, "step"))"
     case .facesChanged(let photo, let step, let reviewed, let now):
-      return "photo '\(photo)': step \(step)'s faces are not the ones reviewed (\(reviewed) then, \(now) found now): it was edited since; review it again"
+      return
+        "photo '\(photo)': step \(step)'s faces are not the ones reviewed (\(reviewed) then, \(now) found now): it was edited since; review it again"
     case .noSuchFace(let photo, let step, let face, let count):
-      return "photo '\(photo)': step \(step) has no face \(face) (it will have \(FileResult.count(count, "face")), numbered from 0)"
+      return
+        "photo '\(photo)': step \(step) has no face \(face) (it will have \(FileResult.count(count, "face")), numbered from 0)"
     }
   }
 
@@ -267,6 +274,7 @@ extension ExitStatus {
   static func of(_ error: CorrectionsError) -> Int32 {
     switch error {
     case .unreadable(let e), .photo(_, let e): of(e)
+    case .notFound: noInput
     default: dataError
     }
   }

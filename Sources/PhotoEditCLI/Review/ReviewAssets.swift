@@ -37,10 +37,11 @@ enum ReviewAssets {
     body.layout-render figure.view:not([data-kind="render"]) { display: none; }
     body.layout-original figure.view[data-kind="render"] { display: none; }
     body.layout-original section:not(:has(figure.view:not([data-kind="render"]))) figure.view { display: block; }
-    .stage { position: relative; line-height: 0; user-select: none; touch-action: none; background: #ddd; }
-    .stage img { display: block; width: 100%; height: auto; }
+    .stage { position: relative; display: inline-block; max-width: 100%; line-height: 0; user-select: none;
+      touch-action: none; background: #ddd; vertical-align: top; }
+    .stage img { display: block; max-width: 100%; max-height: 70vh; width: auto; height: auto; }
     figure.view[data-transform] .stage { cursor: crosshair; }
-    figcaption { font-size: 12px; color: #555; margin-top: 2px; }
+    figcaption { display: block; font-size: 12px; color: #555; margin-top: 2px; }
     .box { position: absolute; border: 2px solid var(--hidden); cursor: pointer; line-height: 1; }
     .box span { position: absolute; left: -2px; top: -16px; font-size: 11px; padding: 1px 3px;
       color: #fff; background: var(--hidden); white-space: nowrap; }
@@ -170,11 +171,12 @@ enum ReviewAssets {
         if (document.getElementById('filter').value === 'corrected') arrange();
       }
       function exportCorrections() {
-        const file = {
-          formatIdentifier: config.formatIdentifier, formatVersion: config.formatVersion,
-          folder: config.folder, photos: corrections,
-        };
-        const blob = new Blob([JSON.stringify(file, null, 1) + '\n'], { type: 'application/json' });
+        // One photo a line, so the file reads (and diffs) well.
+        const text = '{\n "formatIdentifier": ' + JSON.stringify(config.formatIdentifier) +
+          ',\n "formatVersion": ' + JSON.stringify(config.formatVersion) +
+          ',\n "folder": ' + JSON.stringify(config.folder) +
+          ',\n "photos": [\n' + corrections.map((c) => '  ' + JSON.stringify(c)).join(',\n') + '\n ]\n}\n';
+        const blob = new Blob([text], { type: 'application/json' });
         const a = document.createElement('a');
         a.href = URL.createObjectURL(blob);
         a.download = 'corrections.json';
@@ -185,10 +187,9 @@ enum ReviewAssets {
 
       // Drawing: drag on a preview that maps onto the step's image.
       sections.forEach((sec) => {
-        sec.querySelectorAll('li[data-face]').forEach(() => {});
         sec.addEventListener('click', (e) => {
           const box = e.target.closest('.box');
-          if (box && !box.dataset.dragged) { toggle(sec, box.dataset.box); return; }
+          if (box) { toggle(sec, box.dataset.box); return; }
           const li = e.target.closest('li[data-face]');
           if (li) toggle(sec, li.dataset.face);
         });

@@ -43,7 +43,9 @@ struct ReviewItem: Sendable {
 
     /// A box mapped through: the box spanned by its mapped corners.
     func map(_ box: Box) -> (x: Double, y: Double, width: Double, height: Double) {
-      let (x, y, w, h) = (box.x.fraction(of: 1), box.y.fraction(of: 1), box.width.fraction(of: 1), box.height.fraction(of: 1))
+      let (x, y, w, h) = (
+        box.x.fraction(of: 1), box.y.fraction(of: 1), box.width.fraction(of: 1), box.height.fraction(of: 1)
+      )
       let corners = [(x, y), (x + w, y + h)].map { (a * $0.0 + c * $0.1 + e, b * $0.0 + d * $0.1 + f) }
       let (x0, x1) = (min(corners[0].0, corners[1].0), max(corners[0].0, corners[1].0))
       let (y0, y1) = (min(corners[0].1, corners[1].1), max(corners[0].1, corners[1].1))
@@ -157,7 +159,7 @@ extension ReviewItem {
       let foundCount = max(0, derived.faces.count - p.add.count)
       found = Array(derived.faces.prefix(foundCount))
       let excluded = Set(p.exclude)
-      smallest = max(p.detection.minSize ?? Self.defaultSmallestFace, 1)
+      smallest = max(p.detection.minSize ?? 0, Self.defaultSmallestFace)
       // The image entering the step at full size, from its preview (the decode's scale).
       let entering = preview.entering[reviewed]
       faces = derived.faces.enumerated().map { k, box in
@@ -173,7 +175,8 @@ extension ReviewItem {
     }
     if let render = preview.render {
       let t = reviewed.map { Self.transform(through: steps[$0...]) } ?? nil
-      views.append(View(kind: .render, file: files.render, width: render.width, height: render.height, transform: t))
+      views.append(
+        View(kind: .render, file: files.render, width: render.width, height: render.height, transform: t))
     }
     if originals, let n = reviewed ?? (steps.isEmpty ? nil : 1), let before = preview.entering[n] {
       views.append(
@@ -185,7 +188,9 @@ extension ReviewItem {
     if status.state != .edited && status.state != .unedited { flags.append(.problem) }
     if reviewed == nil { flags.append(.unedited) }
     if reviewed != nil && found.isEmpty { flags.append(.noFaces) }
-    if let smallest, faces.contains(where: { $0.found && ($0.side ?? .infinity) < Double(smallest) * Self.nearSmallest }) {
+    if let smallest,
+      faces.contains(where: { $0.found && ($0.side ?? .infinity) < Double(smallest) * Self.nearSmallest })
+    {
       flags.append(.smallFaces)
     }
     if faces.count >= Self.manyFaces { flags.append(.manyFaces) }

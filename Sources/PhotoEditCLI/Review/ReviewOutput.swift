@@ -37,7 +37,8 @@ struct ReviewOutput {
 
   /// The previews folder as the page links it: its name, percent-encoded.
   var folderURL: String {
-    folder.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? folder.lastPathComponent
+    folder.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+      ?? folder.lastPathComponent
   }
 
   /// Refuses what must not be replaced, before any preview is made.
@@ -101,7 +102,8 @@ struct ReviewOutput {
     guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
     defer { try? handle.close() }
     let head = (try? handle.read(upToCount: 512)) ?? Data()
-    return String(decoding: head, as: UTF8.self).contains("<meta name=\"generator\" content=\"\(ReviewPage.generator) ")
+    return String(decoding: head, as: UTF8.self).contains(
+      "<meta name=\"generator\" content=\"\(ReviewPage.generator) ")
   }
 
   static func isLink(_ url: URL) -> Bool {

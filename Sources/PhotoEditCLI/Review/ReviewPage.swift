@@ -137,7 +137,9 @@ struct ReviewPage {
       out += " <span class=\"badge flag-\(flag.rawValue)\">\(Self.words(flag))</span>"
     }
     out += " <span class=\"badge corrected-badge\">corrected</span></header>\n"
-    if let problem = item.problem { out += "<p class=\"problem\">\(Self.escape(PathName.display(problem)))</p>\n" }
+    if let problem = item.problem {
+      out += "<p class=\"problem\">\(Self.escape(PathName.display(problem)))</p>\n"
+    }
     out += "<p class=\"summary\">\(Self.escape(summary(item)))</p>\n"
     if !item.views.isEmpty {
       out += "<div class=\"views\">\n"
@@ -152,7 +154,8 @@ struct ReviewPage {
         out += attribute("data-state", face.state.rawValue)
         out += attribute("data-found", face.found ? "true" : "false")
         out += attribute("data-box", Self.boxText(face.box))
-        out += "><button type=\"button\">#\(face.number)\(face.found ? "" : "+")</button> <span class=\"what\">"
+        out +=
+          "><button type=\"button\">#\(face.number)\(face.found ? "" : "+")</button> <span class=\"what\">"
         out += Self.words(face.state)
         out += "</span>"
         if let side = face.side { out += " <span class=\"size\">\(Self.number(side.rounded())) px</span>" }
@@ -171,7 +174,8 @@ struct ReviewPage {
   private func write(_ view: ReviewItem.View, of item: ReviewItem, into out: inout String) {
     out += "<figure class=\"view\"" + attribute("data-kind", view.kind.rawValue)
     if let t = view.transform, item.correctable {
-      out += attribute("data-transform", [t.a, t.b, t.c, t.d, t.e, t.f].map(Self.number).joined(separator: " "))
+      out += attribute(
+        "data-transform", [t.a, t.b, t.c, t.d, t.e, t.f].map(Self.number).joined(separator: " "))
     }
     out += ">\n<div class=\"stage\">"
     out += "<img" + attribute("src", previewsURL + "/" + view.file) + attribute("width", "\(view.width)")
@@ -264,7 +268,8 @@ struct ReviewPage {
   /// A word for a POSIX shell: single-quoted unless it is plain.
   static func shellQuoted(_ word: String) -> String {
     let plain = word.unicodeScalars.allSatisfy { s in
-      s.isASCII && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "/._-+,:@%".unicodeScalars.contains(s))
+      s.isASCII
+        && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "/._-+,:@%".unicodeScalars.contains(s))
     }
     if plain && !word.isEmpty && !word.hasPrefix("-") { return word }
     return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
