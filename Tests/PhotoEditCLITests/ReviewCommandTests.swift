@@ -207,3 +207,60 @@ import Testing
     #expect(PageMarkup(f.html).sections.count == 2)
   }
 }
+
+/// The boxes on a render whose later steps turn or crop the image.
+@Suite struct ReviewGeometryTests {
+  @Test func aTurnedRenderHasItsBoxesTurnedToo() throws {
+    let f = try ReviewFixture(blurred: ["groundtruth/ultralytics-bus.jpg"], unedited: [])
+    try f.folder.copy("groundtruth/ultralytics-bus.jpg", as: "photos/turned.jpg")
+    #expect(runCLI(["apply", "--filter", "rotate:angle=90", f.path("ultralytics-bus.jpg")]).status == 0)
+    #expect(runCLI(["apply", "--filter", "rotate:angle=90", f.path("turned.jpg")]).status == 0)
+    #expect(f.review().status == 0)
+    let page = PageMarkup(f.html)
+    let markup = page.sections.first { $0.name == "ultralytics-bus.jpg" }!.markup
+    #expect(markup.contains("data-transform=\"0 1 -1 0 1 0\""))
+    // Face 1's box as drawn on the render, against the same photo turned without faceblur.
+    let face = try f.faceblur("ultralytics-bus.jpg").faces[1]
+    let turned = [1 - face[1] - face[3], face[0], face[3], face[2]]
+    let render = markup.components(separatedBy: "data-kind=\"render\"")[1].components(
+      separatedBy: "</figure>")[0]
+    let style = render.components(separatedBy: "data-box=\"1\"")[1].components(separatedBy: "\"")[3]
+    let numbers = style.split(separator: ";").map { Double($0.split(separator: ":")[1].dropLast())! / 100 }
+    for (a, b) in zip(numbers, turned) { #expect(abs(a - b) < 1e-4, "\(style) against \(turned)") }
+    let blurred = try decodeFile(f.previews + "/00002-render.jpg")
+    let plain = try decodeFile(f.previews + "/00001-render.jpg")
+    #expect(blurred.width > blurred.height)  // turned: landscape now
+    #expect(meanDifference(blurred, plain, inside: turned) > 8)
+    #expect(meanDifference(blurred, plain, inside: [0, 0, 0.3, 0.3]) < 2)
+  }
+
+  @Test func aCroppedRenderHasNoBoxesButTheOriginalDoes() throws {
+    let f = try ReviewFixture(blurred: ["groundtruth/ultralytics-bus.jpg"], unedited: [])
+    #expect(runCLI(["apply", "--filter", "crop:aspect=1:1", f.path("ultralytics-bus.jpg")]).status == 0)
+    #expect(f.review().status == 0)
+    let markup = PageMarkup(f.html).sections[0].markup
+    let render = markup.components(separatedBy: "data-kind=\"render\"")[1].components(
+      separatedBy: "</figure>")[0]
+    #expect(!render.contains("class=\"box\"") && !render.contains("data-transform"))
+    #expect(render.contains("boxes not drawn"))
+    let original = markup.components(separatedBy: "data-kind=\"original\"")[1]
+    #expect(original.contains("data-transform=\"1 0 0 1 0 0\""))
+    #expect(markup.contains("2. crop v1"))
+  }
+
+  @Test func stepsBeforeFaceblurMakeTheSecondPreviewWhatFaceblurSaw() throws {
+    let f = try ReviewFixture(blurred: [], unedited: ["groundtruth/ultralytics-bus.jpg"])
+    #expect(
+      runCLI(["apply", "--filter", "sepia", "--filter", "faceblur", f.path("ultralytics-bus.jpg")]).status
+        == 0)
+    #expect(f.review().status == 0)
+    let markup = PageMarkup(f.html).sections[0].markup
+    #expect(markup.contains("data-step=\"2\""))
+    #expect(markup.contains("data-kind=\"before\""))
+    #expect(markup.contains("before faceblur: the original with steps 1–1 (unredacted)"))
+    // The second preview is sepia-toned, like the render outside the faces.
+    let render = try decodeFile(f.previews + "/00001-render.jpg")
+    let before = try decodeFile(f.previews + "/00001-original.jpg")
+    #expect(meanDifference(render, before, inside: [0, 0.7, 0.5, 0.3]) < 2)
+  }
+}

@@ -28,6 +28,7 @@ enum ReviewCommand {
       OptionSpec(
         long: "max-size", valueName: "N",
         help: "longest side of the previews in pixels (default \(defaultMaxSize))"),
+      OptionSpec(long: "recursive", short: "r", help: "accepted and ignored: folders are always walked"),
       CommonOptions.jobs, CommonOptions.quiet,
       OptionSpec(long: "force", help: "replace a file at PAGE.html that is not a review page"),
       CommonOptions.maxPixels, CommonOptions.maxFileSize,
@@ -67,7 +68,10 @@ enum ReviewCommand {
       let html = ReviewPage(
         items: sorted(items), previewsURL: output.folderURL,
         previewsName: output.folder.lastPathComponent + "/",
-        folder: selection.folder, originals: originals, title: "photoedit review"
+        folder: selection.folder, originals: originals,
+        title: "photoedit review of "
+          + (args.operands.count == 1
+            ? PathName.display(args.operands[0]) : "\(args.operands.count) operands")
       ).html()
       do throws(ReviewOutput.Failure) { try output.commit(html) } catch {
         output.abandon()
@@ -170,16 +174,8 @@ enum ReviewCommand {
   }
 
   static func report(_ error: ReviewOutput.Failure, console: Console) -> Int32 {
-    switch error {
-    case .notAPage(let path):
-      console.printError(
-        "photoedit: \(path): exists and is not a photoedit review page; use --force to replace it")
-    case .notAPreviewsFolder(let path):
-      console.printError(
-        "photoedit: \(path): exists and is not a review's previews folder; move it away first")
-    case .cannotWrite(let path, let reason):
-      console.printError("photoedit: cannot write '\(path)': \(reason); the old page was kept")
-    }
-    return ExitStatus.cannotCreate
+    let (status, message) = ErrorText.describe(error)
+    console.printError("photoedit: \(message)")
+    return status
   }
 }

@@ -15,6 +15,7 @@ enum ErrorText {
     case let e as CodecError: (ExitStatus.dataError, e.description)
     case let e as UsageError: (ExitStatus.usage, e.description)
     case let e as CorrectionsError: (ExitStatus.of(e), message(e))
+    case let e as ReviewOutput.Failure: (ExitStatus.cannotCreate, message(e))
     default: (ExitStatus.dataError, "\(error)")
     }
   }
@@ -141,6 +142,18 @@ enum ErrorText {
     case .png: "a PNG image"
     case .xml: "an XML file (a cascade?)"
     case .binary: "a binary file"
+    }
+  }
+
+  // MARK: Review pages
+
+  /// Why a review page cannot be written; the message starts with the path it is about.
+  static func message(_ error: ReviewOutput.Failure) -> String {
+    switch error {
+    case .notAPage(let path): "\(path): exists and is not a photoedit review page; use --force to replace it"
+    case .notAPreviewsFolder(let path):
+      "\(path): exists and is not a review's previews folder; move it away first"
+    case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason); the old page was kept"
     }
   }
 

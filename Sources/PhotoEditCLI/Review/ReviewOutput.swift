@@ -33,6 +33,8 @@ struct ReviewOutput {
     folder = page.deletingLastPathComponent().appendingPathComponent(stem + "_files", isDirectory: true)
     staging = page.deletingLastPathComponent().appendingPathComponent(
       ".\(stem)_files.photoedit-tmp-\(UInt64.random(in: 0...UInt64.max))", isDirectory: true)
+    // (The old folder is moved aside as `.\(stem)_files.photoedit-old-N` while the new one takes
+    // its place.)
   }
 
   /// The previews folder as the page links it: its name, percent-encoded.
@@ -56,10 +58,24 @@ struct ReviewOutput {
     }
   }
 
-  /// Makes the staging folder the previews are written into.
+  /// Makes the staging folder the previews are written into, after removing what an earlier
+  /// run that was killed left of this page's: hidden folders holding the marker, untouched for an
+  /// hour (a run of the same page at the same time keeps its own).
   func begin() throws(Failure) {
+    let parent = page.deletingLastPathComponent()
+    let prefix = ".\(folder.lastPathComponent).photoedit-"
+    for name in (try? manager.contentsOfDirectory(atPath: parent.path)) ?? [] where name.hasPrefix(prefix) {
+      let leftover = parent.appendingPathComponent(name)
+      let modified = (try? manager.attributesOfItem(atPath: leftover.path))?[.modificationDate] as? Date
+      if !Self.isLink(leftover),
+        manager.fileExists(atPath: leftover.appendingPathComponent(Self.marker).path),
+        let modified, modified.timeIntervalSinceNow < -3600
+      {
+        try? manager.removeItem(at: leftover)
+      }
+    }
     do {
-      try manager.createDirectory(at: page.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try manager.createDirectory(at: parent, withIntermediateDirectories: true)
       try manager.createDirectory(at: staging, withIntermediateDirectories: false)
       try Data("photoedit review previews\n".utf8).write(to: staging.appendingPathComponent(Self.marker))
     } catch {
