@@ -35,7 +35,7 @@ let package = Package(
     .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
 
     .target(name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim"]),
-    .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CCrypto"]),
+    .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CenterFace", "CCrypto"]),
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
 

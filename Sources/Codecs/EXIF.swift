@@ -4,7 +4,7 @@
 /// that no picture of the original survives into a render. Every offset is bounds-checked; a
 /// structure that cannot be walked is reported as nil.
 enum EXIF {
-  private struct Reader {
+  struct Reader {
     let bytes: [UInt8]
     let littleEndian: Bool
 

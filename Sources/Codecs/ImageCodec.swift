@@ -110,15 +110,20 @@ public struct EncodeOptions: Sendable {
   public var quality: Int
   public var subsampling: ChromaSubsampling
   public var metadata: ImageMetadata
+  /// `.stripped` writes `metadata.removingIdentifying()` instead of `metadata`.
+  public var metadataPolicy: MetadataPolicy
   /// JPEG quality: 1...100.
   public static let qualityRange = 1...100
   /// The quality of a render unless the command line or the sidecar says otherwise.
   public static let defaultQuality = 90
 
   public init(
-    quality: Int = EncodeOptions.defaultQuality, subsampling: ChromaSubsampling = .s420, metadata: ImageMetadata = ImageMetadata()
+    quality: Int = EncodeOptions.defaultQuality, subsampling: ChromaSubsampling = .s420,
+    metadata: ImageMetadata = ImageMetadata(),
+    metadataPolicy: MetadataPolicy = .kept
   ) {
     (self.quality, self.subsampling, self.metadata) = (quality, subsampling, metadata)
+    self.metadataPolicy = metadataPolicy
   }
 }
 
@@ -226,9 +231,11 @@ public enum ImageCodec {
     }
   }
 
-  /// Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata.
-  static func renderable(_ metadata: ImageMetadata) -> ImageMetadata {
-    var metadata = metadata
+  /// Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata;
+  /// with `.stripped`, nor identifying metadata. Every encode (whole or streamed) goes through
+  /// here.
+  static func renderable(_ metadata: ImageMetadata, policy: MetadataPolicy) -> ImageMetadata {
+    var metadata = policy == .stripped ? metadata.removingIdentifying() : metadata
     metadata.exif = metadata.exif.flatMap(EXIF.sanitized)
     metadata.xmp = metadata.xmp.map(XMP.withOrientationOne)
     metadata.photoshop = metadata.photoshop.map(PhotoshopResources.removingThumbnails)
@@ -241,13 +248,15 @@ public enum ImageCodec {
   /// metadata segments (EXIF with orientation 1 and no thumbnail, XMP, ICC over as many APP2
   /// segments as needed, Photoshop/IPTC without thumbnails, comments). PNG: 8-bit RGB or RGBA
   /// with the PNG colour chunks (gAMA, cHRM, sRGB, iCCP) or an iCCP made from the ICC profile.
+  /// With `options.metadataPolicy` `.stripped`, the metadata is first
+  /// `ImageMetadata.removingIdentifying()`.
   ///
   /// - Complexity: O(width × height).
   public static func encode(_ image: Image, as format: ImageFormat, options: EncodeOptions = EncodeOptions())
     throws(CodecError) -> [UInt8]
   {
     var options = options
-    options.metadata = renderable(options.metadata)
+    options.metadata = renderable(options.metadata, policy: options.metadataPolicy)
     switch format {
     case .jpeg: return try JPEGCodec.encode(image, options: options)
     case .png: return try PNGCodec.encode(image, options: options)

@@ -158,7 +158,10 @@ public final class JPEGStream {
     let jpeg = try plan.join(try results.all()) { () throws(CodecError) in
       throw .encodingFailed(.jpeg, "the bands of a streamed JPEG could not be joined")
     }
-    return (JPEGCodec.withMetadata(jpeg, ImageCodec.renderable(options.metadata)), warnings)
+    return (
+      JPEGCodec.withMetadata(jpeg, ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)),
+      warnings
+    )
   }
 
   /// Decodes the photo band by band: band k's rows go to `destination(k)`, a band's worth of

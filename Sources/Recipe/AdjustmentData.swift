@@ -91,16 +91,25 @@ public struct RenderRecord: Equatable, Sendable {
   public var quality: Int
   /// JPEG chroma subsampling; nil for PNG.
   public var subsampling: ChromaSubsampling?
+  /// Whether the render carries the original's metadata or is stripped of identifying metadata
+  /// (`--strip-identifying`): every later render of the recipe does the same until a command
+  /// line says otherwise. `metadata: "stripped"` in the file; absent for `.kept`.
+  public var metadata: MetadataPolicy
 
-  public init(sha256: String, format: ImageFormat, quality: Int, subsampling: ChromaSubsampling?) {
+  public init(
+    sha256: String, format: ImageFormat, quality: Int, subsampling: ChromaSubsampling?,
+    metadata: MetadataPolicy = .kept
+  ) {
     (self.sha256, self.format, self.quality, self.subsampling) = (sha256, format, quality, subsampling)
+    self.metadata = metadata
   }
 
-  /// What the sidecar records of a render's bytes; PNG renders keep no subsampling.
-  init(of bytes: [UInt8], format: ImageFormat, quality: Int, subsampling: ChromaSubsampling) {
+  /// What the sidecar records of a render's bytes, encoded with `options`; PNG renders keep no
+  /// subsampling.
+  init(of bytes: [UInt8], format: ImageFormat, options: EncodeOptions) {
     self.init(
-      sha256: SHA256.hex(bytes), format: format, quality: quality,
-      subsampling: format == .jpeg ? subsampling : nil)
+      sha256: SHA256.hex(bytes), format: format, quality: options.quality,
+      subsampling: format == .jpeg ? options.subsampling : nil, metadata: options.metadataPolicy)
   }
 
   var json: JSONValue {
@@ -108,6 +117,7 @@ public struct RenderRecord: Equatable, Sendable {
       "sha256": .string(sha256), "format": .string(format.rawValue), "quality": .number(Double(quality)),
     ]
     if let subsampling { o["subsampling"] = .string(subsampling.rawValue) }
+    if metadata != .kept { o["metadata"] = .string(metadata.rawValue) }
     return .object(o)
   }
 
@@ -132,6 +142,13 @@ public struct RenderRecord: Equatable, Sendable {
       }
       subsampling = value
     }
-    self.init(sha256: sha, format: format, quality: Int(q), subsampling: subsampling)
+    var metadata = MetadataPolicy.kept
+    if let m = o["metadata"] {
+      guard let name = m.string, let value = MetadataPolicy(rawValue: name) else {
+        throw .invalidRecipe(.badValue(field: "render.metadata", value: m))
+      }
+      metadata = value
+    }
+    self.init(sha256: sha, format: format, quality: Int(q), subsampling: subsampling, metadata: metadata)
   }
 }

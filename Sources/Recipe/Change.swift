@@ -13,6 +13,10 @@ public enum Change: Equatable, Sendable {
   case remove(step: Int, removed: Step)
   /// The step at `from` moved so that it became step `to`.
   case move(from: Int, to: Int)
+  /// An edit, removal or move, and the later steps it made again because the image entering
+  /// them changed (faceblur found its faces again), each replaced in the order given. Never
+  /// nested.
+  indirect case refreshing(Change, refreshed: [StepRefresh])
 
   /// The recipe's steps after this change is made on `steps`, or nil when the change does not
   /// fit them (a sidecar whose history was edited by hand).
@@ -30,6 +34,13 @@ public enum Change: Equatable, Sendable {
     case .move(let from, let to):
       guard out.indices.contains(from - 1), out.indices.contains(to - 1) else { return nil }
       out.insert(out.remove(at: from - 1), at: to - 1)
+    case .refreshing(let base, let refreshed):
+      guard var steps = base.made(on: out) else { return nil }
+      for r in refreshed {
+        guard steps.indices.contains(r.step - 1), steps[r.step - 1] == r.before else { return nil }
+        steps[r.step - 1] = r.after
+      }
+      out = steps
     }
     return out
   }
@@ -51,8 +62,26 @@ public enum Change: Equatable, Sendable {
     case .move(let from, let to):
       guard out.indices.contains(from - 1), out.indices.contains(to - 1) else { return nil }
       out.insert(out.remove(at: to - 1), at: from - 1)
+    case .refreshing(let base, let refreshed):
+      for r in refreshed.reversed() {
+        guard out.indices.contains(r.step - 1), out[r.step - 1] == r.after else { return nil }
+        out[r.step - 1] = r.before
+      }
+      return base.takenBack(from: out)
     }
     return out
+  }
+
+  /// The change itself, without the steps it made again.
+  public var base: Change {
+    if case .refreshing(let base, _) = self { return base }
+    return self
+  }
+
+  /// The later steps the change made again (empty for most changes).
+  public var refreshed: [StepRefresh] {
+    if case .refreshing(_, let refreshed) = self { return refreshed }
+    return []
   }
 
   /// The steps the change names, for reading them against the filter registry.
@@ -62,8 +91,18 @@ public enum Change: Equatable, Sendable {
     case .edit(_, let before, let after): [before, after]
     case .remove(_, let removed): [removed]
     case .move: []
+    case .refreshing(let base, let refreshed): base.steps + refreshed.flatMap { [$0.before, $0.after] }
     }
   }
+}
+
+/// A later step a change made again: step `step` (from 1, in the recipe after the change) was
+/// `before` and became `after`.
+public struct StepRefresh: Equatable, Sendable {
+  public var step: Int
+  public var before: Step
+  public var after: Step
+  public init(step: Int, before: Step, after: Step) { (self.step, self.before, self.after) = (step, before, after) }
 }
 
 // MARK: - The stored form
@@ -83,6 +122,15 @@ extension Change {
       .object(["change": .string("remove"), "step": .number(Double(n)), "removed": removed.stored])
     case .move(let from, let to):
       .object(["change": .string("move"), "from": .number(Double(from)), "to": .number(Double(to))])
+    case .refreshing(let base, let refreshed):
+      .object(
+        (base.stored.object ?? [:]).merging(
+          [
+            "refreshed": .array(
+              refreshed.map {
+                .object(["step": .number(Double($0.step)), "before": $0.before.stored, "after": $0.after.stored])
+              })
+          ], uniquingKeysWith: { $1 }))
     }
   }
 
@@ -103,6 +151,7 @@ extension Change {
       guard let value = o[key] else { throw .invalidRecipe(.missing(field: "\(field).\(key)")) }
       return try step(value, "\(field).\(key)")
     }
+    var base: Change
     switch kind {
     case "apply":
       guard let list = o["steps"]?.array, !list.isEmpty else {
@@ -110,12 +159,29 @@ extension Change {
       }
       var added: [Step] = []
       for (i, item) in list.enumerated() { added.append(try step(item, "\(field).steps[\(i)]")) }
-      self = .apply(added: added)
+      base = .apply(added: added)
     case "edit":
-      self = .edit(step: try number("step"), before: try stored("before"), after: try stored("after"))
-    case "remove": self = .remove(step: try number("step"), removed: try stored("removed"))
-    case "move": self = .move(from: try number("from"), to: try number("to"))
+      base = .edit(step: try number("step"), before: try stored("before"), after: try stored("after"))
+    case "remove": base = .remove(step: try number("step"), removed: try stored("removed"))
+    case "move": base = .move(from: try number("from"), to: try number("to"))
     default: throw .invalidRecipe(.badValue(field: "\(field).change", value: o["change"]))
     }
+    guard let list = o["refreshed"] else {
+      self = base
+      return
+    }
+    guard kind != "apply", let items = list.array, !items.isEmpty, items.count <= 1000 else {
+      throw .invalidRecipe(.badValue(field: "\(field).refreshed", value: list))
+    }
+    var refreshed: [StepRefresh] = []
+    for (i, item) in items.enumerated() {
+      let at = "\(field).refreshed[\(i)]"
+      guard let r = item.object, let v = r["step"]?.number, v == v.rounded(), (1...1_000_000).contains(v),
+        let before = r["before"], let after = r["after"]
+      else { throw .invalidRecipe(.badValue(field: at, value: item)) }
+      refreshed.append(
+        StepRefresh(step: Int(v), before: try step(before, "\(at).before"), after: try step(after, "\(at).after")))
+    }
+    self = .refreshing(base, refreshed: refreshed)
   }
 }

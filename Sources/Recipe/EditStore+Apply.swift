@@ -138,13 +138,16 @@ extension EditStore {
   }
 
   /// The SHA-256 of what an export is asked for: the requests, the encoding settings and the
-  /// output's format.
+  /// output's format. Stripped metadata is part of it (kept, the default, is not written, so
+  /// earlier outputs keep their keys).
   func requestKey(_ requests: [StepRequest], format: ImageFormat) -> String {
-    let settingsJSON: JSONValue = .object([
+    var settingsObject: [String: JSONValue] = [
       "format": .string(format.rawValue),
       "quality": settings.quality.map { .number(Double($0)) } ?? .null,
       "subsampling": settings.subsampling.map { .string($0.rawValue) } ?? .null,
-    ])
+    ]
+    if settings.metadata == .stripped { settingsObject["metadata"] = .string("stripped") }
+    let settingsJSON: JSONValue = .object(settingsObject)
     return SHA256.hex(JSONCoding.encode(JSONValue.array(requests.map(\.canonical) + [settingsJSON])))
   }
 

@@ -160,7 +160,9 @@ public struct EditStore: Sendable {
         failure = .originalChanged(original: originalPath)
       }
     } catch {
-      if !error.isNotFound {
+      if error.notRegular {
+        failure = .originalNotRegular(original: originalPath)
+      } else if !error.isNotFound {
         failure = StoreError(reading: originalPath, error, data: false)
       } else if Path.absolute(originalPath) == Path.absolute(paths.original) {
         failure = .originalMissing(original: originalPath)
@@ -240,19 +242,25 @@ public struct EditStore: Sendable {
   /// A step made of `request` for `image`, the image entering it, with what its filter needs: the
   /// pixels, the face detector.
   func make(_ request: StepRequest, for image: Image) throws(StoreError) -> Step {
-    var context = ResolveContext(size: ImageSize(image.width, image.height))
-    if request.requirements.contains(.pixels) { context.image = image }
-    if request.requirements.contains(.faceDetector) { context.detector = try detector() }
+    let context = try context(request.requirements, for: image)
     do { return try request.resolve(in: context) } catch {
       if case .detection(_, let e) = error { throw .detection(e) }
       throw .step(index: nil, error)
     }
   }
 
-  /// The face detector of these settings, timed.
-  func detector() throws(StoreError) -> any FaceDetector {
+  /// What a filter with `needs` sees for `image`: its size, its pixels, the face detector.
+  func context(_ needs: FilterRequirements, for image: Image) throws(StoreError) -> ResolveContext {
+    var context = ResolveContext(size: ImageSize(image.width, image.height))
+    if needs.pixels { context.image = image }
+    if let choice = needs.detector { context.detector = try detector(choice) }
+    return context
+  }
+
+  /// The face detector `choice` of these settings, timed.
+  func detector(_ choice: DetectorChoice) throws(StoreError) -> any FaceDetector {
     do {
-      return TimedDetector(base: try settings.detectors.detector(), record: settings.recordTiming)
+      return TimedDetector(base: try settings.detectors.detector(choice), record: settings.recordTiming)
     } catch {
       throw .detector(error)
     }
@@ -274,10 +282,7 @@ public struct EditStore: Sendable {
     let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
     let options = encodeOptions(existing: existing, details: rendered.details)
     let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
-    return (
-      rendered, bytes,
-      RenderRecord(of: bytes, format: format, quality: options.quality, subsampling: options.subsampling)
-    )
+    return (rendered, bytes, RenderRecord(of: bytes, format: format, options: options))
   }
 
   private func streamed(
@@ -300,8 +305,7 @@ public struct EditStore: Sendable {
     let result: (jpeg: [UInt8], warnings: [String])
     do { result = try stream.run(encoding: options, rows: rows) } catch { throw .codec(error) }
     details.warnings = result.warnings
-    let record = RenderRecord(
-      of: result.jpeg, format: .jpeg, quality: options.quality, subsampling: options.subsampling)
+    let record = RenderRecord(of: result.jpeg, format: .jpeg, options: options)
     return (
       Rendered(details: details, image: nil, added: added, width: size.width, height: size.height),
       result.jpeg, record
@@ -310,12 +314,18 @@ public struct EditStore: Sendable {
 
   /// The quality and subsampling of a render: the command line's, else the sidecar's, else the
   /// default quality and the original's subsampling (4:2:0 for PNG originals); with the
-  /// original's metadata.
+  /// original's metadata, kept or stripped as `metadataPolicy` says.
   func encodeOptions(existing: RenderRecord?, details: ImageDetails) -> EncodeOptions {
     EncodeOptions(
       quality: settings.quality ?? existing?.quality ?? EncodeOptions.defaultQuality,
       subsampling: settings.subsampling ?? existing?.subsampling ?? details.subsampling ?? .s420,
-      metadata: details.metadata)
+      metadata: details.metadata, metadataPolicy: metadataPolicy(existing: existing))
+  }
+
+  /// Whether a render keeps or strips identifying metadata: the command line's choice, else the
+  /// sidecar's, else kept.
+  func metadataPolicy(existing: RenderRecord?) -> MetadataPolicy {
+    settings.metadata ?? existing?.metadata ?? .kept
   }
 
   /// Encodes a render; in a format without transparency (JPEG), an image that has some is laid

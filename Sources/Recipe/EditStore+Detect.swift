@@ -27,11 +27,10 @@ extension EditStore {
     settings.recordTiming(
       "decode", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     let faces: [Face]
-    let detector = try detector()
+    let detector = try detector(options.detector)
     do { faces = try detector.faces(in: decoded.image, options: options) } catch { throw .detection(error) }
     return DetectOutcome(
       width: decoded.image.width, height: decoded.image.height, faces: faces,
-      searchedOriginal: searchedOriginal,
-      warnings: decoded.warnings)
+      searchedOriginal: searchedOriginal, detector: detector.identity.name, warnings: decoded.warnings)
   }
 }

@@ -23,10 +23,11 @@ extension EditStore {
   /// - Throws: `.noSuchStep` for a step the photo's recipe does not have, `.step` for a value its
   ///   filter refuses; nothing changes on disk.
   public func edit(_ photo: String, step n: Int, _ action: EditAction) throws(StoreError) -> EditOutcome {
+    var refreshNotes: [EditOutcome.Refreshed] = []
     let result = try changingRecipe(photo, unedited: .noSuchStep(step: n, count: 0)) {
       data, edited throws(StoreError) -> (Change, [RevisionNote]) in
       guard data.steps.indices.contains(n - 1) else { throw .noSuchStep(step: n, count: data.steps.count) }
-      let change: Change
+      var change: Change
       var notes: [RevisionNote] = []
       switch action {
       case .remove:
@@ -42,9 +43,7 @@ extension EditStore {
           throw .step(index: n - 1, error)
         }
         let image = try imageEntering(step: n, of: data.steps, original: edited.originalBytes)
-        var context = ResolveContext(size: ImageSize(image.width, image.height))
-        if needs.contains(.pixels) { context.image = image }
-        if needs.contains(.faceDetector) { context.detector = try detector() }
+        let context = try context(needs, for: image)
         let revised: (step: Step, notes: [RevisionNote])
         do throws(FilterError) { revised = try old.revised(with: values, in: context) } catch {
           if case .detection(_, let e) = error { throw .detection(e) }
@@ -53,14 +52,60 @@ extension EditStore {
         change = .edit(step: n, before: old, after: revised.step)
         notes = revised.notes
       }
+      guard let steps = change.made(on: data.steps) else { throw .noSuchStep(step: n, count: data.steps.count) }
+      let first: Int
+      switch action {
+      case .set: first = n + 1
+      case .remove: first = n
+      case .move(let m): first = min(n, m)
+      }
+      let refreshed = try refresh(steps, from: first, original: edited.originalBytes)
+      if !refreshed.changes.isEmpty { change = .refreshing(change, refreshed: refreshed.changes) }
+      refreshNotes = refreshed.notes
       guard let next = data.making(change) else { throw .noSuchStep(step: n, count: data.steps.count) }
       data = next
       return (change, notes)
     }
     return EditOutcome(
-      change: result.change, notes: result.notes, stepCount: result.data.steps.count,
+      change: result.change, notes: result.notes, refreshed: refreshNotes, stepCount: result.data.steps.count,
       renderSHA256: result.data.render!.sha256, dryRun: result.dryRun, recovery: result.recovery,
       warnings: result.warnings)
+  }
+
+  /// Makes again each step from number `first` on (counting from 1) whose filter reads the
+  /// pixels entering it (faceblur: its faces are found again), in order, each for the image the
+  /// steps before it now give; steps that come out the same are left out.
+  private func refresh(_ steps: [Step], from first: Int, original: [UInt8]) throws(StoreError)
+    -> (changes: [StepRefresh], notes: [EditOutcome.Refreshed])
+  {
+    let start = max(first, 1)
+    guard steps.count >= start, steps[(start - 1)...].contains(where: { $0.requirements.pixels }) else {
+      return ([], [])
+    }
+    var image = try render(original: original, steps: Array(steps.prefix(start - 1))).image!
+    var changes: [StepRefresh] = []
+    var notes: [EditOutcome.Refreshed] = []
+    for k in (start - 1)..<steps.count {
+      var step = steps[k]
+      let needs = step.requirements
+      if needs.pixels {
+        let context = try context(needs, for: image)
+        let remade: (step: Step, notes: [RevisionNote])
+        do throws(FilterError) { remade = try step.rederived(in: context) } catch {
+          if case .detection(_, let e) = error { throw .detection(e) }
+          throw .step(index: k, error)
+        }
+        if remade.step != step {
+          changes.append(StepRefresh(step: k + 1, before: step, after: remade.step))
+          notes.append(EditOutcome.Refreshed(step: k + 1, filter: step.filter, notes: remade.notes))
+          step = remade.step
+        }
+      }
+      if k + 1 < steps.count {
+        do { try step.render(on: &image) } catch { throw .step(index: k, error) }
+      }
+    }
+    return (changes, notes)
   }
 
   /// The image as it enters step `n`: the original with the steps before it.

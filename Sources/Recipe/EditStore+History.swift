@@ -79,11 +79,13 @@ extension EditStore {
 
   /// Renders `data`'s steps from the original and records the new render in `data`. A recipe
   /// with no step left is the original itself: its exact bytes when the photo's name says the
-  /// original's format, else the original encoded as the name says.
+  /// original's format (and its metadata is kept), else the original encoded as the name says.
   func rerender(_ data: inout AdjustmentData, original: [UInt8], format: ImageFormat)
     throws(StoreError) -> (bytes: [UInt8], warnings: [String])
   {
-    if data.steps.isEmpty, engine.format(of: original) == format {
+    if data.steps.isEmpty, engine.format(of: original) == format,
+      metadataPolicy(existing: data.render) == .kept
+    {
       data.render = RenderRecord(
         sha256: SHA256.hex(original), format: format,
         quality: data.render?.quality ?? EncodeOptions.defaultQuality,

@@ -28,7 +28,13 @@ extension EditStore {
   }
 
   /// `render -o OUT`: original + recipe (or the unedited photo) exported to `output`, with no
-  /// sidecar; an existing output needs `settings.force`.
+  /// sidecar. An output that already holds exactly these bytes is left alone (`current`: a
+  /// re-run changes nothing, since renders are deterministic); any other existing file needs
+  /// `settings.force`.
+  ///
+  /// Without a sidecar nothing records what an export was made from, so the proof that it is
+  /// current is the render itself: a re-run renders again and compares bytes, and saves only
+  /// the write.
   ///
   /// - Parameter maxSize: the longest side of the export in pixels (a DCT-scaled decode, then a
   ///   resample).
@@ -53,10 +59,21 @@ extension EditStore {
     }
     let outPaths = PhotoPaths(output)
     return try locked(outPaths) { recovery throws(StoreError) in
-      if FileSystem.exists(output) && !settings.force { throw .exportExists(path: output) }
+      let exists = FileSystem.exists(output)
+      // Only a regular file can be this render (and reading a pipe there would block).
+      let present = exists ? (try? FileSystem.info(output)).flatMap { $0.isRegular ? $0 : nil } : nil
+      if exists && present == nil && !settings.force { throw .exportExists(path: output) }
       let (rendered, bytes, record) = try renderEncoded(
         original: source, steps: steps, maxSize: maxSize, as: format, existing: existing)
       source = []
+      if let present, present.size == bytes.count, (try? FileSystem.read(output, limit: bytes.count, followingLinks: false)) == bytes {
+        var outcome = ExportOutcome(
+          output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
+          dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)
+        outcome.current = true
+        return outcome
+      }
+      if exists && !settings.force { throw .exportExists(path: output) }
       if !settings.dryRun {
         var transaction = Transaction(outPaths)
         let temp = try transaction.stage(bytes, mode: Self.mode(of: output, fallback: photo))

@@ -247,6 +247,15 @@ public enum FileSystem {
     return PathName.string(cString: value)
   }
 
+  /// The running binary's path (`/proc/self/exe`), or nil.
+  static func executablePath() -> String? {
+    var buffer = [CChar](repeating: 0, count: 4097)
+    let n = readlink("/proc/self/exe", &buffer, 4096)
+    guard n > 0 else { return nil }
+    buffer[n] = 0
+    return buffer.withUnsafeBufferPointer { PathName.string(cString: $0.baseAddress!) }
+  }
+
   /// Ends the process at once, as `kill -9` would (the fault-injection switch).
   static func killSelf() -> Never {
     kill(getpid(), SIGKILL)

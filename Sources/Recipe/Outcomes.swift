@@ -49,11 +49,23 @@ public struct EditOutcome: Sendable {
   public var change: Change
   /// What the change could not carry over (an exclusion whose face is not found again).
   public var notes: [RevisionNote]
+  /// The later steps made again because the image entering them changed, with what each could
+  /// not carry over.
+  public var refreshed: [Refreshed]
   public var stepCount: Int
   public var renderSHA256: String
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]
+}
+
+extension EditOutcome {
+  /// A later step made again (step `step`, counting from 1 in the recipe after the change).
+  public struct Refreshed: Sendable, Equatable {
+    public var step: Int
+    public var filter: String
+    public var notes: [RevisionNote]
+  }
 }
 
 /// `revert`.
@@ -95,6 +107,8 @@ public struct ExportOutcome: Sendable {
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]
+  /// True when the output already held exactly this render: nothing was written.
+  public var current = false
 }
 
 /// What `status` says about a photo.
@@ -157,5 +171,7 @@ public struct DetectOutcome: Sendable {
   public var faces: [Face]
   /// For an edited photo, the original that was searched (not the render), else nil.
   public var searchedOriginal: String?
+  /// The detector that searched (`haar`, `centerface`, `centerface+haar`, ...).
+  public var detector: String
   public var warnings: [String]
 }

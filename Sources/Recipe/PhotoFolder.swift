@@ -33,7 +33,13 @@ public enum PhotoFolder {
   public struct Entry: Sendable {
     public var path: String
     public var problem: StoreError?
-    public init(path: String, problem: StoreError? = nil) { (self.path, self.problem) = (path, problem) }
+    /// The name `shard(of:count:)` is given for this file: its path relative to the folder a
+    /// walk started from (`sub/a.jpg` for `-r /mnt/archive/photos`), else the path as given.
+    public var shardName: String
+
+    public init(path: String, problem: StoreError? = nil, shardName: String? = nil) {
+      (self.path, self.problem, self.shardName) = (path, problem, shardName ?? path)
+    }
   }
 
   /// The photos an operand stands for: itself (whether it exists or not), or with `recursive`
@@ -59,29 +65,59 @@ public enum PhotoFolder {
     -> [Entry]
   {
     var found: [Entry] = []
-    var pending = [folder]
-    while let dir = pending.popLast() {
+    // Each folder still to list, with its path relative to `folder` ("" for `folder` itself).
+    var pending = [(path: folder, relative: "")]
+    while let (dir, relativeDir) = pending.popLast() {
       guard let names = try? FileSystem.list(dir) else { continue }
       for name in names where !name.hasPrefix(".") {
         let path = dir == "." && folder == "." ? name : Path.join(dir, name)
+        let relative = relativeDir.isEmpty ? name : relativeDir + "/" + name
         switch kind(of: path) {
         case .directory:
-          if recursive && kind(of: path, followingLinks: false) == .directory { pending.append(path) }
+          if recursive && kind(of: path, followingLinks: false) == .directory {
+            pending.append((path, relative))
+          }
         case .regular:
-          if isPhotoName(name) && !PhotoPaths.isStoreFile(path) { found.append(Entry(path: path)) }
+          if isPhotoName(name) && !PhotoPaths.isStoreFile(path) {
+            found.append(Entry(path: path, shardName: relative))
+          }
         case .other:
-          if isPhotoName(name) { found.append(Entry(path: path, problem: .notRegularFile(path: path))) }
+          if isPhotoName(name) {
+            found.append(Entry(path: path, problem: .notRegularFile(path: path), shardName: relative))
+          }
         case .missing:
           // A dangling link: nothing to report, even when it is named like a sidecar.
           continue
         }
         if includingEditsWithoutRender, name.hasSuffix(PhotoPaths.sidecarSuffix) {
           let photo = String(path.dropLast(PhotoPaths.sidecarSuffix.count))
-          if kind(of: photo) == .missing, isPhotoName(photo) { found.append(Entry(path: photo)) }
+          if kind(of: photo) == .missing, isPhotoName(photo) {
+            found.append(
+              Entry(path: photo, shardName: String(relative.dropLast(PhotoPaths.sidecarSuffix.count))))
+          }
         }
       }
     }
     return found.sorted { $0.path < $1.path }
+  }
+
+  /// Which of `count` shards, numbered from 1, the photo listed as `name` belongs to: the first 8
+  /// bytes of the SHA-256 of the name's bytes, read as a big-endian integer, modulo `count`, plus
+  /// 1. The name is an entry's `shardName`; its bytes are `PathName.bytes` (no Unicode
+  /// normalisation), less any leading `./` (so `find . -name '*.jpg'` lists the names `-r .`
+  /// walks). A photo's shard depends on its name alone: adding photos moves none of the others.
+  ///
+  ///     PhotoFolder.shard(of: "a.jpg", count: 4)   // 3, and always 3
+  public static func shard(of name: String, count: Int) -> Int {
+    precondition(count > 0, "a shard count must be positive")
+    let bytes = PathName.bytes(name)
+    var start = 0
+    while bytes.count - start > 2, bytes[start] == UInt8(ascii: "."), bytes[start + 1] == UInt8(ascii: "/") {
+      start += 2
+    }
+    let hex = SHA256.hex(Array(bytes[start...]))
+    let value = UInt64(hex.prefix(16), radix: 16)!
+    return Int(value % UInt64(count)) + 1
   }
 
   /// True when the name ends in a photo extension.

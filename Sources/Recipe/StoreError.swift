@@ -25,6 +25,8 @@ public enum StoreError: Error, Equatable, Sendable {
   /// A device, pipe or socket where a photo or a store file should be (or a symbolic link where
   /// a store file should be).
   case notRegularFile(path: String)
+  /// The original a sidecar names is a device, pipe, socket or link: it is never read.
+  case originalNotRegular(original: String)
   /// A file larger than its limit (`size` and `limit` in bytes); nothing was allocated.
   case fileTooLarge(path: String, size: Int, limit: Int, data: Bool)
   /// An in-place edit of a symbolic link (its preserved original would be the link).
@@ -136,6 +138,12 @@ public enum DetectorError: Error, Equatable, Sendable {
   case cascadeUnreadable(path: String, SystemError, isDefault: Bool)
   /// The cascade file is not a usable cascade.
   case cascadeInvalid(path: String, CascadeError, isDefault: Bool)
+  /// No CenterFace model at any of the paths `searched` (`named` when the user named the one).
+  case modelMissing(searched: [String], named: Bool)
+  /// The model file could not be read.
+  case modelUnreadable(path: String, SystemError)
+  /// The model file is not CenterFace's model (the reason).
+  case modelInvalid(path: String, String)
 }
 
 extension StoreError {

@@ -11,6 +11,10 @@ public struct StoreSettings: Sendable {
   public var quality: Int? = nil
   /// JPEG chroma subsampling; nil keeps the sidecar's, else the input's (4:2:0 for PNG input).
   public var subsampling: ChromaSubsampling? = nil
+  /// Whether renders carry the original's metadata or are stripped of identifying metadata;
+  /// nil keeps the sidecar's choice (`RenderRecord.metadata`), else `.kept`. Recorded in the
+  /// sidecar, so every later re-render does the same.
+  public var metadata: MetadataPolicy? = nil
   /// Images with more pixels than this are refused before any allocation.
   public var maxPixels = DecodeOptions.defaultMaxPixels
   /// The largest sidecar, recipe, strokes file or cascade read, in bytes.

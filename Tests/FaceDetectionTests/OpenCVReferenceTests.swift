@@ -70,7 +70,7 @@ let referencePhotos = [
     let image = try decodedFixture(path)
     #expect((image.width, image.height) == (reference.width, reference.height))
     for run in reference.runs {
-      let ours = HaarDetector.detect(in: image, cascade: cascade, options: run.options)
+      let ours = try HaarDetector.detect(in: image, cascade: cascade, options: run.options)
       let matched = oneToOneMatches(run.boxes, ours)
       let oursMatching = ours.filter { box in run.boxes.contains { iou($0, box) >= 0.7 } }.count
       #expect(

@@ -89,6 +89,10 @@ def seeds(target):
             for kind, payload in png_chunks(data):
                 if kind in (b"iCCP", b"iTXt"):
                     out.append((f"5-{p.name}", b"\x05" + payload))
+        # Stripping (selectors 1 and 3): an EXIF with GPS, Exif and Interoperability IFDs, serials
+        # and a thumbnail, and a Photoshop block with IPTC records, as the tests build them.
+        for p in sorted((FUZZ / "seeds/metadata").glob("*.bin")):
+            out.append((p.name, p.read_bytes()))
         band = (ROOT / "Fixtures/jpeg/testorig.jpg").read_bytes()
         out.append(("bands", b"\x06" + bytes([len(band) // 32]) + band + band))
         return out

@@ -92,12 +92,13 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     let cascade = try HaarCascade(xml: bytes(handCascadeXML))
     let raw = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
     #expect(
-      HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: raw)
+      try HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: raw)
         == [FaceBox(x: 0, y: 0, width: 6, height: 6)])
-    #expect(HaarDetector.detect(in: halves(top: 50, bottom: 10), cascade: cascade, options: raw).isEmpty)
+    #expect(try HaarDetector.detect(in: halves(top: 50, bottom: 10), cascade: cascade, options: raw).isEmpty)
     // One raw window is not enough for a group with minNeighbors 1.
     let grouped = DetectionOptions(scaleFactor: 1.1, minNeighbors: 1)
-    #expect(HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: grouped).isEmpty)
+    #expect(
+      try HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: grouped).isEmpty)
   }
 
   /// Node 0 gives 2.25 ≥ 1 → node 1: the left half sums 3 × 10 × 3 + 3 × 50 × 3 = 540, times 1/320
@@ -109,12 +110,12 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     #expect(!cascade.isStumpBased)
     let raw = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
     let box = [FaceBox(x: 0, y: 0, width: 6, height: 6)]
-    #expect(HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: raw) == box)
-    #expect(HaarDetector.detect(in: halves(top: 10, bottom: 250), cascade: cascade, options: raw) == box)
+    #expect(try HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: raw) == box)
+    #expect(try HaarDetector.detect(in: halves(top: 10, bottom: 250), cascade: cascade, options: raw) == box)
     let strict = try HaarCascade(xml: bytes(treeCascadeXML.replacingFirst("1 100.", with: "1 1.")))
-    #expect(HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: strict, options: raw).isEmpty)
+    #expect(try HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: strict, options: raw).isEmpty)
     // Node 0 below its threshold goes to leaf 0 (−1).
-    #expect(HaarDetector.detect(in: halves(top: 50, bottom: 10), cascade: cascade, options: raw).isEmpty)
+    #expect(try HaarDetector.detect(in: halves(top: 50, bottom: 10), cascade: cascade, options: raw).isEmpty)
   }
 
   @Test func tiltedTableMatchesItsDefinition() {
@@ -202,7 +203,7 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     #expect(cascade.leaves == reference.leaves)
     let raw = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
     #expect(
-      HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: raw)
+      try HaarDetector.detect(in: halves(top: 10, bottom: 50), cascade: cascade, options: raw)
         == [FaceBox(x: 0, y: 0, width: 6, height: 6)])
   }
 
@@ -223,7 +224,7 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     let (w, h) = (10, 9)
     let image = GreyImage(
       width: w, height: h, pixels: (0..<(w * h)).map { ($0 / w) % 6 < 3 ? 10 : 50 })
-    let raw = HaarDetector.detect(
+    let raw = try HaarDetector.detect(
       in: image, cascade: cascade, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 0))
     let opencv = [
       [0, 0, 6, 6], [2, 0, 6, 6], [4, 0, 6, 6], [0, 0, 7, 7], [2, 0, 7, 7], [0, 0, 7, 7],
@@ -237,16 +238,16 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
   @Test func noScaleMeansNoFaces() throws {
     let cascade = try HaarCascade(xml: bytes(handCascadeXML))
     let tiny = GreyImage(width: 5, height: 9, pixels: (0..<45).map { $0 / 5 < 4 ? 10 : 50 })
-    #expect(HaarDetector.detect(in: tiny, cascade: cascade, options: DetectionOptions()).isEmpty)
+    #expect(try HaarDetector.detect(in: tiny, cascade: cascade, options: DetectionOptions()).isEmpty)
     let image = halves(top: 10, bottom: 50)
     var options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
     options.minSize = 7
-    #expect(HaarDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
+    #expect(try HaarDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
     options.minSize = nil
     options.maxSize = 5
-    #expect(HaarDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
+    #expect(try HaarDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
     options.maxSize = 6
-    #expect(HaarDetector.detect(in: image, cascade: cascade, options: options).count == 1)
+    #expect(try HaarDetector.detect(in: image, cascade: cascade, options: options).count == 1)
   }
 
   // MARK: Errors

@@ -36,7 +36,7 @@ private func boxes(_ object: [String: Any]) -> [[Int]] {
     let photo = fixtures.appendingPathComponent("faces/astronaut.png").path
     let r = try launch(["detect", "--timings", photo])
     #expect(r.status == 0)
-    #expect(r.out == "\(photo): 1 face (512x512)\n  #0  x=177 y=66 width=95 height=95\n")
+    #expect(r.out == "\(photo): 1 face (512x512, haar)\n  #0  x=177 y=66 width=95 height=95\n")
     #expect(r.err.contains("timing: detect "))
   }
 
@@ -56,7 +56,7 @@ private func boxes(_ object: [String: Any]) -> [[Int]] {
     let errors = r.err.split(separator: "\n").map(String.init)
     #expect(errors.contains("photoedit: \(missing): no such file"))
     #expect(errors.contains { $0.hasPrefix("photoedit: \(bad): ") })
-    #expect(errors.last == "photoedit: 2 of 3 files failed")
+    #expect(errors.last == "photoedit: 3 files: 1 done, 0 current, 2 failed")
   }
 
   @Test func missingCascadeSaysHowToInstallOrNameOne() throws {

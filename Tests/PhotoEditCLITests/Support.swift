@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 @_exported import TestSupport
@@ -34,10 +35,17 @@ let photoeditBinary: URL = {
   return exe.deletingLastPathComponent().appendingPathComponent("photoedit")
 }()
 
-/// Launches the real `photoedit` and waits for it.
+/// A launched process that did not end before its deadline (it was killed).
+struct Hung: Error, CustomStringConvertible {
+  var arguments: [String]
+  var description: String { "photoedit \(arguments.joined(separator: " ")) did not end in time" }
+}
+
+/// Launches the real `photoedit` and waits for it, at most `deadline` seconds: a process still
+/// running then is killed and the call throws `Hung` (a bound on hanging, not a timing test).
 func launch(
   _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
-  in directory: URL? = nil
+  in directory: URL? = nil, deadline: Double = 120
 ) throws -> (status: Int32, out: String, err: String) {
   let process = Process()
   process.executableURL = photoeditBinary
@@ -52,12 +60,28 @@ func launch(
   process.standardOutput = outPipe
   process.standardError = errPipe
   process.standardInput = inPipe
+  let ended = DispatchSemaphore(value: 0)
+  process.terminationHandler = { _ in ended.signal() }
   try process.run()
   if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
   try inPipe.fileHandleForWriting.close()
-  let out = outPipe.fileHandleForReading.readDataToEndOfFile()
-  let err = errPipe.fileHandleForReading.readDataToEndOfFile()
+  // Both pipes drain while the process runs, so a chatty process never blocks on a full pipe.
+  let drained = DispatchGroup()
+  let output = Mutex((out: Data(), err: Data()))
+  DispatchQueue.global().async(group: drained) {
+    let data = outPipe.fileHandleForReading.readDataToEndOfFile()
+    output.withLock { $0.out = data }
+  }
+  DispatchQueue.global().async(group: drained) {
+    let data = errPipe.fileHandleForReading.readDataToEndOfFile()
+    output.withLock { $0.err = data }
+  }
+  let hung = ended.wait(timeout: .now() + deadline) == .timedOut
+  if hung { kill(process.processIdentifier, SIGKILL) }
+  drained.wait()
   process.waitUntilExit()
+  let (out, err) = output.withLock { $0 }
+  if hung { throw Hung(arguments: arguments) }
   return (
     process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
   )

@@ -262,11 +262,13 @@ import Testing
   @Test func exportNeedsForceToReplace() throws {
     _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
     let out = folder.path("x.jpg")
-    _ = try fakeStore().export(photo, to: out, maxSize: nil)
+    #expect(try fakeStore().export(photo, to: out, maxSize: nil).current == false)
     #expect(folder.read("x.jpg") == folder.read("p.jpg"))
     #expect(!folder.exists("x.jpg.photoedit.json"))
+    // The same export again: the output already holds these bytes.
+    #expect(try fakeStore().export(photo, to: out, maxSize: nil).current)
     #expect(throws: StoreError.exportExists(path: out)) {
-      try fakeStore().export(photo, to: out, maxSize: nil)
+      try fakeStore().export(photo, to: out, maxSize: 4)
     }
     let preview = try fakeStore(force: true).export(photo, to: out, maxSize: 3)
     #expect((preview.width, preview.height) == (3, 2))

@@ -161,7 +161,7 @@ import Testing
 /// Records the size of the pixels it is given when a step is made.
 struct ProbeFilter: Filter {
   static let name = "probe", summary = "records", version = 1
-  static let requirements = FilterRequirements.pixels
+  static func requirements(for parameters: Parameters) -> FilterRequirements { .pixels }
   static let seen = Mutex<[ImageSize]>([])
   struct Parameters: ParameterSet { static let fields: [ParameterField<Self>] = [] }
   static func resolve(_ p: inout Parameters, in context: ResolveContext) throws(FilterError) -> NoDerivedState

@@ -12,30 +12,73 @@ import Dispatch
 /// 3. A window that passes every stage is a raw box `(round(x·scale), round(y·scale))` of the
 ///    scaled window size, in pixels of the original image, clipped to the image.
 /// 4. The raw boxes are grouped as `groupRectangles(boxes, minNeighbors, 0.2)` does.
+///
+/// The work is split into bands of window rows of each scale (see ``ScaleSearch``), which all
+/// cores take largest first; each band makes only the table rows it needs, so the memory beyond
+/// the grey image is a few megabytes per core. The boxes do not depend on the number of cores
+/// or on the order in which bands finish: they come out in the order OpenCV returns them when
+/// it runs on one thread (raw boxes by scale, then row, then column; groups in the order of
+/// their first raw box).
 public enum HaarDetector {
   /// Detects faces in `image` (converted to grey with OpenCV's BGR2GRAY weights), using all cores.
+  ///
+  ///     let faces = try HaarDetector.detect(in: image, cascade: cascade, options: DetectionOptions())
   ///
   /// - Parameters:
   ///   - image: the photo, upright; alpha is ignored.
   ///   - cascade: a frontal face cascade, for example OpenCV's haarcascade_frontalface_default.
   ///   - options: OpenCV's detectMultiScale settings.
-  /// - Returns: face boxes in pixels of `image`, in OpenCV's order.
+  /// - Returns: face boxes in pixels of `image`, in OpenCV's order (see above).
+  /// - Throws: ``DetectionError/tooManyCandidates(limit:)`` when the cascade accepts more raw
+  ///   windows than ``candidateLimit(width:height:)``.
   /// - Complexity: O(width × height × scales).
   public static func detect(
     in image: Image, cascade: HaarCascade, options: DetectionOptions
-  ) -> [FaceBox] {
-    detect(in: GreyImage(image), cascade: cascade, options: options)
+  ) throws(DetectionError) -> [FaceBox] {
+    try detect(in: GreyImage(image), cascade: cascade, options: options)
   }
 
   /// Detects faces in a grey image; boxes are in pixels of `grey`.
   ///
+  /// - Throws: ``DetectionError/tooManyCandidates(limit:)`` as ``detect(in:cascade:options:)``.
   /// - Complexity: O(width × height × scales).
   public static func detect(
     in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions
-  ) -> [FaceBox] {
-    let raw = rawDetections(in: grey, cascade: cascade, options: options)
+  ) throws(DetectionError) -> [FaceBox] {
+    try detect(in: grey, cascade: cascade, options: options, parallel: true)
+  }
+
+  /// ``detect(in:cascade:options:)`` on all cores when `parallel` is true, else on this thread
+  /// alone (the same boxes in the same order).
+  static func detect(
+    in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions, parallel: Bool
+  ) throws(DetectionError) -> [FaceBox] {
+    let raw = try rawDetections(
+      in: grey, cascade: cascade, options: options,
+      limit: candidateLimit(width: grey.width, height: grey.height), parallel: parallel)
     return RectangleGrouping.group(raw, minNeighbors: options.minNeighbors, eps: 0.2)
   }
+
+  // MARK: Bounded work
+
+  /// Pixels of the image per raw window a detection may accept (see ``candidateLimit(width:height:)``).
+  public static let pixelsPerCandidate = 8
+  /// The fewest raw windows any image may give.
+  public static let minimumCandidateLimit = 100_000
+
+  /// The most raw windows (before grouping) a detection in a `width` × `height` image may give:
+  /// one per ``pixelsPerCandidate`` pixels, and at least ``minimumCandidateLimit``.
+  ///
+  /// Real cascades stay far below it on real photos: the most measured on the fixtures is
+  /// OpenCV's smile cascade on xmp_test.jpg, about one raw window per 44 pixels, and the frontal
+  /// face cascade gives about one per 9 000 pixels on the 24 MP crowd photo. A cascade whose
+  /// stages pass nearly every window gives two or more per pixel; grouping that many would take
+  /// minutes, so the detection stops instead.
+  public static func candidateLimit(width: Int, height: Int) -> Int {
+    max(minimumCandidateLimit, width * height / pixelsPerCandidate)
+  }
+
+  // MARK: OpenCV's scales, sizes and stripes
 
   /// The scales OpenCV searches for an image of `width` × `height` pixels.
   static func scales(
@@ -57,52 +100,21 @@ public enum HaarDetector {
     return result
   }
 
-  /// Every window that passes all stages, at every scale, before grouping; in pixels of `grey`,
-  /// ordered by scale, then row, then column.
-  ///
-  /// - Complexity: O(width × height × scales).
-  static func rawDetections(
-    in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions
-  ) -> [FaceBox] {
-    precondition(options.minNeighbors >= 0, "minNeighbors must not be negative")
-    let scales = scales(width: grey.width, height: grey.height, cascade: cascade, options: options)
-    guard let first = scales.first else { return [] }
-    // OpenCV splits rows into stripes: as many as 32-pixel columns in the first scale's search
-    // area, each a whole number of steps. The stripes can end before the last row (see
-    // `searchedRows`).
-    let stripes = (workingSize(of: grey, cascade: cascade, scale: first).columns + 31) / 32
-    var found = [[FaceBox]](repeating: [], count: scales.count)
-    if Parallel.workerCount > 1 && scales.count >= 4 * Parallel.workerCount {
-      // Many scales: each core takes the next scale, largest first, and works through it alone.
-      // No core waits for another between scales; the largest scale is at most a sixth or so of
-      // the work (1 / Σ f^-2k), so the cores finish together.
-      found.withUnsafeMutableBufferPointer { out in
-        let results = UncheckedSendable(out)
-        DispatchQueue.concurrentPerform(iterations: scales.count) { i in
-          results.value[i] = detections(
-            in: grey, cascade: cascade, scale: scales[i], stripes: stripes, parallel: false)
-        }
-      }
-    } else {
-      for (i, scale) in scales.enumerated() {
-        found[i] = detections(
-          in: grey, cascade: cascade, scale: scale, stripes: stripes, parallel: true)
-      }
-    }
-    return found.flatMap { $0 }
-  }
-
   /// The size of `grey` shrunk for `scale`, and the number of window origins across and down
   /// (x in `0..<columns`, y in `0..<rows`), as OpenCV's `ScaleData` and `getWorkingSize` give them.
   static func workingSize(
     of grey: GreyImage, cascade: HaarCascade, scale: Float
   ) -> (width: Int, height: Int, columns: Int, rows: Int) {
-    let width = Int((Float(grey.width) / scale).rounded(.toNearestOrEven))
-    let height = Int((Float(grey.height) / scale).rounded(.toNearestOrEven))
-    return (
-      width, height, max(width + 1 - cascade.windowWidth, 0),
-      max(height + 1 - cascade.windowHeight, 0)
-    )
+    workingSize(width: grey.width, height: grey.height, cascade: cascade, scale: scale)
+  }
+
+  /// ``workingSize(of:cascade:scale:)`` for an image of `width` × `height` pixels.
+  static func workingSize(
+    width: Int, height: Int, cascade: HaarCascade, scale: Float
+  ) -> (width: Int, height: Int, columns: Int, rows: Int) {
+    let w = Int((Float(width) / scale).rounded(.toNearestOrEven))
+    let h = Int((Float(height) / scale).rounded(.toNearestOrEven))
+    return (w, h, max(w + 1 - cascade.windowWidth, 0), max(h + 1 - cascade.windowHeight, 0))
   }
 
   /// How many of `rows` window rows OpenCV searches at one scale.
@@ -116,58 +128,71 @@ public enum HaarDetector {
     return min(rows, stripes * stripeRows)
   }
 
-  /// The windows that pass at one scale, in pixels of `grey`.
+  // MARK: The search
+
+  /// Table entries per band of work: a few megabytes of tables, and enough bands for the cores
+  /// to share the work evenly.
+  static let bandEntries = 4_000_000
+
+  /// Every window that passes all stages, at every scale, before grouping; in pixels of `grey`,
+  /// ordered by scale, then row, then column. No limit on their number.
   ///
-  /// Splits the work over all cores when `parallel` is true, else runs on the calling thread.
-  static func detections(
-    in grey: GreyImage, cascade: HaarCascade, scale: Float, stripes: Int, parallel: Bool
+  /// - Complexity: O(width × height × scales).
+  static func rawDetections(
+    in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions
   ) -> [FaceBox] {
-    let (scaledWidth, scaledHeight, columns, allRows) = workingSize(
-      of: grey, cascade: cascade, scale: scale)
-    let (ww, wh) = (cascade.windowWidth, cascade.windowHeight)
-    let step = scale >= 2 ? 1 : 2
-    let rows = searchedRows(allRows, step: step, stripes: stripes)
-    guard columns > 0, rows > 0 else { return [] }
-    let boxWidth = Int((Float(ww) * scale).rounded(.toNearestOrEven))
-    let boxHeight = Int((Float(wh) * scale).rounded(.toNearestOrEven))
+    // With no limit there is nothing to throw.
+    (try? rawDetections(in: grey, cascade: cascade, options: options, limit: .max, parallel: true)) ?? []
+  }
 
-    let scaled = grey.resized(width: scaledWidth, height: scaledHeight, parallel: parallel)
-    let integral = IntegralImage(scaled, tilted: cascade.hasTiltedFeatures, parallel: parallel)
-    let evaluator = CascadeEvaluator(
-      cascade, stride: integral.stride, tiltedOffset: integral.tiltedOffset)
-    let stride = integral.stride
-    let tables = UncheckedSendable((UnsafePointer(integral.values), UnsafePointer(integral.squares)))
-
-    let (imageWidth, imageHeight) = (grey.width, grey.height)
-    let lines = (rows + step - 1) / step
-    var found = [[FaceBox]](repeating: [], count: lines)
-    found.withUnsafeMutableBufferPointer { out in
-      let results = UncheckedSendable(out)
-      Parallel.forEachRowRange(lines, minimumRows: 4, parallel: parallel) { range in
-        let (values, squares) = tables.value
-        for line in range {
-          let y = line * step
-          var hits: [FaceBox] = []
-          var x = 0
-          while x < columns {
-            let offset = y * stride + x
-            let result = evaluator.evaluate(values + offset, squares + offset)
-            if result > 0 {
-              // Rounding can push the box past the image's edge; OpenCV 4.14 clips it.
-              let bx = Int((Float(x) * scale).rounded(.toNearestOrEven))
-              let by = Int((Float(y) * scale).rounded(.toNearestOrEven))
-              hits.append(
-                FaceBox(
-                  x: bx, y: by, width: min(boxWidth, imageWidth - bx),
-                  height: min(boxHeight, imageHeight - by)))
-            }
-            x += result == 0 ? 2 * step : step
-          }
-          results.value[line] = hits
+  /// ``rawDetections(in:cascade:options:)`` that stops once more than `limit` windows pass, on
+  /// all cores when `parallel` is true, else on this thread alone, in bands of about
+  /// `bandEntries` table entries (the boxes do not depend on it).
+  ///
+  /// - Throws: ``DetectionError/tooManyCandidates(limit:)`` when more than `limit` windows pass.
+  static func rawDetections(
+    in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions, limit: Int, parallel: Bool,
+    bandEntries: Int = HaarDetector.bandEntries
+  ) throws(DetectionError) -> [FaceBox] {
+    precondition(options.minNeighbors >= 0, "minNeighbors must not be negative")
+    let scales = scales(width: grey.width, height: grey.height, cascade: cascade, options: options)
+    guard let first = scales.first else { return [] }
+    // OpenCV splits rows into stripes: as many as 32-pixel columns in the first scale's search
+    // area, each a whole number of steps. The stripes can end before the last row (see
+    // `searchedRows`).
+    let stripes = (workingSize(of: grey, cascade: cascade, scale: first).columns + 31) / 32
+    let searches = scales.compactMap {
+      ScaleSearch(
+        greyWidth: grey.width, greyHeight: grey.height, cascade: cascade, scale: $0, stripes: stripes)
+    }
+    var units: [(search: Int, band: Range<Int>, cost: Int)] = []
+    for (s, search) in searches.enumerated() {
+      for band in search.bands(entries: bandEntries, windowHeight: cascade.windowHeight) {
+        units.append((s, band, search.cost(of: band, windowHeight: cascade.windowHeight)))
+      }
+    }
+    // Largest first, so that the cores finish together.
+    let order = units.indices.sorted { (units[$0].cost, $1) > (units[$1].cost, $0) }
+    let budget = CandidateBudget(limit: limit)
+    var found = [[FaceBox]](repeating: [], count: units.count)
+    let (width, height) = (grey.width, grey.height)
+    grey.pixels.withUnsafeBufferPointer { pixels in
+      found.withUnsafeMutableBufferPointer { out in
+        let shared = UncheckedSendable((pixels.baseAddress!, out))
+        let run = { (u: Int) in
+          let (px, results) = shared.value
+          let unit = units[u]
+          results[u] = searches[unit.search].search(
+            unit.band, in: px, greyWidth: width, greyHeight: height, cascade: cascade, budget: budget)
+        }
+        if parallel && Parallel.workerCount > 1 {
+          Parallel.forEach(units.count) { k in run(order[k]) }
+        } else {
+          for u in order { run(u) }
         }
       }
     }
-    withExtendedLifetime(integral) {}
+    if budget.isSpent { throw .tooManyCandidates(limit: limit) }
     return found.flatMap { $0 }
   }
 }

@@ -109,6 +109,93 @@ public struct GreyImage: Sendable, Equatable {
     return GreyImage(width: newWidth, height: newHeight, pixels: out)
   }
 
+  /// Rows of this image resized to `width` × `height` as ``resized(width:height:)`` makes them,
+  /// one at a time, for a caller that needs a band of them (`pixels` must outlive the value).
+  struct ResizedRows {
+    let source: UnsafePointer<UInt8>
+    let sourceWidth: Int
+    let width: Int
+    let ys: [Tap]
+    /// Each output column's two source columns (the same one twice at an edge, with weight 0).
+    private let columns: [SIMD2<Int32>]
+    private let weights: [SIMD2<UInt32>]
+    /// The horizontal pass of two source rows (1/256ths of a level), and which rows they are.
+    private var cached: [UInt32]
+    private var cachedRows = (-1, -1)
+
+    init(
+      _ source: UnsafePointer<UInt8>, width sourceWidth: Int, height sourceHeight: Int, to size: (Int, Int)
+    ) {
+      self.source = source
+      self.sourceWidth = sourceWidth
+      width = size.0
+      let xs = GreyImage.linearTaps(source: sourceWidth, destination: size.0)
+      columns = xs.map { SIMD2(Int32($0.offset), Int32($0.weight1 == 0 ? $0.offset : $0.offset + 1)) }
+      weights = xs.map { SIMD2(UInt32($0.weight0), UInt32($0.weight1)) }
+      ys = GreyImage.linearTaps(source: sourceHeight, destination: size.1)
+      cached = [UInt32](repeating: 0, count: 2 * size.0)
+    }
+
+    /// One source row's horizontal pass, as ``GreyImage/horizontal(_:_:_:_:)`` makes it.
+    @inline(__always)
+    private static func horizontal(
+      _ src: UnsafePointer<UInt8>, _ columns: UnsafePointer<SIMD2<Int32>>,
+      _ weights: UnsafePointer<SIMD2<UInt32>>, _ count: Int, _ out: UnsafeMutablePointer<UInt32>
+    ) {
+      var x = 0
+      while x < count {
+        let c = columns[x]
+        let w = weights[x]
+        out[x] = UInt32(src[Int(c[0])]) &* w[0] &+ UInt32(src[Int(c[1])]) &* w[1]
+        x &+= 1
+      }
+    }
+
+    /// Writes resized row `y` (`width` grey levels) to `out`.
+    ///
+    /// - Complexity: O(width); a source row's horizontal pass is reused by the next output row.
+    mutating func row(_ y: Int, into out: UnsafeMutablePointer<UInt8>) {
+      let tap = ys[y]
+      let (w, sw, src) = (width, sourceWidth, source)
+      var rows = cachedRows
+      columns.withUnsafeBufferPointer { cols in
+        weights.withUnsafeBufferPointer { wts in
+          cached.withUnsafeMutableBufferPointer { c in
+            let slot0 = c.baseAddress!
+            let slot1 = slot0 + w
+            // The slot that holds source row `r`, filling the one not holding `keep` if neither does.
+            func slot(_ r: Int, keep: Int) -> UnsafeMutablePointer<UInt32> {
+              if rows.0 == r { return slot0 }
+              if rows.1 == r { return slot1 }
+              let target = rows.0 != keep ? slot0 : slot1
+              Self.horizontal(src + r * sw, cols.baseAddress!, wts.baseAddress!, w, target)
+              if rows.0 != keep { rows.0 = r } else { rows.1 = r }
+              return target
+            }
+            if tap.weight1 == 0 {
+              let r0 = slot(tap.offset, keep: -1)
+              var x = 0
+              while x < w {
+                out[x] = UInt8(truncatingIfNeeded: (r0[x] &+ 128) >> 8)
+                x &+= 1
+              }
+            } else {
+              let r0 = slot(tap.offset, keep: tap.offset + 1)
+              let r1 = slot(tap.offset + 1, keep: tap.offset)
+              let (c0, c1) = (UInt32(tap.weight0), UInt32(tap.weight1))
+              var x = 0
+              while x < w {
+                out[x] = UInt8(truncatingIfNeeded: (r0[x] &* c0 &+ r1[x] &* c1 &+ 32768) >> 16)
+                x &+= 1
+              }
+            }
+          }
+        }
+      }
+      cachedRows = rows
+    }
+  }
+
   /// One output sample's source taps: `offset` and `offset + 1`, weighted in 1/256ths; a
   /// `weight1` of 0 means the sample is the source pixel at `offset` alone.
   struct Tap: Sendable, Equatable {
@@ -140,7 +227,7 @@ public struct GreyImage: Sendable, Equatable {
 
   /// One source row interpolated horizontally, in 1/256ths of a grey level.
   @inline(__always)
-  private static func horizontal(
+  static func horizontal(
     _ src: UnsafePointer<UInt8>, _ taps: UnsafePointer<Tap>, _ count: Int,
     _ out: UnsafeMutablePointer<UInt32>
   ) {

@@ -12,7 +12,8 @@ public struct FaceblurFilter: Filter {
   public static let summary =
     "Detects faces and pixelates a circle centred on each (blur or solid as options)."
   public static let version = 1
-  public static let requirements = FilterRequirements.faceDetector
+
+  public static func requirements(for p: Parameters) -> FilterRequirements { .faceDetector(p.detection.detector) }
 
   /// How a face is hidden.
   public enum Style: String, CaseIterable, Sendable { case pixelate, blur, solid }
@@ -54,12 +55,18 @@ public struct FaceblurFilter: Filter {
         help:
           "faces the detector missed, X:Y:W:H each, numbered after the found ones; not carried to other photos"
       ),
+      .choice(
+        "detector", \.detection.detector,
+        help: "which detector finds the faces: the Haar cascade, CenterFace, or several united"),
       .number(
         "scaleFactor", \.detection.scaleFactor, DetectionOptions.scaleFactorRange,
-        help: "detector: pyramid step"),
+        help: "Haar: pyramid step"),
       .integer(
         "minNeighbors", \.detection.minNeighbors, DetectionOptions.minNeighborsRange,
-        help: "detector: overlapping hits a face needs"),
+        help: "Haar: overlapping hits a face needs"),
+      .number(
+        "threshold", \.detection.threshold, DetectionOptions.thresholdRange,
+        help: "CenterFace: the score a face needs (lower finds more, with more false faces)"),
       .integer(
         "minFace", \.detection.minSize, DetectionOptions.faceSizeRange,
         help: "detector: smallest face side, pixels of the image entering the step"),
@@ -78,13 +85,34 @@ public struct FaceblurFilter: Filter {
   }
 
   /// The faces the step hides (or leaves alone, by `exclude`), as fractions of the image
-  /// entering the step, in the detector's reading order.
+  /// entering the step, in the detector's reading order, and the SHA-256 of each cascade or model
+  /// file that found them.
   public struct Derived: ParameterSet {
     public var faces: [Box] = []
+    public var cascade: String? = nil
+    public var profileCascade: String? = nil
+    public var model: String? = nil
     public init() {}
     public static let fields: [ParameterField<Self>] = [
-      .boxes("faces", \.faces, required: true, help: "the faces found, as fractions of the image")
+      .boxes("faces", \.faces, required: true, help: "the faces found, as fractions of the image"),
+      .digest("cascade", \.cascade, help: "SHA-256 of the frontal cascade that searched"),
+      .digest("profileCascade", \.profileCascade, help: "SHA-256 of the profile cascade that searched"),
+      .digest("model", \.model, help: "SHA-256 of the CenterFace model that searched"),
     ]
+
+    /// The faces found by `detector`, with its files' checksums.
+    init(found: [Box], added: [Box], by detector: any FaceDetector) {
+      faces = found + added
+      for member in detector.identity.members {
+        let digest = member.model.isEmpty ? nil : member.model
+        switch member.name {
+        case "haar": cascade = digest
+        case "profile": profileCascade = digest
+        case "centerface": model = digest
+        default: break
+        }
+      }
+    }
   }
 
   public static func resolve(_ p: inout Parameters, in context: ResolveContext) throws(FilterError) -> Derived
@@ -96,9 +124,7 @@ public struct FaceblurFilter: Filter {
     do { found = try detector.faces(in: image, options: p.detection) } catch {
       throw .detection(filter: name, error)
     }
-    var derived = Derived()
-    derived.faces = fractions(of: found, in: context.size) + added(p, in: context.size)
-    return derived
+    return Derived(found: fractions(of: found, in: context.size), added: added(p, in: context.size), by: detector)
   }
 
   /// Found faces as fractions of an image of `size`.
@@ -113,18 +139,23 @@ public struct FaceblurFilter: Filter {
   }
 
   public static func revisionRequirements(from old: Parameters, to new: Parameters) -> FilterRequirements {
-    old.detection == new.detection ? [] : .faceDetector
+    old.detection == new.detection ? .none : .faceDetector(new.detection.detector)
   }
 
   /// Changing `exclude`, `add` or how faces are hidden keeps the faces found; changing a detector
   /// setting finds them again, and each exclusion moves to the face found again that overlaps
   /// its old face (IoU at least 0.5), or is dropped with a note: it never spares another face.
+  ///
+  /// When the image entering the step changed (`context.imageChanged`: a step before it was
+  /// edited, removed or moved), the faces are found again in it; the exclusions are kept only
+  /// when exactly the same faces are found, else they are all dropped with a note (a face's
+  /// place in a cropped, turned or mirrored image says nothing about which face it is).
   public static func revise(
     _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
   ) throws(FilterError) -> Revision<Derived> {
     let oldFound = Array(oldDerived.faces.prefix(max(0, oldDerived.faces.count - old.add.count)))
-    var derived = Derived()
-    guard old.detection != new.detection else {
+    guard old.detection != new.detection || context.imageChanged else {
+      var derived = oldDerived
       derived.faces = oldFound + added(new, in: context.size)
       return Revision(derived: derived)
     }
@@ -137,7 +168,16 @@ public struct FaceblurFilter: Filter {
     } catch {
       throw .detection(filter: name, error)
     }
-    derived.faces = found + added(new, in: context.size)
+    let derived = Derived(found: found, added: added(new, in: context.size), by: detector)
+    if context.imageChanged {
+      guard found != oldFound else { return Revision(derived: derived) }
+      let dropped = new.exclude.sorted()
+      new.exclude = []
+      return Revision(
+        derived: derived,
+        notes: [.facesFoundAgain(count: found.count)] + dropped.map { .exclusionDropped(face: $0) }
+          + (new.add.isEmpty ? [] : [.addedFacesKept(count: new.add.count)]))
+    }
     guard new.exclude == old.exclude else { return Revision(derived: derived) }
     // The exclusions name faces of the old list: carry each to its face in the new one.
     var notes: [RevisionNote] = []

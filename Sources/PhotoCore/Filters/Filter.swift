@@ -31,8 +31,9 @@ public protocol Filter: Sendable {
   /// The version of the stored parameters; raised on every incompatible change, with the older
   /// version kept typed in `legacyVersions`.
   static var version: Int { get }
-  /// What the filter needs besides its parameters when a step is made.
-  static var requirements: FilterRequirements { get }
+  /// What the filter needs besides its parameters when a step with `parameters` is made
+  /// (default: nothing). faceblur needs the pixels and the face detector its parameters name.
+  static func requirements(for parameters: Parameters) -> FilterRequirements
   /// Older versions of `Parameters`, kept typed, and how each becomes the current one.
   static var legacyVersions: [LegacyParameters<Self>] { get }
 
@@ -65,9 +66,9 @@ public protocol Filter: Sendable {
 }
 
 extension Filter {
-  public static var requirements: FilterRequirements { [] }
+  public static func requirements(for parameters: Parameters) -> FilterRequirements { .none }
   public static func revisionRequirements(from old: Parameters, to new: Parameters) -> FilterRequirements {
-    requirements
+    requirements(for: new)
   }
   public static func revise(
     _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
@@ -99,26 +100,48 @@ public enum RevisionNote: Equatable, Sendable {
   case exclusionDropped(face: Int)
   /// An excluded face moved to another index among the faces found again.
   case exclusionMoved(from: Int, to: Int)
+  /// The image entering the step changed, and the faces found in it differ: `count` of them.
+  case facesFoundAgain(count: Int)
+  /// The image entering the step changed, and the faces given with `add` (`count`) were kept
+  /// where they were, as fractions of the image: they may no longer cover the faces meant.
+  case addedFacesKept(count: Int)
 }
 
 /// What a filter needs from its caller when a step is made.
-public struct FilterRequirements: OptionSet, Sendable, Hashable {
-  public let rawValue: Int
-  public init(rawValue: Int) { self.rawValue = rawValue }
+public struct FilterRequirements: Sendable, Hashable {
   /// The pixels of the image entering the step (not only its size).
-  public static let pixels = FilterRequirements(rawValue: 1)
-  /// A face detector (and the pixels it searches).
-  public static let faceDetector = FilterRequirements(rawValue: 2 | 1)
+  public var pixels: Bool
+  /// A face detector (which searches those pixels), and which one.
+  public var detector: DetectorChoice?
+
+  public init(pixels: Bool = false, detector: DetectorChoice? = nil) {
+    self.pixels = pixels || detector != nil
+    self.detector = detector
+  }
+
+  /// Nothing besides the parameters and the image's size.
+  public static let none = FilterRequirements()
+  /// The pixels.
+  public static let pixels = FilterRequirements(pixels: true)
+  /// The pixels and the face detector `choice`.
+  public static func faceDetector(_ choice: DetectorChoice) -> FilterRequirements {
+    FilterRequirements(pixels: true, detector: choice)
+  }
+
+  public var isEmpty: Bool { !pixels && detector == nil }
 }
 
 /// What a filter sees when a request becomes a step.
 public struct ResolveContext: Sendable {
   /// The size of the image entering the step.
   public var size: ImageSize
-  /// Its pixels, when the filter's requirements include `.pixels`.
+  /// Its pixels, when the filter's requirements include them.
   public var image: Image?
-  /// The face detector, when the requirements include `.faceDetector`.
+  /// The face detector the requirements name, when they name one.
   public var detector: (any FaceDetector)?
+  /// True when the step is made again because the image entering it changed (a step before it
+  /// was edited, removed or moved), its parameters as they were.
+  public var imageChanged = false
 
   public init(size: ImageSize, image: Image? = nil, detector: (any FaceDetector)? = nil) {
     (self.size, self.image, self.detector) = (size, image, detector)

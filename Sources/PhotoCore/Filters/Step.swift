@@ -6,7 +6,7 @@ public struct StepRequest: Sendable, Equatable {
   /// The filter's name.
   public var filter: String { box.filter.name }
   /// What the filter needs when the request becomes a step.
-  public var requirements: FilterRequirements { box.filter.requirements }
+  public var requirements: FilterRequirements { box.requirements }
   /// True when the filter renders any band of rows on its own (`RowFilter`), so the request
   /// needs only the image's size.
   public var isRowFilter: Bool { box.filter is any RowFilter.Type && requirements.isEmpty }
@@ -55,6 +55,7 @@ extension ParameterValue {
     case .integers(let vs): return .array(vs.map { .number(Double($0)) })
     case .boxes(let bs):
       return .array(bs.map { .array([length($0.x), length($0.y), length($0.width), length($0.height)]) })
+    case .digest(let d): return .string(d)
     }
   }
 }
@@ -111,6 +112,18 @@ public struct Step: Sendable, Equatable {
     try box.revised(with: values, in: context)
   }
 
+  /// What the filter needs to make the step again for another image entering it.
+  public var requirements: FilterRequirements { box.requirements }
+
+  /// The step made again, its parameters as they are, because the image entering it changed (a
+  /// step before it was edited, removed or moved): faceblur finds its faces again. The caller
+  /// passes what `requirements` names.
+  public func rederived(in context: ResolveContext) throws(FilterError) -> (step: Step, notes: [RevisionNote]) {
+    var changed = context
+    changed.imageChanged = true
+    return try box.revised(with: [:], in: changed)
+  }
+
   /// The typed parameters and derived state, when the step is of filter `type`.
   public func typed<F: Filter>(_ type: F.Type) -> (parameters: F.Parameters, derived: F.Derived)? {
     guard let typed = box as? TypedStep<F> else { return nil }
@@ -132,6 +145,7 @@ public struct Step: Sendable, Equatable {
 
 protocol RequestBox: Sendable {
   var filter: any Filter.Type { get }
+  var requirements: FilterRequirements { get }
   var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
   func resolve(in context: ResolveContext) throws(FilterError) -> Step
   func isEqual(to other: any RequestBox) -> Bool
@@ -140,6 +154,7 @@ protocol RequestBox: Sendable {
 struct TypedRequest<F: Filter>: RequestBox {
   var parameters: F.Parameters
   var filter: any Filter.Type { F.self }
+  var requirements: FilterRequirements { F.requirements(for: parameters) }
   var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { parameters.values }
 
   func resolve(in context: ResolveContext) throws(FilterError) -> Step {
@@ -156,6 +171,7 @@ struct TypedRequest<F: Filter>: RequestBox {
 
 protocol StepBox: Sendable {
   var filter: any Filter.Type { get }
+  var requirements: FilterRequirements { get }
   var stored: JSONValue { get }
   var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
   var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
@@ -173,6 +189,7 @@ struct TypedStep<F: Filter>: StepBox {
   var derived: F.Derived
 
   var filter: any Filter.Type { F.self }
+  var requirements: FilterRequirements { F.requirements(for: parameters) }
   var stored: JSONValue {
     var object: [String: JSONValue] = [
       "filter": .string(F.name), "version": .number(Double(F.version)),

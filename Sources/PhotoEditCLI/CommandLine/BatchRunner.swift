@@ -14,6 +14,10 @@ struct FileResult: Sendable {
   var warnings: [String] = []
   /// Print the file's name on every line, not only the first (`check --repair`).
   var everyLineNamed = false
+  /// True when the file was already as asked (an export whose output is this render, a render
+  /// that is current): nothing was written. Counted apart in the summary; `"current": true` in
+  /// JSON.
+  var current = false
 
   init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
     (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
@@ -21,17 +25,21 @@ struct FileResult: Sendable {
 }
 
 /// Runs one command's work over many files: in parallel, in input order on output, with a
-/// progress bar, `--json` lines, one error line per failed file, and DESIGN.md's exit statuses.
+/// progress bar, `--json` lines, one error line per failed file, a summary, and DESIGN.md's exit
+/// statuses. With `--shard K/N`, only the photos of that part are worked on; the others print
+/// nothing.
 struct BatchRunner {
   var arguments: ParsedArguments
   var console: Console
 
   /// Expands the operands, runs `work` on each file, prints, and returns the exit status.
-  /// `check` sees the whole list first and may refuse it before any file is touched.
+  /// `check` sees the whole list first (every shard's photos, so that all N tasks refuse the same
+  /// list) and may refuse it before any file is touched.
   func run(
     check: ([PhotoFolder.Entry]) throws(UsageError) -> Void = { _ in },
     _ work: @escaping @Sendable (String) throws -> FileResult
   ) throws(UsageError) -> Int32 {
+    _ = try Shard(arguments)
     let entries = FileList.expand(
       arguments.operands, recursive: arguments.flag("recursive"),
       nulSeparated: arguments.flag("null"), console: console)
@@ -43,16 +51,31 @@ struct BatchRunner {
     }
     try check(entries)
     let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
-    return run(entries: entries, jobs: jobs, work)
+    return try run(entries: entries, jobs: jobs, work)
   }
 
-  func run(entries: [PhotoFolder.Entry], jobs: Int, _ work: @escaping @Sendable (String) throws -> FileResult)
-    -> Int32
+  /// Runs `work` on the entries (those of `--shard`'s part only), prints, and returns the exit
+  /// status: with one file given, that file's; else 0 when all succeeded and 1 when any failed.
+  func run(
+    entries given: [PhotoFolder.Entry], jobs: Int, _ work: @escaping @Sendable (String) throws -> FileResult
+  )
+    throws(UsageError) -> Int32
   {
+    let shard = try Shard(arguments)
+    let quiet = arguments.flag("quiet")
+    let entries = shard.map { part in given.filter(part.contains) } ?? given
+    if entries.isEmpty {
+      if !quiet, let shard {
+        console.printError(
+          "photoedit: nothing to do: shard \(shard.description) holds none of the \(Self.count(given.count, "file"))"
+        )
+      }
+      return ExitStatus.success
+    }
     let json = arguments.flag("json")
     let progress = Progress(
       total: entries.count, console: console,
-      enabled: console.errorIsTerminal && !arguments.flag("quiet") && entries.count > 1)
+      enabled: console.errorIsTerminal && !quiet && entries.count > 1)
     let printer = OrderedPrinter(count: entries.count) { index, outcome in
       progress.clear()
       self.report(entries[index].path, outcome, json: json)
@@ -74,16 +97,37 @@ struct BatchRunner {
       }
     }
     progress.finish()
-    let failures = printer.failures
-    if entries.count == 1 { return printer.firstStatus }
-    if failures > 0 {
-      if !arguments.flag("quiet") {
-        console.printError("photoedit: \(failures) of \(entries.count) files failed")
-      }
-      return ExitStatus.someFailed
+    let tally = printer.tally
+    if !quiet && (given.count > 1 || shard != nil) {
+      console.printError(summary(tally, of: given.count, shard: shard))
     }
-    return ExitStatus.success
+    if given.count == 1 { return printer.firstStatus }
+    return tally.failed > 0 ? ExitStatus.someFailed : ExitStatus.success
   }
+
+  /// How a run's files ended.
+  struct Tally: Sendable {
+    /// Worked on (or, in a dry run, would be).
+    var done = 0
+    /// Already as asked: nothing to write.
+    var current = 0
+    var failed = 0
+    var total: Int { done + current + failed }
+  }
+
+  /// `photoedit: shard 2/4: 251 of 1000 files: 240 done, 9 current, 2 failed`.
+  func summary(_ tally: Tally, of given: Int, shard: Shard?) -> String {
+    var line = "photoedit: "
+    if let shard {
+      line += "shard \(shard.description): \(tally.total) of \(Self.count(given, "file"))"
+    } else {
+      line += Self.count(given, "file")
+    }
+    let done = arguments.flag("dry-run") ? "to do" : "done"
+    return line + ": \(tally.done) \(done), \(tally.current) current, \(tally.failed) failed"
+  }
+
+  static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
   struct Outcome: Sendable {
     var status: Int32
@@ -140,7 +184,11 @@ struct BatchRunner {
       var fields = outcome.result?.fields ?? [:]
       fields["file"] = .string(file)
       fields["status"] = .string(outcome.error == nil ? "ok" : "error")
-      if let error = outcome.error { fields["error"] = .string(error) }
+      if let error = outcome.error {
+        fields["error"] = .string(error)
+        fields["exit"] = .number(Double(outcome.status))
+      }
+      if outcome.result?.current == true { fields["current"] = .bool(true) }
       if let earlier = outcome.duplicateOf { fields["duplicateOf"] = .string(earlier) }
       fields["seconds"] = .number((outcome.seconds * 1000).rounded() / 1000)
       console.print(JSONLine.encode(fields))
@@ -158,7 +206,7 @@ final class OrderedPrinter: Sendable {
   private struct State {
     var pending: [Int: BatchRunner.Outcome] = [:]
     var nextToPrint = 0
-    var failures = 0
+    var tally = BatchRunner.Tally()
     var firstStatus: Int32 = ExitStatus.success
   }
   private let state = Mutex(State())
@@ -171,7 +219,13 @@ final class OrderedPrinter: Sendable {
   func deliver(_ index: Int, _ outcome: BatchRunner.Outcome) {
     state.withLock { s in
       s.pending[index] = outcome
-      if outcome.error != nil { s.failures += 1 }
+      if outcome.error != nil {
+        s.tally.failed += 1
+      } else if outcome.result?.current == true {
+        s.tally.current += 1
+      } else {
+        s.tally.done += 1
+      }
       if index == 0 { s.firstStatus = outcome.status }
       while let ready = s.pending.removeValue(forKey: s.nextToPrint) {
         emit(s.nextToPrint, ready)
@@ -180,7 +234,7 @@ final class OrderedPrinter: Sendable {
     }
   }
 
-  var failures: Int { state.withLock { $0.failures } }
+  var tally: BatchRunner.Tally { state.withLock { $0.tally } }
   var firstStatus: Int32 { state.withLock { $0.firstStatus } }
 }
 

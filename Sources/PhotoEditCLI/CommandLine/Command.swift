@@ -42,6 +42,9 @@ enum CommonOptions {
   static let json = OptionSpec(
     long: "json", help: "one JSON line per file on standard output; nothing else there")
   static let quiet = OptionSpec(long: "quiet", short: "q", help: "no progress bar or summary")
+  static let shard = OptionSpec(
+    long: "shard", valueName: "K/N",
+    help: "only the K-th of N parts of the photos, chosen by a hash of each name (1 <= K <= N)")
   static let dryRun = OptionSpec(long: "dry-run", help: "say what would happen; change nothing")
   static let force = OptionSpec(
     long: "force", help: "replace a render changed by another program, or an existing output")
@@ -55,12 +58,22 @@ enum CommonOptions {
   static let cascade = OptionSpec(
     long: "cascade", valueName: "FILE",
     help: "the Haar cascade XML (default: $PHOTOEDIT_CASCADE, else OpenCV's frontal face cascade)")
+  static let model = OptionSpec(
+    long: "model", valueName: "FILE",
+    help:
+      "the CenterFace ONNX model (default: $PHOTOEDIT_CENTERFACE, else ~/.cache/photoedit/centerface.onnx, else PREFIX/share/photoedit)"
+  )
   static let quality = OptionSpec(
     long: "quality", valueName: "Q", help: "JPEG quality of the render, 1-100 (default 90)")
   static let subsampling = OptionSpec(
     long: "subsampling", valueName: "444|422|420",
     help: "JPEG chroma subsampling (default: the input's; 420 for PNG input)")
+  static let stripIdentifying = OptionSpec(
+    long: "strip-identifying",
+    help: "drop identifying metadata (GPS, serial numbers, names, XMP, comments), in later renders too")
+  static let keepIdentifying = OptionSpec(
+    long: "keep-identifying", help: "carry the original's metadata again (the default)")
 
   /// What every file-taking command accepts.
-  static let batch = [help, recursive, null, jobs, json, quiet]
+  static let batch = [help, recursive, null, jobs, json, quiet, shard]
 }

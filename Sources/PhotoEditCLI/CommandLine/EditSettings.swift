@@ -8,6 +8,8 @@ struct EditSettings: Sendable {
   var dryRun: Bool
   var quality: Int?
   var subsampling: ChromaSubsampling?
+  /// `--strip-identifying` or `--keep-identifying`; nil keeps the recipe's choice.
+  var metadata: MetadataPolicy?
   var maxPixels: Int?
   var timings: Bool
   var maxFileBytes: Int
@@ -15,9 +17,11 @@ struct EditSettings: Sendable {
 
   static let options = [
     CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize,
-    CommonOptions.timings, CommonOptions.cascade,
+    CommonOptions.timings, CommonOptions.cascade, CommonOptions.model,
   ]
-  static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling]
+  static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling] + metadataOptions
+  /// Of the commands that render (apply, edit, undo, redo, render).
+  static let metadataOptions = [CommonOptions.stripIdentifying, CommonOptions.keepIdentifying]
 
   init(_ args: ParsedArguments) throws(UsageError) {
     force = args.flag("force")
@@ -28,6 +32,13 @@ struct EditSettings: Sendable {
         throw UsageError("--subsampling must be 444, 422 or 420, not '\(text)'", command: args.command)
       }
       subsampling = s
+    }
+    switch (args.flag("strip-identifying"), args.flag("keep-identifying")) {
+    case (true, true):
+      throw UsageError("give --strip-identifying or --keep-identifying, not both", command: args.command)
+    case (true, false): metadata = .stripped
+    case (false, true): metadata = .kept
+    case (false, false): metadata = nil
     }
     maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
     timings = args.flag("timings")
@@ -40,11 +51,15 @@ struct EditSettings: Sendable {
     (try args.integer("max-file-size", in: 1...4096)).map { $0 << 20 } ?? FileLimits.defaultDataFileBytes
   }
 
-  /// The face detector's loader: `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else the default.
+  /// The face detectors' loader: the cascade `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else
+  /// the default; the CenterFace model `--model FILE`, else `$PHOTOEDIT_CENTERFACE`, else the
+  /// places `DetectorLoader.defaultModelSearch` lists.
   static func detectors(_ args: ParsedArguments) -> DetectorLoader {
-    let environment = FileSystem.environment("PHOTOEDIT_CASCADE").flatMap { $0.isEmpty ? nil : $0 }
+    func environment(_ name: String) -> String? { FileSystem.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
     let limit = (try? maxFileBytes(args)) ?? FileLimits.defaultDataFileBytes
-    return DetectorLoader(cascadePath: args.value("cascade") ?? environment, maxBytes: limit)
+    return DetectorLoader(
+      cascadePath: args.value("cascade") ?? environment("PHOTOEDIT_CASCADE"),
+      modelPath: args.value("model") ?? environment("PHOTOEDIT_CENTERFACE"), maxBytes: limit)
   }
 
   /// The store's settings for one file; stage times are printed with that file's name.
@@ -56,6 +71,7 @@ struct EditSettings: Sendable {
     s.dryRun = dryRun
     s.quality = quality
     s.subsampling = subsampling
+    s.metadata = metadata
     s.maxFileBytes = maxFileBytes
     if let maxPixels { s.maxPixels = maxPixels }
     return s

@@ -113,6 +113,7 @@ enum FilterWords {
           let l = part.split(separator: ":", omittingEmptySubsequences: false).compactMap(length)
           return l.count == 4 ? Box(x: l[0], y: l[1], width: l[2], height: l[3]) : nil
         })
+    case .digest: return .digest(text.lowercased())
     }
   }
 

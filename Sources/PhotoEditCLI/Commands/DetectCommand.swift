@@ -6,12 +6,24 @@ enum DetectCommand {
     name: "detect", summary: "Print the faces found in each photo, without editing it.",
     usage: "photoedit detect [options] FILE...",
     discussion: """
-      Boxes are in pixels of the upright photo (EXIF orientation applied), found at full size with
-      OpenCV's detectMultiScale rules, numbered in reading order (left to right): face #K is the one
-      faceblur's exclude=K leaves alone. An edited photo is searched in its original, not in its
-      render.
+      Boxes are in pixels of the upright photo (EXIF orientation applied), found at full size,
+      numbered in reading order (left to right): face #K is the one faceblur's exclude=K leaves
+      alone. An edited photo is searched in its original, not in its render.
+
+      --detector haar (the default) is OpenCV's frontal face cascade, with its detectMultiScale
+      rules and boxes; centerface is a small neural network that also finds turned, tilted and
+      profile faces (run 'make model' once to fetch it); haar+profile, centerface+haar and
+      centerface+haar+profile unite several, one box per face. The README compares them.
       """,
     options: CommonOptions.batch + [
+      OptionSpec(
+        long: "detector", valueName: "NAME",
+        help: "\(DetectorChoice.allCases.map(\.rawValue).joined(separator: "|")) (default haar)"),
+      OptionSpec(
+        long: "threshold", valueName: "T",
+        help:
+          "CenterFace: the score a face needs, \(ValueText.range(.number(DetectionOptions.thresholdRange))) (default 0.45)"
+      ),
       OptionSpec(
         long: "scale-factor", valueName: "F",
         help: "pyramid step, \(ValueText.range(.number(DetectionOptions.scaleFactorRange))) (default 1.1)"),
@@ -22,10 +34,19 @@ enum DetectCommand {
       ),
       OptionSpec(long: "min-face", valueName: "PX", help: "smallest face side in pixels (default: none)"),
       OptionSpec(long: "max-face", valueName: "PX", help: "largest face side in pixels (default: none)"),
-      CommonOptions.cascade, CommonOptions.maxPixels, CommonOptions.maxFileSize, CommonOptions.timings,
+      CommonOptions.cascade, CommonOptions.model, CommonOptions.maxPixels, CommonOptions.maxFileSize, CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in
       var options = DetectionOptions()
+      if let name = args.value("detector") {
+        guard let choice = DetectorChoice(rawValue: name) else {
+          throw UsageError(
+            "--detector must be one of \(DetectorChoice.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'",
+            command: "detect")
+        }
+        options.detector = choice
+      }
+      options.threshold = try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
       options.scaleFactor =
         try args.decimal("scale-factor", in: DetectionOptions.scaleFactorRange) ?? options.scaleFactor
       options.minNeighbors =

@@ -21,7 +21,7 @@ enum StatusCommand {
       }
       if entries.isEmpty { return ExitStatus.success }
       let jobs = try args.integer("jobs", in: 1...256) ?? 1
-      return BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
+      return try BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
         FileResult(status: try EditStore().status(path))
       }
     })

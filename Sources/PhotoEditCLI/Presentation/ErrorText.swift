@@ -37,6 +37,8 @@ enum ErrorText {
       EditStore.isStoreFile(path)
         ? "'\(path)' is not a regular file (a link, pipe or device where photoedit's own file belongs); remove it"
         : "not a regular file (a device, pipe or socket)"
+    case .originalNotRegular(let original):
+      "its original '\(original)' is not a regular file (a device, pipe, socket or link), so it is never read; put the original back there as a file"
     case .fileTooLarge(let path, let size, let limit, let data):
       "'\(path)' is \(size) bytes, more than the limit of \(limit)"
         + (data ? " (raise it with --max-file-size MB)" : " for a photo file")
@@ -215,13 +217,21 @@ enum ErrorText {
       return "cannot read face cascade \(path) (\(e.reason)): \(hint(isDefault))"
     case .cascadeInvalid(let path, let e, let isDefault):
       return "face cascade \(path) is not usable: \(e); \(hint(isDefault))"
+    case .modelMissing(let searched, let named):
+      return named
+        ? "CenterFace model \(searched.first ?? "") not found; name the model file with --model FILE or PHOTOEDIT_CENTERFACE"
+        : "CenterFace model not found (looked in \(searched.joined(separator: ", "))): run 'make model' in photoedit's source folder, or name the file with --model FILE or PHOTOEDIT_CENTERFACE"
+    case .modelUnreadable(let path, let e):
+      return "cannot read CenterFace model \(path) (\(e.reason)); name another with --model FILE or PHOTOEDIT_CENTERFACE"
+    case .modelInvalid(let path, let why):
+      return "\(path) is not CenterFace's model: \(why); 'make model' fetches the right one"
     }
   }
 
   static func message(_ error: DetectionError) -> String {
     switch error {
     case .tooManyCandidates(let limit):
-      "the face cascade accepted more than \(limit) windows of this photo, which no real face cascade does; stopped"
+      "the cascade accepts more than \(limit) windows in this image, nearly all it sees: it is not a usable detector"
     }
   }
 
@@ -299,7 +309,9 @@ extension ExitStatus {
     switch error {
     case .sidecarUnusable(let e, _): of(e)
     case .missing, .cannotRead, .originalMissing, .outputOriginalMissing, .isFolder, .nameHoldsNUL: noInput
-    case .detector(.cascadeMissing), .detector(.cascadeUnreadable): noInput
+    case .detector(.cascadeMissing), .detector(.cascadeUnreadable), .detector(.modelMissing),
+      .detector(.modelUnreadable):
+      noInput
     case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite, .outputIsFolder,
       .cannotCreateFolder:
       cannotCreate

@@ -15,7 +15,7 @@ extension FileResult {
     if o.dryRun { fields["dryRun"] = .bool(true) }
     lines = Self.lines(o.recovery)
     if o.current {
-      fields["current"] = .bool(true)
+      current = true
       lines.append(
         "\(o.output ?? "the output") is current (\(Self.count(o.stepCount, "operation"))); nothing to do")
       return
@@ -29,7 +29,7 @@ extension FileResult {
       let found = hidden.reduce(0) { $0 + $1.all }
       fields["faces"] = .number(Double(faces))
       if found == 0 {
-        line += ": no face found; the photo's pixels are as they were"
+        line += o.added.count == 1 ? ": no face found; the photo's pixels are as they were" : ": no face found"
       } else {
         line +=
           ": \(Self.count(faces, "face")) hidden" + (faces < found ? " (\(found - faces) excluded)" : "")
@@ -71,6 +71,21 @@ extension FileResult {
       "\(o.dryRun ? "would make the \(Self.describe(o.change))" : Self.describePast(o.change)) (\(Self.count(o.stepCount, "operation")))"
     )
     warnings += o.notes.map(Self.describe)
+    // Later steps made again: faceblur looked for its faces in the image it now receives.
+    var refreshed: [JSONValue] = []
+    for r in o.change.refreshed {
+      let faces = Self.facesHidden(r.after)
+      let notes = o.refreshed.first { $0.step == r.step }?.notes ?? []
+      var entry: [String: JSONValue] = ["step": .number(Double(r.step)), "filter": .string(r.after.filter)]
+      if let faces { entry["faces"] = .number(Double(faces.hidden)) }
+      if !notes.isEmpty { entry["notes"] = .array(notes.map { .string(Self.describe($0)) }) }
+      refreshed.append(.object(entry))
+      lines.append(
+        "step \(r.step) (\(r.after.filter)) made again for the image it now receives"
+          + (faces.map { ": \(Self.count($0.hidden, "face")) hidden" } ?? ""))
+      warnings += notes.map { "step \(r.step) (\(r.after.filter)): \(Self.describe($0))" }
+    }
+    if !refreshed.isEmpty { fields["refreshed"] = .array(refreshed) }
     if o.stepCount == 0 { lines.append("no step left: the photo is its original") }
   }
 
@@ -81,6 +96,9 @@ extension FileResult {
     case .edit(let n, _, let after): "edit of step \(n) (\(after.filter))"
     case .remove(let n, let removed): "removal of step \(n) (\(removed.filter))"
     case .move(let from, let to): "move of step \(from) to \(to)"
+    case .refreshing(let base, let refreshed):
+      describe(base) + " (with step\(refreshed.count == 1 ? "" : "s") "
+        + refreshed.map { "\($0.step)" }.joined(separator: ", ") + " made again)"
     }
   }
 
@@ -90,6 +108,7 @@ extension FileResult {
     case .edit(let n, _, let after): "changed step \(n) (\(after.filter))"
     case .remove(let n, let removed): "removed step \(n) (\(removed.filter))"
     case .move(let from, let to): "moved step \(from) to \(to)"
+    case .refreshing(let base, _): describePast(base)
     }
   }
 
@@ -98,6 +117,10 @@ extension FileResult {
     case .exclusionDropped(let face):
       "exclude=\(face) matches no face found again, so it was dropped: every face found is hidden"
     case .exclusionMoved(let from, let to): "exclude=\(from) is face \(to) among the faces found again"
+    case .facesFoundAgain(let count):
+      "the image entering it changed, so its faces were found again: \(Self.count(count, "face"))"
+    case .addedFacesKept(let count):
+      "its \(Self.count(count, "added face")) kept their places as fractions of the changed image: check they still cover the faces meant (edit --set add=...)"
     }
   }
 
@@ -111,6 +134,10 @@ extension FileResult {
       .object(["change": .string("remove"), "step": .number(Double(n)), "filter": .string(removed.filter)])
     case .move(let from, let to):
       .object(["change": .string("move"), "from": .number(Double(from)), "to": .number(Double(to))])
+    case .refreshing(let base, let refreshed):
+      .object(
+        (json(base).object ?? [:]).merging(
+          ["refreshed": .array(refreshed.map { .number(Double($0.step)) })], uniquingKeysWith: { $1 }))
     }
   }
 
@@ -119,6 +146,7 @@ extension FileResult {
     lines = Self.lines(o.recovery)
     guard o.reverted, let sha = o.originalSHA256 else {
       fields = ["reverted": .bool(false)]
+      current = true
       lines.append("unedited; nothing to revert")
       return
     }
@@ -153,6 +181,7 @@ extension FileResult {
   init(_ o: RenderOutcome) {
     self.init(warnings: o.warnings)
     fields = ["render": .string(o.renderSHA256), "changed": .bool(o.changed)]
+    current = !o.changed
     lines = Self.lines(o.recovery)
     lines.append(
       o.changed
@@ -167,6 +196,11 @@ extension FileResult {
       "render": .string(o.renderSHA256),
     ]
     lines = Self.lines(o.recovery)
+    current = o.current
+    if o.current {
+      lines.append("\(o.output) is current (\(o.width)x\(o.height)); nothing to do")
+      return
+    }
     lines.append("\(o.dryRun ? "would export" : "exported") \(o.output) (\(o.width)x\(o.height))")
   }
 
@@ -214,6 +248,9 @@ extension FileResult {
         + (reason.map { " (\($0))" } ?? ""),
       "original: \(original.path), \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation), sha256 \(original.sha256.prefix(12))",
       "render: \(render.format.rawValue), quality \(render.quality)\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.prefix(12)), \(current ? "current" : "not current")",
+      render.metadata == .stripped
+        ? "metadata: identifying metadata stripped (GPS, serial numbers, names, XMP, IPTC places, comments)"
+        : "metadata: the original's, kept (--strip-identifying removes what identifies)",
     ]
     for (i, step) in data.steps.enumerated() { lines += Self.describe(step, number: i + 1) }
     for change in data.undone.reversed() { lines.append("undone: \(Self.describe(change))") }
@@ -263,23 +300,32 @@ extension FileResult {
     self.init(warnings: o.warnings)
     fields["width"] = .number(Double(o.width))
     fields["height"] = .number(Double(o.height))
+    fields["detector"] = .string(o.detector)
     fields["faces"] = .array(
       o.faces.map { f in
-        .object([
+        var face: [String: JSONValue] = [
           "x": .number(f.x), "y": .number(f.y), "width": .number(f.width), "height": .number(f.height),
-        ])
+        ]
+        if let score = f.score { face["score"] = .number(score) }
+        if !f.landmarks.isEmpty {
+          face["landmarks"] = .array(f.landmarks.map { .array([.number($0.x), .number($0.y)]) })
+        }
+        return .object(face)
       })
     if let original = o.searchedOriginal { fields["searched"] = .string(original) }
-    lines = ["\(Self.count(o.faces.count, "face")) (\(o.width)x\(o.height))"]
+    lines = ["\(Self.count(o.faces.count, "face")) (\(o.width)x\(o.height), \(o.detector))"]
     if let original = o.searchedOriginal { lines[0] += ", searched in its original \(original)" }
     for (i, f) in o.faces.enumerated() {
       lines.append(
-        "  #\(i)  x=\(ValueText.number(f.x)) y=\(ValueText.number(f.y)) width=\(ValueText.number(f.width)) height=\(ValueText.number(f.height))"
-      )
+        "  #\(i)  x=\(Self.tenth(f.x)) y=\(Self.tenth(f.y)) width=\(Self.tenth(f.width)) height=\(Self.tenth(f.height))"
+          + (f.score.map { " score=\(ValueText.number(($0 * 1000).rounded() / 1000))" } ?? ""))
     }
   }
 
   // MARK: Pieces
+
+  /// A pixel coordinate to a tenth (`56.3`; whole numbers as `56`), for text: JSON has them all.
+  static func tenth(_ v: Double) -> String { ValueText.number((v * 10).rounded() / 10) }
 
   /// A time as `2026-12-01 09:48:51 UTC`.
   static func date(_ seconds: Int) -> String {
@@ -309,6 +355,7 @@ extension FileResult {
       "quality": .number(Double(r.quality)),
     ]
     if let s = r.subsampling { o["subsampling"] = .string(s.rawValue) }
+    o["metadata"] = .string(r.metadata.rawValue)
     return .object(o)
   }
 
@@ -330,6 +377,8 @@ extension FileResult {
     for (name, value, _) in step.derivedValues {
       if case .boxes(let boxes) = value {
         text += " [\(name): \(boxes.count)]"
+      } else if case .digest(let d) = value {
+        text += " [\(name) \(d.prefix(12))]"
       } else {
         text += " [\(name)=\(ValueText.value(value))]"
       }

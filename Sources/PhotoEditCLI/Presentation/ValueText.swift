@@ -36,6 +36,7 @@ enum ValueText {
     case .color(let c): c.hex
     case .integers(let vs): vs.map(String.init).joined(separator: "/")
     case .boxes(let bs): bs.map(box).joined(separator: "/")
+    case .digest(let d): d
     }
   }
 
@@ -53,6 +54,7 @@ enum ValueText {
     case .color, .opaqueColor: "color"
     case .integers: "integers"
     case .boxes: "boxes"
+    case .digest: "sha256"
     }
   }
 
@@ -72,6 +74,7 @@ enum ValueText {
     case .opaqueColor: "#RRGGBB (opaque)"
     case .integers(let r): "N/N/... with each N in \(r.lowerBound)...\(r.upperBound)"
     case .boxes: "X:Y:W:H/..., pixels or %"
+    case .digest: "64 hexadecimal digits"
     }
   }
 
@@ -90,6 +93,7 @@ enum ValueText {
     case .opaqueColor: "an opaque colour #RRGGBB"
     case .integers: "whole numbers N/N/..."
     case .boxes: "boxes X:Y:W:H/..."
+    case .digest: "a SHA-256 in hexadecimal"
     }
   }
 

@@ -3,7 +3,9 @@
 // metadata through the segment writer), EXIF, XMP, Photoshop resources, a PNG chunk walk with
 // iTXt/iCCP inflation (CRCs set right), iCCP and iTXt payloads, and the band joiner. Besides
 // not crashing, the documented size rules are checked: XMP keeps its length, the others never
-// grow. Built by `make fuzz` only (see Tests/Fuzz/run.sh).
+// grow. The identifying-metadata strippers run on the EXIF, Photoshop and JPEG inputs: their
+// output is stable (stripping it again changes nothing), bounded, and an EXIF keeps only the
+// listed tags, orientation 1 and no IFD1. Built by `make fuzz` only (see Tests/Fuzz/fuzz.py).
 import FuzzSupport
 
 @testable import Codecs
@@ -35,16 +37,33 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let profile = metadata.icc.flatMap { $0.isEmpty || ($0.count + 65518) / 65519 > 255 ? nil : $0 }
     precondition(again.icc == profile, "ICC round trip")
     precondition(again.comments == metadata.comments.filter { !$0.isEmpty }, "comments round trip")
+    // Stripped, as a render writes it: no XMP, no comment, and what is left reads back.
+    let stripped = ImageCodec.renderable(metadata, policy: .stripped)
+    precondition(stripped.xmp == nil && stripped.comments.isEmpty, "XMP or comments kept")
+    precondition(stripped == metadata.removingIdentifying(), "renderable strips otherwise")
+    precondition(stripped.removingIdentifying() == stripped, "stripping not stable")
+    let strippedHeader = try! JPEGMarkers.parseHeader(
+      [0xFF, 0xD8] + JPEGMarkers.segments(for: stripped) + frame + scan, metadata: true)
+    precondition(
+      strippedHeader.exif == fits(stripped.exif, JPEGMarkers.exifSignature), "stripped EXIF round trip")
+    precondition(strippedHeader.xmp == nil && strippedHeader.comments.isEmpty, "stripped XMP or comments")
   case 1:
     _ = EXIF.orientation(in: bytes)
     if let clean = EXIF.sanitized(bytes) {
       precondition(clean.count <= bytes.count, "EXIF grew")
       precondition((EXIF.orientation(in: clean) ?? 1) == 1, "orientation not 1")
     }
+    if let stripped = EXIF.withoutIdentifying(bytes) { checkStripped(stripped, from: bytes) }
   case 2:
     precondition(XMP.withOrientationOne(bytes).count == bytes.count, "XMP changed length")
   case 3:
     precondition(PhotoshopResources.removingThumbnails(bytes).count <= bytes.count, "resources grew")
+    let stripped = PhotoshopResources.withoutIdentifying(bytes)
+    precondition(stripped.count <= bytes.count, "stripped resources grew")
+    precondition(PhotoshopResources.withoutIdentifying(stripped) == stripped, "resources not stable")
+    let iptc = IPTC.withoutIdentifying(bytes)
+    precondition(
+      iptc.count <= bytes.count && IPTC.withoutIdentifying(iptc) == iptc, "IPTC grew or not stable")
   case 4:
     let png = (PNGCodec.signature + bytes).withCorrectPNGCRCs()
     if let s = try? PNGCodec.walk(png, full: true) {
@@ -63,4 +82,33 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = JPEGBands.join(bands, height: 16, restartInterval: 4)
   }
   return 0
+}
+
+/// What `EXIF.withoutIdentifying` promises of its result: stable, bounded, already sanitized,
+/// orientation 1, and in each IFD only the listed tags (and the pointers between them).
+func checkStripped(_ stripped: [UInt8], from input: [UInt8]) {
+  precondition(stripped.count <= input.count + 256, "stripped EXIF grew")
+  precondition(EXIF.withoutIdentifying(stripped) == stripped, "stripped EXIF not stable")
+  precondition(EXIF.sanitized(stripped) == stripped, "stripped EXIF has a thumbnail or a tail")
+  precondition((EXIF.orientation(in: stripped) ?? 1) == 1, "stripped orientation not 1")
+  let r = EXIF.Reader(stripped)!
+  func tags(_ offset: Int?) -> [(tag: Int, type: Int, count: Int, entry: Int)] {
+    offset.flatMap { r.entries(at: $0) } ?? []
+  }
+  let ifd0 = tags(r.ifd0)
+  precondition(r.u32(r.ifd0! + 2 + ifd0.count * 12) == 0, "stripped EXIF links an IFD1")
+  let pointer = { (entries: [(tag: Int, type: Int, count: Int, entry: Int)], tag: Int) -> Int? in
+    entries.first { $0.tag == tag }.flatMap { r.u32($0.entry + 8) }
+  }
+  let exif = tags(pointer(ifd0, EXIF.exifPointer))
+  let interop = tags(pointer(exif, EXIF.interopPointer))
+  for e in ifd0 {
+    precondition(
+      EXIF.keptInIFD0[e.tag] != nil || e.tag == EXIF.orientationTag || e.tag == EXIF.exifPointer,
+      "IFD0 tag \(e.tag) kept")
+  }
+  for e in exif {
+    precondition(EXIF.keptInExif[e.tag] != nil || e.tag == EXIF.interopPointer, "Exif tag \(e.tag) kept")
+  }
+  for e in interop { precondition(EXIF.keptInInterop[e.tag] != nil, "Interop tag \(e.tag) kept") }
 }

@@ -26,6 +26,8 @@ public enum ParameterKind: Sendable, Hashable {
   /// A list of rectangles: positions within -1...2 of the image and sizes within 0...2 when stored
   /// as fractions; in pixels, finite with sizes > 0.
   case boxes
+  /// A SHA-256: 64 lowercase hexadecimal digits (the file a detector searched with).
+  case digest
 }
 
 /// One parameter's value, typed, as a request or a stored step holds it.
@@ -41,6 +43,7 @@ public enum ParameterValue: Sendable, Hashable {
   case color(RGBA)
   case integers([Int])
   case boxes([Box])
+  case digest(String)
 }
 
 extension ParameterKind {
@@ -87,6 +90,8 @@ extension ParameterKind {
     case (.opaqueColor, .color(let c)): return c.a == 255
     case (.integers(let r), .integers(let vs)): return vs.allSatisfy(r.contains)
     case (.boxes, .boxes(let bs)): return bs.allSatisfy(allowed)
+    case (.digest, .digest(let d)):
+      return d.utf8.count == 64 && d.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     default: return false
     }
   }
@@ -147,6 +152,7 @@ extension ParameterKind {
             "x": fraction(b.x), "y": fraction(b.y), "width": fraction(b.width), "height": fraction(b.height),
           ])
         })
+    case .digest(let d): return .string(d)
     }
   }
 
@@ -210,6 +216,7 @@ extension ParameterKind {
         out.append(Box(fractionX: x, y: y, width: w, height: h))
       }
       return .boxes(out)
+    case .digest: return json.string.map(ParameterValue.digest)
     }
   }
 }

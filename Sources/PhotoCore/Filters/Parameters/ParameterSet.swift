@@ -210,6 +210,13 @@ extension ParameterField where P: ParameterSet {
     }
   }
 
+  /// A SHA-256 in hexadecimal; nil is unset. Never carried to another photo.
+  public static func digest(_ name: String, _ keyPath: WritableKeyPath<P, String?>, help: String) -> Self {
+    Self(name, .digest, keyPath, help: help, portable: false, wrap: { .digest($0) }) {
+      if case .digest(let v) = $0 { v } else { nil }
+    }
+  }
+
   /// A list of rectangles; empty is unset, unless the field is `required` (then the stored form
   /// always holds it, empty or not).
   public static func boxes(

@@ -1,0 +1,91 @@
+import PhotoCore
+
+/// CenterFace as photoedit's face detector: a pyramid of searches, so that every face size from
+/// the smallest the network sees at full size to the whole photo has a scale where the network
+/// sees it well.
+///
+/// The network finds faces from about 20 to about 2 × `tileMargin` (256) pixels of its input
+/// well; larger ones with less context (docs/centerface.md: at full size it misses five large
+/// faces of the upscaled set that half size finds). So the search runs at full size, then at
+/// 1/4, 1/16, ... while the faces the previous scale sees well are smaller than the photo's
+/// short side (a 24 MP photo: 1, 1/4 and 1/16, about 1.07 times the work of full size alone),
+/// and merges the scales' faces by non-maximum suppression (IoU 0.3, best score first), as
+/// CenterFace merges its own candidates.
+///
+/// `minSize` (faceblur's `minFace`) is an explicit choice of a coarser first scale: a face of
+/// at least `minSize` pixels is still 40 pixels or more of the network's input at the first
+/// scale, twice the smallest it finds. `minSize` and `maxSize` also drop faces outside them.
+public struct CenterFaceDetector: FaceDetector {
+  public let model: CenterFaceModel
+  public let identity: DetectorIdentity
+  /// Tiling, overlap and threshold defaults; `threshold` and `inputScale` are set per search.
+  public var base = CenterFaceOptions()
+
+  /// The smallest face, in pixels of the network's input, that the first scale must still show a
+  /// face of `minSize` at.
+  public static let smallestInput = 40.0
+  /// How much smaller each coarser scale is (side ratio).
+  public static let scaleStep = 4.0
+
+  /// - Parameter checksum: the model file's SHA-256, for the identity.
+  public init(model: CenterFaceModel, checksum: String) {
+    self.model = model
+    identity = DetectorIdentity(name: "centerface", version: 1, model: checksum)
+  }
+
+  /// The input scales searched for an image of `width` × `height` with these options, finest
+  /// first.
+  public func scales(width: Int, height: Int, options: DetectionOptions) -> [Double] {
+    var scale = 1.0
+    if let minSize = options.minSize {
+      while scale / Self.scaleStep * Double(minSize) >= Self.smallestInput { scale /= Self.scaleStep }
+    }
+    var out = [scale]
+    let wellSeen = 2.0 * Double(base.tileMargin)
+    let largest = Double(min(options.maxSize ?? Int.max, min(width, height)))
+    // Each coarser scale sees faces up to `wellSeen / scale` pixels of the photo well.
+    while wellSeen / out.last! < largest, out.last! / Self.scaleStep * Double(max(width, height)) >= 32 {
+      out.append(out.last! / Self.scaleStep)
+    }
+    return out
+  }
+
+  public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+    var found: [CenterFaceDetection] = []
+    for scale in scales(width: image.width, height: image.height, options: options) {
+      var o = base
+      o.threshold = Float(options.threshold)
+      o.inputScale = scale
+      found += model.faces(in: image, options: o)
+    }
+    let kept = Self.suppress(found, iou: Double(base.nmsIoU))
+    let lo = Double(options.minSize ?? 0)
+    let hi = Double(options.maxSize ?? Int.max)
+    return kept.filter { max($0.width, $0.height) >= lo && max($0.width, $0.height) <= hi }.map { d in
+      Face(
+        x: d.x, y: d.y, width: d.width, height: d.height, score: Double(d.score),
+        landmarks: d.landmarks.map { FacePoint(x: $0.x, y: $0.y) })
+    }.inReadingOrder
+  }
+
+  /// Greedy non-maximum suppression across scales: by descending score (ties by position), a
+  /// face overlapping a kept one by `iou` or more is dropped.
+  static func suppress(_ faces: [CenterFaceDetection], iou: Double) -> [CenterFaceDetection] {
+    let order = faces.indices.sorted {
+      let (a, b) = (faces[$0], faces[$1])
+      return (a.score, -a.y, -a.x, -a.width) > (b.score, -b.y, -b.x, -b.width)
+    }
+    var kept: [CenterFaceDetection] = []
+    for i in order {
+      let f = faces[i]
+      let overlaps = kept.contains { k in
+        let w = min(f.x + f.width, k.x + k.width) - max(f.x, k.x)
+        let h = min(f.y + f.height, k.y + k.height) - max(f.y, k.y)
+        guard w > 0, h > 0 else { return false }
+        return w * h / (f.width * f.height + k.width * k.height - w * h) >= iou
+      }
+      if !overlaps { kept.append(f) }
+    }
+    return kept
+  }
+}

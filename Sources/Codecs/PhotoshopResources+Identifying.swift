@@ -1,0 +1,110 @@
+/// Photoshop's resource block (JPEG APP13) and its IPTC-IIM records without what identifies a
+/// person, a device or a place (`--strip-identifying`).
+///
+/// Both are rebuilt from a list of what is kept: APP13 resources hold copies of the EXIF
+/// (0x0422, 0x0423) and of the XMP (0x0424), URLs, path and slice names, plug-ins' data; IIM
+/// records hold by-lines, places, contacts, captions and keywords. What is kept is a short list
+/// of codes, dates and versions.
+extension PhotoshopResources {
+  /// The IPTC-NAA resource (IIM records).
+  static let iptcID = 0x0404
+  /// ResolutionInfo: the print resolution, 16 bytes of fixed-point numbers and units.
+  static let resolutionInfoID = 0x03ED
+
+  /// The resource block with only its IPTC-NAA resource (its records filtered by
+  /// `IPTC.withoutIdentifying`, dropped when none is left) and its ResolutionInfo (when it has
+  /// its 16 bytes), each written as an `8BIM` resource without a name (a name is free text).
+  /// Walking stops at the first block that is not a well-formed resource, as
+  /// `removingThumbnails` does. The first resource of an ID counts.
+  ///
+  /// - Returns: the new block; empty when nothing is kept.
+  /// - Complexity: O(size).
+  static func withoutIdentifying(_ bytes: [UInt8]) -> [UInt8] {
+    var iptc: [UInt8]?
+    var resolution: [UInt8]?
+    var i = 0
+    let signatures: [[UInt8]] = ["8BIM".asciiBytes, "8B64".asciiBytes, "PHUT".asciiBytes]
+    while i + 12 <= bytes.count, signatures.contains(where: { bytes.hasBytes($0, at: i) }) {
+      let id = bytes.uint16BE(at: i + 4)
+      let nameLength = Int(bytes[i + 6])
+      var p = i + 7 + nameLength
+      if (1 + nameLength) % 2 == 1 { p += 1 }
+      guard p + 4 <= bytes.count else { break }
+      let size = bytes.uint32BE(at: p)
+      guard p + 4 + size <= bytes.count else { break }
+      let data = Array(bytes[(p + 4)..<(p + 4 + size)])
+      if id == iptcID, iptc == nil { iptc = IPTC.withoutIdentifying(data) }
+      if id == resolutionInfoID, resolution == nil, size == 16 { resolution = data }
+      i = min(bytes.count, p + 4 + size + size % 2)
+    }
+    var out: [UInt8] = []
+    func resource(_ id: Int, _ data: [UInt8]) {
+      out += "8BIM".asciiBytes
+      out.appendUInt16BE(id)
+      out += [0, 0]  // an empty Pascal name, padded to an even size
+      out.appendUInt32BE(data.count)
+      out += data
+      if data.count % 2 == 1 { out.append(0) }
+    }
+    if let resolution { resource(resolutionInfoID, resolution) }
+    if let iptc, !iptc.isEmpty { resource(iptcID, iptc) }
+    return out
+  }
+}
+
+/// IPTC-IIM records (the datasets of Photoshop's IPTC-NAA resource).
+enum IPTC {
+  /// The datasets kept, as (record, dataset): the envelope's record version (1:00) and coded
+  /// character set (1:90); the application record's version (2:00), edit urgency (2:10),
+  /// category (2:15, three letters), release and expiration dates (2:30, 2:37), the dates the
+  /// object was created and digitised (2:55, 2:62; dates are kept, the times 2:60 and 2:63 are
+  /// not: they carry a UTC offset), and its object cycle (2:75). Dropped among others: by-line
+  /// and its title (2:80, 2:85), city, sub-location, province, country (2:90-2:101), the
+  /// contact, credit, source and copyright notice (2:110-2:118), captions and their writer
+  /// (2:120, 2:122), object name, keywords and instructions (2:05, 2:25, 2:40), the original
+  /// transmission reference and the unique object name (2:103, 1:100), and records 3 to 9
+  /// (record 8 can hold a preview of the picture).
+  static let kept: Set<[UInt8]> = [
+    [1, 0], [1, 90], [2, 0], [2, 10], [2, 15], [2, 30], [2, 37], [2, 55], [2, 62], [2, 75],
+  ]
+  /// The datasets that say nothing on their own: records without any other are dropped.
+  static let structural: Set<[UInt8]> = [[1, 0], [1, 90], [2, 0]]
+
+  /// The datasets of `kept`, in their order, the first of each, in the standard form (marker
+  /// 0x1C, record, dataset, a 2-byte length). A dataset with an extended length (4 bytes or
+  /// more of length) is never one of them. Walking stops at the first byte that does not start
+  /// a dataset, or at a dataset that runs past the end.
+  ///
+  /// - Returns: the kept datasets; empty when only `structural` ones (or none) are left.
+  /// - Complexity: O(size).
+  static func withoutIdentifying(_ bytes: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    var seen: Set<[UInt8]> = []
+    var informative = false
+    var i = 0
+    while i + 5 <= bytes.count, bytes[i] == 0x1C {
+      let key = [bytes[i + 1], bytes[i + 2]]
+      var length = bytes.uint16BE(at: i + 3)
+      var start = i + 5
+      var extended = false
+      if length & 0x8000 != 0 {
+        // Extended dataset: the low 15 bits say how many bytes of length follow.
+        let lengthBytes = length & 0x7FFF
+        guard lengthBytes <= 4, start + lengthBytes <= bytes.count else { break }
+        length = bytes[start..<(start + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
+        start += lengthBytes
+        extended = true
+      }
+      guard start + length <= bytes.count else { break }
+      if !extended, kept.contains(key), !seen.contains(key) {
+        seen.insert(key)
+        if !structural.contains(key) { informative = true }
+        out += [0x1C, key[0], key[1]]
+        out.appendUInt16BE(length)
+        out += bytes[start..<(start + length)]
+      }
+      i = start + length
+    }
+    return informative ? out : []
+  }
+}

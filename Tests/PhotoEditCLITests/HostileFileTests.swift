@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+
+/// Files beside a photo written by an attacker: a planted journal, sidecar, lock or original never
+/// makes photoedit touch anything outside the photo's own store files, never hangs, and never
+/// leaves debris. Each finding is reproduced as it was reported, through the real binary.
+@Suite struct HostileFileTests {
+  /// A folder with an edited photo `shared/p.jpg` and a victim file outside it.
+  struct Scene {
+    let root: TemporaryFolder
+    var photo: String { root.path("shared/p.jpg") }
+    var victim: String { root.path("outside/victim.txt") }
+    let victimBytes = Data("precious".utf8)
+
+    init(edited: Bool = true) throws {
+      root = try TemporaryFolder()
+      for folder in ["shared", "outside"] {
+        try FileManager.default.createDirectory(atPath: root.path(folder), withIntermediateDirectories: false)
+      }
+      try victimBytes.write(to: URL(fileURLWithPath: root.path("outside/victim.txt")))
+      try root.copy("faces/hopper.jpg", as: "shared/p.jpg")
+      if edited { #expect(runCLI(["apply", "-f", "sepia", root.path("shared/p.jpg")]).status == 0) }
+    }
+
+    var victimIntact: Bool { FileManager.default.contents(atPath: victim) == victimBytes }
+    func names() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: root.path("shared"))) ?? []).sorted() }
+    func debris() -> [String] {
+      names().filter { $0.contains(".photoedit-tmp-") || $0.hasSuffix(".photoedit.lock") }
+    }
+  }
+
+  /// A journal naming files outside the folder (or the photo itself) is damage, never run.
+  @Test(arguments: [
+    #"{"steps": [{"remove": {"target": "../outside/victim.txt", "role": "sidecar"}}]}"#,
+    #"{"steps": [{"step": "remove", "role": "sidecar", "target": "../outside/victim.txt"}]}"#,
+    #"{"steps": [{"step": "replace", "temp": "../outside/victim.txt", "role": "render", "sha256": "\#(String(repeating: "a", count: 64))"}]}"#,
+    #"{"steps": [{"step": "remove", "role": "render"}]}"#,
+    #"{"steps": [{"step": "replace", "temp": "/etc/passwd", "role": "sidecar", "sha256": "\#(String(repeating: "b", count: 64))"}]}"#,
+  ])
+  func plantedJournalIsDamageAndNeverRun(journal: String) throws {
+    let scene = try Scene()
+    try Data(journal.utf8).write(to: URL(fileURLWithPath: scene.photo + ".photoedit.journal"))
+    let before = try Data(contentsOf: URL(fileURLWithPath: scene.photo))
+    for arguments in [["check", "--repair", scene.photo], ["apply", "-f", "vignette", scene.photo], ["apply", "-f", "vignette", "-r", scene.root.path("shared")]] {
+      let run = try launch(arguments, deadline: 60)
+      #expect(run.status != 0, "\(arguments)")
+      #expect(run.err.contains("journal") && run.err.contains("unreadable"), "\(arguments): \(run.err)")
+    }
+    #expect(scene.victimIntact)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: scene.photo)) == before)
+    #expect(FileManager.default.fileExists(atPath: scene.photo + ".original"))
+    #expect(try launch(["status", scene.photo]).out.contains("damaged"))
+  }
+
+  /// A sidecar pointing its original at a file elsewhere (with that file's checksum) is refused:
+  /// the original it names must be the photo's own `.original`, or an image.
+  @Test func sidecarPointingOutsideIsRefused() throws {
+    let scene = try Scene(edited: false)
+    let out = scene.root.path("shared/o.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", "-o", out, scene.photo]).status == 0)
+    let passwd = FileManager.default.contents(atPath: "/etc/passwd")!
+    let sidecarPath = out + ".photoedit.json"
+    var sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecarPath))) as! [String: Any]
+    var original = sidecar["original"] as! [String: Any]
+    original["path"] = "../../../../../../../../etc/passwd"
+    original["bytes"] = passwd.count
+    original["sha256"] = sha256(passwd)
+    sidecar["original"] = original
+    try JSONSerialization.data(withJSONObject: sidecar).write(to: URL(fileURLWithPath: sidecarPath))
+    let outBefore = try Data(contentsOf: URL(fileURLWithPath: out))
+    for arguments in [["revert", "--force", out], ["revert", out], ["undo", out], ["render", "--force", out]] {
+      let run = try launch(arguments, deadline: 60)
+      #expect(run.status == 65, "\(arguments): \(run.err)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == outBefore)
+    #expect(try launch(["status", out]).out.contains("damaged"))
+    // In place, the original must be the photo's own `.original`, whatever the sidecar says.
+    let inPlace = try Scene()
+    let path = inPlace.photo + ".photoedit.json"
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+      .replacingOccurrences(of: "\"path\" : \"p.jpg.original\"", with: "\"path\" : \"../outside/victim.txt\"")
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    let refused = try launch(["revert", inPlace.photo], deadline: 60)
+    #expect(refused.status == 65)
+    #expect(refused.err.contains("'original.path' cannot be"))
+    #expect(inPlace.victimIntact)
+  }
+
+  /// Pipes and devices where a store file or an original belongs are refused, never read, and
+  /// never waited on.
+  @Test func pipesAndDevicesNeverHang() throws {
+    let scene = try Scene(edited: false)
+    let out = scene.root.path("shared/o.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", "-o", out, scene.photo]).status == 0)
+    let sidecarPath = out + ".photoedit.json"
+    let good = try Data(contentsOf: URL(fileURLWithPath: sidecarPath))
+    for target in ["fifo", "/dev/zero"] {
+      var sidecar = try JSONSerialization.jsonObject(with: good) as! [String: Any]
+      var original = sidecar["original"] as! [String: Any]
+      if target == "fifo" {
+        #expect(mkfifo(scene.root.path("shared/pipe.jpg"), 0o644) == 0)
+        original["path"] = "pipe.jpg"
+      } else {
+        original["path"] = target
+      }
+      sidecar["original"] = original
+      try JSONSerialization.data(withJSONObject: sidecar).write(to: URL(fileURLWithPath: sidecarPath))
+      let named = target == "fifo" ? "pipe.jpg" : target
+      for command in ["status", "show"] {
+        let run = try launch([command, out], deadline: 30)
+        #expect(run.status == 0 && run.out.contains("damaged"), "\(command) on \(target)")
+      }
+      for command in ["check", "revert", "undo", "render"] {
+        let run = try launch([command, out], deadline: 30)
+        #expect(run.status != 0, "\(command) on \(target)")
+        #expect(
+          run.err.contains("\(named)' is not a regular file"), "\(command) on \(target): \(run.err)")
+      }
+      #expect(try Data(contentsOf: URL(fileURLWithPath: sidecarPath)) != good)
+      try? FileManager.default.removeItem(atPath: scene.root.path("shared/pipe.jpg"))
+    }
+    // A pipe as the sidecar or the journal.
+    let other = try Scene()
+    try FileManager.default.removeItem(atPath: other.photo + ".photoedit.json")
+    #expect(mkfifo(other.photo + ".photoedit.json", 0o644) == 0)
+    for command in ["status", "show", "check", "revert", "undo"] {
+      let run = try launch([command, other.photo], deadline: 30)
+      #expect(run.status != 0 || command == "status", "\(command)")
+      #expect(run.err.contains("not a regular file") || run.out.contains("not a regular file"), "\(command): \(run.err)")
+    }
+    let third = try Scene()
+    #expect(mkfifo(third.photo + ".photoedit.journal", 0o644) == 0)
+    for command in ["status", "check", "apply"] {
+      let arguments = command == "apply" ? ["apply", "-f", "sepia", third.photo] : [command, third.photo]
+      _ = try launch(arguments, deadline: 30)
+    }
+    #expect(third.victimIntact)
+  }
+
+  /// A link (even one that leads nowhere) at the lock's path never makes a command spin: it is
+  /// refused at once, with the name to remove.
+  @Test func linkAtTheLockIsRefusedAtOnce() throws {
+    let scene = try Scene()
+    try FileManager.default.createSymbolicLink(
+      atPath: scene.photo + ".photoedit.lock", withDestinationPath: scene.root.path("nowhere"))
+    for arguments in [["apply", "-f", "vignette", scene.photo], ["undo", scene.photo], ["revert", scene.photo]] {
+      let run = try launch(arguments, deadline: 30)
+      #expect(run.status == 65, "\(arguments): \(run.err)")
+      #expect(run.err.contains("photoedit.lock' is not a regular file"), "\(run.err)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: scene.root.path("nowhere")))
+  }
+
+  /// A dangling link at `PHOTO.original` is a stray original: refused before anything is written,
+  /// so no interrupted edit is left behind.
+  @Test func danglingLinkAtTheOriginalIsRefusedBeforeWriting() throws {
+    let scene = try Scene(edited: false)
+    try FileManager.default.createSymbolicLink(
+      atPath: scene.photo + ".original", withDestinationPath: scene.root.path("nowhere"))
+    let run = try launch(["apply", "-f", "sepia", scene.photo], deadline: 30)
+    #expect(run.status == 65)
+    #expect(run.err.contains("exists but no sidecar names it"))
+    #expect(scene.names() == ["p.jpg", "p.jpg.original"])
+    #expect(scene.debris() == [])
+  }
+
+  /// A huge sidecar is refused from its size, before anything is allocated, with the limit named
+  /// and how to raise it.
+  @Test func hugeSidecarIsRefusedFromItsSize() throws {
+    let scene = try Scene()
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: scene.photo + ".photoedit.json"))
+    try handle.truncate(atOffset: 200 << 20)
+    try handle.close()
+    let run = try launch(["status", scene.photo], deadline: 30)
+    #expect(run.out.contains("damaged"))
+    #expect(run.out.contains("more than the limit of 67108864 (raise it with --max-file-size MB)"), "\(run.out)")
+    let show = try launch(["show", scene.photo, "--max-file-size", "1"], deadline: 30)
+    #expect(show.status != 0)
+  }
+
+  /// The fault-injection hook is in this test build only: the product never kills itself.
+  @Test func crashPointsAreInTestBuildsOnly() throws {
+    let makefile = try String(
+      contentsOf: fixtures.deletingLastPathComponent().appendingPathComponent("Makefile"), encoding: .utf8)
+    #expect(makefile.contains("-DPHOTOEDIT_TEST_HOOKS"))
+    let build = makefile.components(separatedBy: "\nbuild:")[1].components(separatedBy: "\n\n")[0]
+    #expect(!build.contains("PHOTOEDIT_TEST_HOOKS"))
+  }
+}
+
+/// Lowercase hexadecimal SHA-256, through `sha256sum` (the test target has no libcrypto).
+func sha256(_ data: Data) -> String {
+  let folder = try! TemporaryFolder()
+  let path = folder.path("data")
+  try! data.write(to: URL(fileURLWithPath: path))
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
+  process.arguments = [path]
+  let pipe = Pipe()
+  process.standardOutput = pipe
+  try! process.run()
+  let out = pipe.fileHandleForReading.readDataToEndOfFile()
+  process.waitUntilExit()
+  return String(String(decoding: out, as: UTF8.self).prefix(64))
+}
