@@ -29,6 +29,12 @@ enum ReviewCommand {
         long: "max-size", valueName: "N",
         help: "longest side of the previews in pixels (default \(defaultMaxSize))"),
       OptionSpec(long: "recursive", short: "r", help: "accepted and ignored: folders are always walked"),
+      OptionSpec(
+        long: "scores",
+        help:
+          "give each face its detector's score (CenterFace's): searches each original again, as detect does (slow)"
+      ),
+      CommonOptions.cascade, CommonOptions.model,
       CommonOptions.jobs, CommonOptions.quiet,
       OptionSpec(long: "force", help: "replace a file at PAGE.html that is not a review page"),
       CommonOptions.maxPixels, CommonOptions.maxFileSize,
@@ -46,7 +52,7 @@ enum ReviewCommand {
       }
       let maxSize = try args.integer("max-size", in: 16...8192) ?? defaultMaxSize
       let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
-      var settings = StoreSettings()
+      var settings = StoreSettings(detectors: EditSettings.detectors(args))
       settings.maxFileBytes = try EditSettings.maxFileBytes(args)
       if let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max)) {
         settings.maxPixels = maxPixels
@@ -62,8 +68,8 @@ enum ReviewCommand {
       }
       let originals = !args.flag("no-originals")
       let items = makeItems(
-        selection, output: output, settings: settings, maxSize: maxSize, originals: originals, jobs: jobs,
-        console: console, quiet: args.flag("quiet"))
+        selection, output: output, settings: settings, maxSize: maxSize, originals: originals,
+        scores: args.flag("scores"), jobs: jobs, console: console, quiet: args.flag("quiet"))
       let failed = items.filter { $0.views.isEmpty && $0.problem != nil }
       let html = ReviewPage(
         items: sorted(items), previewsURL: output.folderURL,
@@ -104,8 +110,7 @@ enum ReviewCommand {
   /// Each photo's previews, made in parallel and written to the page's folder as they come.
   static func makeItems(
     _ selection: ReviewSelection, output: ReviewOutput, settings: StoreSettings, maxSize: Int,
-    originals: Bool,
-    jobs: Int, console: Console, quiet: Bool
+    originals: Bool, scores: Bool, jobs: Int, console: Console, quiet: Bool
   ) -> [ReviewItem] {
     let photos = selection.photos
     let results = Mutex([ReviewItem?](repeating: nil, count: photos.count))
@@ -118,7 +123,7 @@ enum ReviewCommand {
         let i = next.add(1, ordering: .relaxed).oldValue
         guard i < photos.count else { break }
         let item = makeItem(
-          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals)
+          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals, scores: scores)
         progress.tick()
         if item.views.isEmpty, let problem = item.problem {
           progress.clear()
@@ -133,7 +138,7 @@ enum ReviewCommand {
 
   static func makeItem(
     _ index: Int, _ photo: ReviewSelection.Photo, store: EditStore, output: ReviewOutput, maxSize: Int,
-    originals: Bool
+    originals: Bool, scores: Bool = false
   ) -> ReviewItem {
     if let problem = photo.problem { return ReviewItem(index: index, photo: photo, error: problem) }
     let number = String(index + 1)
@@ -144,7 +149,18 @@ enum ReviewCommand {
         guard !steps.isEmpty else { return [] }
         return [ReviewItem.reviewedStep(steps) ?? 1]
       }
-      let item = ReviewItem(index: index, photo: photo, preview: preview, files: files, originals: originals)
+      var item = ReviewItem(index: index, photo: photo, preview: preview, files: files, originals: originals)
+      if scores, item.correctable, let options = ReviewItem.detection(preview.status.data?.steps ?? []) {
+        if item.step != 1 {
+          item.scoresNote = "no scores: faceblur is not the first step, so detect does not search what it saw"
+        } else if !options.detector.components.contains(.centerface) {
+          item.scoresNote = "no scores: the \(options.detector.rawValue) detector gives none"
+        } else {
+          do { item.attachScores(try store.detect(photo.path, options: options)) } catch {
+            item.scoresNote = "no scores: \(ErrorText.describe(error).message)"
+          }
+        }
+      }
       for view in item.views {
         let image = view.kind == .render ? preview.render : preview.entering[item.step ?? 1]
         if let image { try output.write(image.jpeg, as: view.file) }

@@ -15,6 +15,9 @@ struct ReviewItem: Sendable {
     var state: State
     /// The face's shorter side in pixels of the full-size image entering the step.
     var side: Double?
+    /// The detector's confidence for a found face, when it gives one (CenterFace) and `--scores`
+    /// asked for it.
+    var score: Double? = nil
   }
 
   /// One preview on the page and how the step's boxes map onto it.
@@ -70,6 +73,9 @@ struct ReviewItem: Sendable {
   /// The smallest face side the default detector searches: the 24-pixel window of OpenCV's
   /// frontal face cascade, unless the step's `minFace` says more.
   static let defaultSmallestFace = 24
+  /// The smallest face CenterFace finds well at full size, in pixels (about 20 of its input:
+  /// Sources/CenterFace/CenterFaceDetector.swift), for a step whose detector includes it.
+  static let centerFaceSmallestFace = 20
   /// A face is "near the smallest searchable size" below this many times that size.
   static let nearSmallest = 2.0
   /// "Many faces" from this many faces on.
@@ -87,6 +93,10 @@ struct ReviewItem: Sendable {
   var found: [Box] = []
   /// The smallest face side searched, in pixels, for the step.
   var smallest: Int?
+  /// The step's detector (`haar`, `centerface`, `centerface+haar`, ...).
+  var detector: String?
+  /// Why the faces have no scores although `--scores` asked for them, when they have none.
+  var scoresNote: String?
   var views: [View] = []
   /// Every step but the reviewed one, as `show` lists them.
   var otherSteps: [String] = []
@@ -159,7 +169,11 @@ extension ReviewItem {
       let foundCount = max(0, derived.faces.count - p.add.count)
       found = Array(derived.faces.prefix(foundCount))
       let excluded = Set(p.exclude)
-      smallest = max(p.detection.minSize ?? 0, Self.defaultSmallestFace)
+      let floor =
+        p.detection.detector.components.contains(.centerface)
+        ? Self.centerFaceSmallestFace : Self.defaultSmallestFace
+      smallest = max(p.detection.minSize ?? 0, floor)
+      detector = p.detection.detector.rawValue
       // The image entering the step at full size, from its preview (the decode's scale).
       let entering = preview.entering[reviewed]
       faces = derived.faces.enumerated().map { k, box in
@@ -194,6 +208,48 @@ extension ReviewItem {
       flags.append(.smallFaces)
     }
     if faces.count >= Self.manyFaces { flags.append(.manyFaces) }
+  }
+
+  /// The detection options of the reviewed step, when it is faceblur.
+  static func detection(_ steps: [Step]) -> DetectionOptions? {
+    reviewedStep(steps).flatMap { steps[$0 - 1].typed(FaceblurFilter.self)?.0.detection }
+  }
+
+  /// Gives each found face the score of the face `detect` finds in the same place (the search
+  /// of the original that the step made, run again: same image, same detector, same settings,
+  /// so the same boxes), matched by overlap (IoU at least 0.9).
+  mutating func attachScores(_ outcome: DetectOutcome) {
+    let (w, h) = (Double(outcome.width), Double(outcome.height))
+    let searched = outcome.faces.map { f in
+      (x: f.x / w, y: f.y / h, width: f.width / w, height: f.height / h, score: f.score)
+    }
+    var matched = 0
+    for i in faces.indices where faces[i].found {
+      let b = faces[i].box
+      let (x, y) = (b.x.fraction(of: 1), b.y.fraction(of: 1))
+      let (bw, bh) = (b.width.fraction(of: 1), b.height.fraction(of: 1))
+      var best: (iou: Double, score: Double?) = (0, nil)
+      for s in searched {
+        let ix = max(0, min(x + bw, s.x + s.width) - max(x, s.x))
+        let iy = max(0, min(y + bh, s.y + s.height) - max(y, s.y))
+        let inter = ix * iy
+        let union = bw * bh + s.width * s.height - inter
+        let iou = union > 0 ? inter / union : 0
+        if iou > best.iou { best = (iou, s.score) }
+      }
+      if best.iou >= 0.9, let score = best.score {
+        faces[i].score = score
+        matched += 1
+      }
+    }
+    let foundCount = faces.filter(\.found).count
+    if matched == foundCount || foundCount == 0 {
+      scoresNote = nil
+    } else if outcome.faces.allSatisfy({ $0.score == nil }) {
+      scoresNote = "no scores: the \(outcome.detector) detector gives none"
+    } else {
+      scoresNote = "\(foundCount - matched) of \(foundCount) faces have no score (no face found again there)"
+    }
   }
 
   /// A photo that could not be read at all.

@@ -129,6 +129,7 @@ struct ReviewPage {
     out += attribute("data-count", "\(item.faces.count)")
     if let side = item.smallestSide { out += attribute("data-smallest", Self.number(side.rounded())) }
     if let step = item.step { out += attribute("data-step", "\(step)") }
+    if let detector = item.detector { out += attribute("data-detector", detector) }
     out += attribute("data-correctable", item.correctable ? "true" : "false")
     out += attribute("data-command-path", Self.shellQuoted(item.path))
     out += ">\n<header><h2>\(Self.escape(PathName.display(item.name)))</h2>"
@@ -154,11 +155,15 @@ struct ReviewPage {
         out += attribute("data-state", face.state.rawValue)
         out += attribute("data-found", face.found ? "true" : "false")
         out += attribute("data-box", Self.boxText(face.box))
+        if let score = face.score { out += attribute("data-score", Self.number(score)) }
         out +=
           "><button type=\"button\">#\(face.number)\(face.found ? "" : "+")</button> <span class=\"what\">"
         out += Self.words(face.state)
         out += "</span>"
         if let side = face.side { out += " <span class=\"size\">\(Self.number(side.rounded())) px</span>" }
+        if let score = face.score {
+          out += " <span class=\"score\">score \(Self.number((score * 100).rounded() / 100))</span>"
+        }
         out += "</li>\n"
       }
       out += "</ol>\n"
@@ -214,10 +219,11 @@ struct ReviewPage {
     }
     let count = { (s: ReviewItem.Face.State) in item.faces.filter { $0.state == s }.count }
     let found = item.faces.filter(\.found).count
-    var text = "Step \(step) faceblur: \(FileResult.count(found, "face")) found"
+    var text = "Step \(step) faceblur (\(item.detector ?? "haar")): \(FileResult.count(found, "face")) found"
     if item.faces.count > found { text += ", \(item.faces.count - found) added" }
     text += "; \(count(.hidden) + count(.added)) hidden, \(count(.excluded)) excluded."
     if let smallest = item.smallest { text += " Smallest face searched: \(smallest) px." }
+    if let note = item.scoresNote { text += " (\(note).)" }
     return text
   }
 
