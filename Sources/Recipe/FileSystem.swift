@@ -110,12 +110,8 @@ public enum FileSystem {
     var filled = 0
     while true {
       if filled == bytes.count {
-        // The file grew while it was read: read on, but never past the limit.
-        if filled >= limit {
-          var e = FileError(call: "read", code: EFBIG)
-          (e.size, e.limit) = (filled + 1, limit)
-          throw e
-        }
+        // Room for one byte more than the limit: a file of exactly `limit` bytes reads to its
+        // end, one that grew past the limit while it was read is refused below.
         bytes.append(contentsOf: [UInt8](repeating: 0, count: min(65536, limit - filled + 1)))
       }
       let n = bytes.withUnsafeMutableBytes { buffer in
@@ -127,6 +123,11 @@ public enum FileSystem {
       }
       if n == 0 { break }
       filled += n
+      if filled > limit {
+        var e = FileError(call: "read", code: EFBIG)
+        (e.size, e.limit) = (filled, limit)
+        throw e
+      }
     }
     bytes.removeSubrange(filled...)
     return bytes

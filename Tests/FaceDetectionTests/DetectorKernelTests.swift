@@ -5,7 +5,7 @@ import Testing
 
 /// A deterministic textured grey image (an LCG's bytes, with flat patches so that some windows
 /// have no variance).
-func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 0) -> GreyImage {
+func noiseGrey(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 0) -> GreyImage {
   var state = seed
   var pixels = [UInt8](repeating: 0, count: width * height)
   for i in pixels.indices {
@@ -26,7 +26,7 @@ func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 
   /// less the sums above the band: the same four-corner differences.
   @Test(arguments: [false, true])
   func integralRowsMatchTheWholeTable(tilted: Bool) {
-    let image = noiseImage(width: 37, height: 29)
+    let image = noiseGrey(width: 37, height: 29)
     let whole = IntegralImage(image, tilted: tilted)
     for layout in [CascadeEvaluator.Layout.plain, .evenOdd(half: (37 + 2) / 2)] {
       for bandStart in [0, 5] {
@@ -60,7 +60,7 @@ func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 
   /// A tilted rectangle's four-corner sum is the same in a band's table as in the whole image's,
   /// for every position where it lies inside the band.
   @Test func tiltedSumsMatchInsideABand() {
-    let image = noiseImage(width: 23, height: 31, seed: 9)
+    let image = noiseGrey(width: 23, height: 31, seed: 9)
     let whole = IntegralImage(image, tilted: true)
     let bandStart = 7
     let rows = IntegralRows(width: 23, capacity: 31, layout: .plain, tilted: true, sourceRows: 24)
@@ -84,7 +84,7 @@ func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 
   /// Rows made one at a time, starting anywhere, equal `resized(width:height:)`'s.
   @Test(arguments: [(20, 12), (9, 7), (36, 22), (37, 11), (1, 1)])
   func resizedRowsMatchResized(width: Int, height: Int) {
-    let image = noiseImage(width: 37, height: 23, seed: 3)
+    let image = noiseGrey(width: 37, height: 23, seed: 3)
     let expected = image.resized(width: width, height: height)
     image.pixels.withUnsafeBufferPointer { px in
       for start in [0, height / 2] {
@@ -102,7 +102,7 @@ func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 
   /// and final verdict, in both column layouts.
   @Test func firstStageMatchesTheScalarEvaluator() throws {
     let cascade = try defaultCascade.get()
-    let image = noiseImage(width: 90, height: 70, seed: 77, flatEvery: 2)
+    let image = noiseGrey(width: 90, height: 70, seed: 77, flatEvery: 2)
     // Smooth the noise a little so that some windows pass stage 0.
     var smooth = image.resized(width: 45, height: 35).resized(width: 90, height: 70)
     for i in stride(from: 0, to: smooth.pixels.count, by: 7) { smooth.pixels[i] = image.pixels[i] }
@@ -201,7 +201,7 @@ func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 
 
   @Test func aCascadeThatAcceptsEverythingIsStopped() throws {
     let cascade = try HaarCascade(xml: Array(Self.acceptEverything.utf8))
-    let image = noiseImage(width: 1000, height: 1000)
+    let image = noiseGrey(width: 1000, height: 1000)
     let limit = HaarDetector.candidateLimit(width: 1000, height: 1000)
     #expect(limit == 125_000)
     #expect(throws: DetectionError.tooManyCandidates(limit: limit)) {
@@ -211,7 +211,7 @@ func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 
       try HaarDetector.detect(in: image, cascade: cascade, options: DetectionOptions(), parallel: false)
     }
     // Below the limit the same cascade is searched to the end: a small image, every window.
-    let small = noiseImage(width: 60, height: 40)
+    let small = noiseGrey(width: 60, height: 40)
     let raw = try HaarDetector.detect(
       in: small, cascade: cascade, options: DetectionOptions(scaleFactor: 1.1, minNeighbors: 0))
     #expect(raw == HaarDetector.rawDetections(in: small, cascade: cascade, options: DetectionOptions()))
@@ -221,7 +221,7 @@ func noiseImage(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 
   /// The search stops within a row of passing the limit, rather than finishing the scale.
   @Test func theSearchStopsSoonAfterTheLimit() throws {
     let cascade = try HaarCascade(xml: Array(Self.acceptEverything.utf8))
-    let image = noiseImage(width: 300, height: 200)
+    let image = noiseGrey(width: 300, height: 200)
     let search = try #require(
       ScaleSearch(greyWidth: 300, greyHeight: 200, cascade: cascade, scale: 1, stripes: 9))
     let budget = CandidateBudget(limit: 1000)

@@ -46,6 +46,9 @@ import Testing
     try FileSystem.createSynced(path, bytes: [1, 2, 3], mode: 0o644)
     #expect(try FileSystem.list(folder.url.path) == [name])
     #expect(try FileSystem.read(path, limit: 1 << 20) == [1, 2, 3])
+    // The limit is inclusive: a file of exactly `limit` bytes reads, one byte more is refused.
+    #expect(try FileSystem.read(path, limit: 3) == [1, 2, 3])
+    #expect(throws: FileSystem.FileError.self) { try FileSystem.read(path, limit: 2) }
     let dir = name + ".d"
     try FileSystem.createDirectories(folder.path(dir + "/sub/" + dir))
     #expect(try FileSystem.info(folder.path(dir + "/sub/" + dir))?.isDirectory == true)
