@@ -219,7 +219,7 @@ enum ErrorText {
       return "face cascade \(path) is not usable: \(e); \(hint(isDefault))"
     case .modelMissing(let searched, let named):
       return named
-        ? "CenterFace model \(searched.first ?? "") not found; name the model file with --model FILE or PHOTOEDIT_CENTERFACE"
+        ? "CenterFace model \(searched.first ?? "") not found; 'make model' in photoedit's source folder fetches it into ~/.cache/photoedit, where it is found without --model"
         : "CenterFace model not found (looked in \(searched.joined(separator: ", "))): run 'make model' in photoedit's source folder, or name the file with --model FILE or PHOTOEDIT_CENTERFACE"
     case .modelUnreadable(let path, let e):
       return "cannot read CenterFace model \(path) (\(e.reason)); name another with --model FILE or PHOTOEDIT_CENTERFACE"
