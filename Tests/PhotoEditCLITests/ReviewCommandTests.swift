@@ -1,6 +1,7 @@
 import Codecs
 import Foundation
 import PhotoCore
+import Recipe
 import Testing
 
 @testable import PhotoEditCLI
@@ -262,5 +263,39 @@ import Testing
     let render = try decodeFile(f.previews + "/00001-render.jpg")
     let before = try decodeFile(f.previews + "/00001-original.jpg")
     #expect(meanDifference(render, before, inside: [0, 0.7, 0.5, 0.3]) < 2)
+  }
+}
+
+/// `review --shard K/N`: one page per part, the parts disjoint and together every photo.
+@Suite struct ReviewShardTests {
+  @Test func theShardsPagesCoverEveryPhotoOnce() throws {
+    let f = try ReviewFixture()
+    var seen: [String] = []
+    for k in 1...2 {
+      let page = f.folder.path("review-\(k).html")
+      let r = runCLI(["review", f.photos, "-o", page, "-q", "--shard", "\(k)/2"])
+      #expect(r.status == 0, "\(r.err)")
+      if FileManager.default.fileExists(atPath: page) {
+        let names = PageMarkup(try String(contentsOfFile: page, encoding: .utf8)).sections.map(\.name)
+        #expect(!names.isEmpty)
+        for name in names {
+          #expect(PhotoFolder.shard(of: name, count: 2) == k, "\(name) on page \(k)")
+        }
+        seen += names
+      } else {
+        #expect(r.err.isEmpty)
+      }
+    }
+    #expect(seen.sorted() == ["astronaut.png", "opencv-group1.jpg", "ultralytics-bus.jpg"])
+  }
+
+  @Test func anEmptyShardWritesNoPage() throws {
+    let f = try ReviewFixture(blurred: [], unedited: ["faces/astronaut.png"])
+    let k = PhotoFolder.shard(of: "astronaut.png", count: 2) == 1 ? 2 : 1
+    let r = runCLI(["review", f.photos, "-o", f.page, "--shard", "\(k)/2"])
+    #expect(r.status == 0)
+    #expect(r.err == "photoedit: nothing to do: shard \(k)/2 holds none of the 1 photo; no page written\n")
+    #expect(!FileManager.default.fileExists(atPath: f.page))
+    #expect(!FileManager.default.fileExists(atPath: f.previews))
   }
 }

@@ -35,7 +35,7 @@ enum ReviewCommand {
           "give each face its detector's score (CenterFace's): searches each original again, as detect does (slow)"
       ),
       CommonOptions.cascade, CommonOptions.model,
-      CommonOptions.jobs, CommonOptions.quiet,
+      CommonOptions.jobs, CommonOptions.quiet, CommonOptions.shard,
       OptionSpec(long: "force", help: "replace a file at PAGE.html that is not a review page"),
       CommonOptions.maxPixels, CommonOptions.maxFileSize,
     ],
@@ -57,7 +57,16 @@ enum ReviewCommand {
       if let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max)) {
         settings.maxPixels = maxPixels
       }
-      let selection = try ReviewSelection(args.operands)
+      let shard = try Shard(args)
+      let selection = try ReviewSelection(args.operands, shard: shard)
+      if let shard, selection.photos.isEmpty {
+        if !args.flag("quiet") {
+          console.printError(
+            "photoedit: nothing to do: shard \(shard.description) holds none of the \(FileResult.count(selection.total, "photo")); no page written"
+          )
+        }
+        return ExitStatus.success
+      }
       let output = ReviewOutput(page: page)
       try refuseInside(output, operands: args.operands)
       do throws(ReviewOutput.Failure) {

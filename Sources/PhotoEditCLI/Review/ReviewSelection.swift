@@ -16,19 +16,26 @@ struct ReviewSelection: Sendable {
   /// The folder the names are relative to, for `apply --corrections FILE FOLDER`: the folder
   /// given when the operands are one folder, else the current folder.
   var folder: String
+  /// How many photos the operands hold, in every shard.
+  var total = 0
 
   /// The operands' photos: a folder stands for every photo below it, walked as `status -r` walks
   /// one (no need for `-r`); a file stands for itself. Duplicates (one file named twice) are
   /// kept once.
   ///
+  /// With a shard, only the photos of that part (`--shard K/N`, by the names `apply -r` would
+  /// shard them by); `total` counts them all.
+  ///
   /// - Throws: `UsageError` when two photos would have the same name on the page.
-  init(_ operands: [String]) throws(UsageError) {
+  init(_ operands: [String], shard: Shard? = nil) throws(UsageError) {
     let single = operands.count == 1 && PhotoFolder.kind(of: operands[0]) == .directory
     folder = single ? operands[0] : "."
     photos = []
     var seen: Set<PhotoFolder.Identity> = []
     var names: [String: String] = [:]
     func add(_ entry: PhotoFolder.Entry, name: String) throws(UsageError) {
+      total += 1
+      if let shard, !shard.contains(entry) { return }
       if entry.problem == nil, let id = PhotoFolder.identity(of: entry.path) {
         guard seen.insert(id).inserted else { return }
       }
