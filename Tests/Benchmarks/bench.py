@@ -319,6 +319,26 @@ FACE24_PASTES = [(2400, 100, 200), (1500, 2700, 300), (900, 4400, 400), (500, 56
                  (200, 4200, 2800), (140, 5400, 3100)]
 
 
+def fill_folder(folder: Path, photo: Path, count: int, name: str) -> None:
+    """Makes `folder` hold `count` copies of `photo`, named by `name` from 1 (kept between runs)."""
+    if len(list(folder.glob("*.jpg"))) != count:
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in range(1, count + 1):
+            shutil.copyfile(photo, folder / name.format(n))
+
+
+def paste_faces(face: Path, pastes, output: str) -> None:
+    """Pastes `face` (a 512-pixel square photo) into photos/tmp0.v at each (side, x, y) of
+    `pastes`, and writes the result to `output` as a Q90 JPEG without metadata."""
+    for n, (side, x, y) in enumerate(pastes):
+        sh(f"vips resize {face} photos/face.v {side / 512} && "
+           f"vips insert photos/tmp{n}.v photos/face.v photos/tmp{n + 1}.v {x} {y} && "
+           f"rm photos/tmp{n}.v photos/face.v")
+    last = len(pastes)
+    sh(f"vips copy photos/tmp{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
+       f"rm photos/tmp{last}.v && mv photos/tmp.jpg {output}")
+
+
 def prepare_photos(batch_count: int, throughput_count: int) -> Photos:
     """Makes the bench's photos under .build/bench/photos (kept between runs)."""
     photos = Photos()
@@ -340,41 +360,21 @@ def prepare_photos(batch_count: int, throughput_count: int) -> Photos:
         # The 15.9 MP photo resized to 12 MP (4619x2598), with astronaut.png (one face) pasted
         # in at four sizes: faces of about 260, 185, 130 and 100 pixels on a real background.
         sh(f"vips resize {photos.p16} photos/tmp0.v 0.8696")
-        for n, (side, x, y) in enumerate(FACE_PASTES):
-            sh(f"vips resize {astronaut} photos/astronaut.v {side / 512} && "
-               f"vips insert photos/tmp{n}.v photos/astronaut.v photos/tmp{n + 1}.v {x} {y} && "
-               f"rm photos/tmp{n}.v photos/astronaut.v")
-        last = len(FACE_PASTES)
-        sh(f"vips copy photos/tmp{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
-           f"rm photos/tmp{last}.v && mv photos/tmp.jpg {photos.faces}")
+        paste_faces(astronaut, FACE_PASTES, photos.faces)
     if not (WORK / photos.faces24).exists():
-        sh(f"vips copy {photos.p24} photos/t0.v")
-        for n, (side, x, y) in enumerate(FACE24_PASTES):
-            sh(f"vips resize {astronaut} photos/astronaut.v {side / 512} && "
-               f"vips insert photos/t{n}.v photos/astronaut.v photos/t{n + 1}.v {x} {y} && "
-               f"rm photos/t{n}.v photos/astronaut.v")
-        last = len(FACE24_PASTES)
-        sh(f"vips copy photos/t{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
-           f"rm photos/t{last}.v && mv photos/tmp.jpg {photos.faces24}")
+        sh(f"vips copy {photos.p24} photos/tmp0.v")
+        paste_faces(astronaut, FACE24_PASTES, photos.faces24)
     if not (WORK / photos.p2).exists():
         # 5312x2988 x 0.355 = 1886x1061 (2.0 MP).
         sh(f"vips resize {photos.p16} 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' 0.355 && "
            f"mv photos/tmp.jpg {photos.p2}")
     photos.throughput = f"photos/tp{throughput_count}"
     photos.throughput_count = throughput_count
-    tp_dir = WORK / photos.throughput
-    if len(list(tp_dir.glob("*.jpg"))) != throughput_count:
-        tp_dir.mkdir(parents=True, exist_ok=True)
-        for n in range(1, throughput_count + 1):
-            shutil.copyfile(WORK / photos.p2, tp_dir / f"{n:04}.jpg")
+    fill_folder(WORK / photos.throughput, WORK / photos.p2, throughput_count, "{:04}.jpg")
     make_crowd(photos)
     photos.batch = f"photos/batch{batch_count}"
     photos.batch_count = batch_count
-    batch_dir = WORK / photos.batch
-    if len(list(batch_dir.glob("*.jpg"))) != batch_count:
-        batch_dir.mkdir(parents=True, exist_ok=True)
-        for n in range(1, batch_count + 1):
-            shutil.copyfile(WORK / photos.p2_7, batch_dir / f"{n:03}.jpg")
+    fill_folder(WORK / photos.batch, WORK / photos.p2_7, batch_count, "{:03}.jpg")
     (folder / "sepia80.mat").write_text(
         "3 3\n" + "\n".join(" ".join(f"{v:.4f}" for v in row) for row in sepia_matrix(0.8)) + "\n")
     (folder / "sepia100.mat").write_text(
