@@ -4,9 +4,10 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 PREFIX ?= /usr/local
 SWIFT ?= swift
 # Debian packages the build, the tests and the demo need (parallel and ssh: the "Many machines"
-# recipe runs over ssh in the tests).
+# recipe runs over ssh in the tests; chromium, chromium-driver, python3-selenium: the review page's
+# browser test).
 APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libssl-dev zlib1g-dev opencv-data \
-  parallel openssh-server openssh-client
+  parallel openssh-server openssh-client chromium chromium-driver python3-selenium
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 

@@ -22,20 +22,10 @@ extension PhotoshopResources {
   static func withoutIdentifying(_ bytes: [UInt8]) -> [UInt8] {
     var iptc: [UInt8]?
     var resolution: [UInt8]?
-    var i = 0
-    let signatures: [[UInt8]] = ["8BIM".asciiBytes, "8B64".asciiBytes, "PHUT".asciiBytes]
-    while i + 12 <= bytes.count, signatures.contains(where: { bytes.hasBytes($0, at: i) }) {
-      let id = bytes.uint16BE(at: i + 4)
-      let nameLength = Int(bytes[i + 6])
-      var p = i + 7 + nameLength
-      if (1 + nameLength) % 2 == 1 { p += 1 }
-      guard p + 4 <= bytes.count else { break }
-      let size = bytes.uint32BE(at: p)
-      guard p + 4 + size <= bytes.count else { break }
-      let data = Array(bytes[(p + 4)..<(p + 4 + size)])
-      if id == iptcID, iptc == nil { iptc = IPTC.withoutIdentifying(data) }
-      if id == resolutionInfoID, resolution == nil, size == 16 { resolution = data }
-      i = min(bytes.count, p + 4 + size + size % 2)
+    for r in resources(bytes) {
+      let data = Array(bytes[r.data])
+      if r.id == iptcID, iptc == nil { iptc = IPTC.withoutIdentifying(data) }
+      if r.id == resolutionInfoID, resolution == nil, data.count == 16 { resolution = data }
     }
     var out: [UInt8] = []
     func resource(_ id: Int, _ data: [UInt8]) {

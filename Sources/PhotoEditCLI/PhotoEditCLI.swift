@@ -9,7 +9,7 @@ public enum PhotoEditCLI {
     ApplyCommand.command, EditCommand.command, UndoRedoCommand.undo, UndoRedoCommand.redo,
     RevertCommand.command,
     RenderCommand.command, ShowCommand.command, StatusCommand.command, CheckCommand.command,
-    DetectCommand.command, FiltersCommand.command, HelpCommand.command,
+    DetectCommand.command, ReviewCommand.command, FiltersCommand.command, HelpCommand.command,
   ]
 
   static let usageLine = "usage: photoedit COMMAND [options] FILE...   (photoedit help COMMAND for more)"

@@ -28,10 +28,8 @@ extension EditStore {
       let conversion = try revertConversion(edited, output: photo)
       if !settings.dryRun {
         var transaction = Transaction(paths)
-        let sidecarName = paths.name + PhotoPaths.sidecarSuffix
         if edited.originalIsPreserved {
           // The preserved original's own inode goes back under the photo's name.
-          let originalName = paths.name + PhotoPaths.originalSuffix
           let temp = try transaction.stageCopy(
             of: paths.original, bytes: edited.originalBytes, mode: Self.mode(of: paths.original))
           transaction.add(.replace(temp: temp, role: .render, sha256: originalSHA))

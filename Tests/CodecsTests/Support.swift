@@ -74,20 +74,6 @@ func decodePPM(_ bytes: [UInt8]) -> Image? {
   return Image(width: w, height: h, bytes: rgba)
 }
 
-/// The raw marker segments of a JPEG up to its first scan: (marker, payload).
-func jpegSegments(_ bytes: [UInt8]) -> [(marker: UInt8, payload: [UInt8])] {
-  var out: [(UInt8, [UInt8])] = []
-  var i = 2
-  while i + 4 <= bytes.count, bytes[i] == 0xFF {
-    let marker = bytes[i + 1]
-    let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
-    out.append((marker, Array(bytes[(i + 4)..<min(bytes.count, i + 2 + length)])))
-    if marker == 0xDA { break }
-    i += 2 + length
-  }
-  return out
-}
-
 extension Array where Element == UInt8 {
   /// True when `needle` occurs anywhere.
   func contains(bytes needle: [UInt8]) -> Bool {

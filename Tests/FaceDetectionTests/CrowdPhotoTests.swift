@@ -34,6 +34,28 @@ import Testing
     }
   }
 
+  /// faceblur, through the detector service as `apply` runs it, stores exactly the boxes that
+  /// `detect` lists (OpenCV's, in reading order) as fractions of the photo: it hides every face
+  /// detect finds, at full size, on a 24 MP photo of small faces.
+  @Test func faceblurStoresDetectsBoxes() throws {
+    let (crowd, image) = try Self.photo.get()
+    let detector = HaarFaceDetector(cascade: try defaultCascade.get())
+    let listed = try detector.faces(in: image, options: DetectionOptions())
+    let reference = try #require(crowd.runs.first { $0.options.minNeighbors == 3 })
+    #expect(Set(listed.map { [$0.x, $0.y, $0.width, $0.height] }) == Set(reference.boxes.map {
+      [Double($0.x), Double($0.y), Double($0.width), Double($0.height)]
+    }))
+    let step = try Filters.request("faceblur", values: [:]).resolve(
+      in: ResolveContext(image: image, detector: detector))
+    let stored = try #require(step.typed(FaceblurFilter.self)).derived.faces
+    #expect(stored.count == listed.count)
+    for (box, face) in zip(stored, listed) {
+      let p = box.pixels(width: image.width, height: image.height)
+      #expect(abs(p.x - face.x) < 1e-6 && abs(p.y - face.y) < 1e-6, "\(p) against \(face)")
+      #expect(abs(p.width - face.width) < 1e-6 && abs(p.height - face.height) < 1e-6)
+    }
+  }
+
   /// One core or all, and however the scales are cut into bands: the same boxes in the same order.
   @Test func resultsDoNotDependOnCoresOrBands() throws {
     let (_, image) = try Self.photo.get()

@@ -105,3 +105,54 @@ import Testing
     }
   }
 }
+
+/// faceblur's `exclude=K` and `detect`'s `#K` name the same face.
+@Suite struct ExcludeNumberingTests {
+  /// For each K, `exclude=K` leaves the face detect lists as #K as it was (where no other face's
+  /// circle reaches it) and hides every other face.
+  @Test func excludeKSparesExactlyDetectsFaceK() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("groundtruth/opencv-group1.jpg", as: "g.jpg")
+    let listed = try launch(["detect", "--json", photo])
+    #expect(listed.status == 0, "\(listed.err)")
+    let faces = (try jsonLines(listed.out).first?["faces"] as? [[String: Any]] ?? []).map { f in
+      ["x", "y", "width", "height"].map { (f[$0] as? NSNumber)?.doubleValue ?? 0 }
+    }
+    #expect(faces.count >= 3)
+    let original = try ImageCodec.decode(try fixture("groundtruth/opencv-group1.jpg")).image
+    /// The centre of face `k` and the radius of its circle (scale 1: half the box's diagonal).
+    func circle(_ k: Int) -> (x: Int, y: Int, r: Double) {
+      let f = faces[k]
+      return (Int(f[0] + f[2] / 2), Int(f[1] + f[3] / 2), (f[2] * f[2] + f[3] * f[3]).squareRoot() / 2)
+    }
+    /// Pixels that differ from the original in the 9x9 square around face `k`'s centre.
+    func changed(_ image: Image, _ k: Int) -> Int {
+      let c = circle(k)
+      var n = 0
+      for y in c.y - 4...c.y + 4 { for x in c.x - 4...c.x + 4 where image[x, y] != original[x, y] { n += 1 } }
+      return n
+    }
+    var checked = 0
+    for k in faces.indices {
+      let c = circle(k)
+      // A face whose centre another face's circle covers stays hidden by that circle.
+      let reached = faces.indices.contains { j in
+        let o = circle(j)
+        return j != k && Double((o.x - c.x) * (o.x - c.x) + (o.y - c.y) * (o.y - c.y)).squareRoot() <= o.r + 8
+      }
+      if reached { continue }
+      checked += 1
+      let out = folder.path("out\(k).png")
+      let r = try launch(["apply", "-f", "faceblur:exclude=\(k)", "-o", out, photo])
+      #expect(r.status == 0, "\(r.err)")
+      #expect(r.out.contains("\(faces.count - 1) faces hidden (1 excluded)"), "\(r.out)")
+      let render = try ImageCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))).image
+      #expect(changed(render, k) == 0, "exclude=\(k) changed face #\(k)")
+      for j in faces.indices where j != k {
+        #expect(changed(render, j) > 20, "exclude=\(k) left face #\(j) sharp")
+      }
+    }
+    #expect(checked >= 3)
+  }
+}

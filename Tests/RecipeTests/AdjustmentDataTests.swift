@@ -98,6 +98,56 @@ import Testing
     return String(decoding: JSONCoding.encode(JSONValue.object(object)), as: UTF8.self)
   }
 
+  /// An edit that made a later step again stores both forms of that step; it reads back equal,
+  /// and a `refreshed` list that cannot be (on an apply, empty, not a list, a bad step number,
+  /// over 1000 entries) is a damaged sidecar.
+  func refreshing() throws -> AdjustmentData {
+    var data = sample()
+    let markAfter = try stored("mark", ["scale": .number(1.5)], derived: ["width": .number(30)])
+    let sepiaAfter = try stored("sepia", ["intensity": .number(0.8)])
+    data.history.append(
+      .refreshing(
+        .edit(step: 1, before: data.steps[0], after: markAfter),
+        refreshed: [StepRefresh(step: 2, before: data.steps[1], after: sepiaAfter)]))
+    data.steps = [markAfter, sepiaAfter]
+    data.undone = []
+    return data
+  }
+
+  @Test func aRefreshingChangeRoundTrips() throws {
+    let data = try refreshing()
+    let text = String(decoding: data.encoded(), as: UTF8.self)
+    #expect(text.contains("\"refreshed\" : ["))
+    #expect(try readSidecar(data.encoded()).data == data)
+  }
+
+  @Test func aBadRefreshedListIsDamage() throws {
+    let good = try JSONCoding.decode(JSONValue.self, from: try refreshing().encoded()).object!
+    func with(_ change: (inout [String: JSONValue]) -> Void, at index: Int = 2) -> String {
+      var object = good
+      var history = object["history"]!.array!
+      var last = history[index].object!
+      change(&last)
+      history[index] = .object(last)
+      object["history"] = .array(history)
+      return String(decoding: JSONCoding.encode(JSONValue.object(object)), as: UTF8.self)
+    }
+    let entry = good["history"]!.array![2].object!["refreshed"]!.array![0]
+    let field = "history[2].refreshed"
+    #expect(refusal(with { $0["refreshed"] = .array([]) }) == .invalidRecipe(.badValue(field: field, value: .array([]))))
+    #expect(refusal(with { $0["refreshed"] = entry }) == .invalidRecipe(.badValue(field: field, value: entry)))
+    let many = JSONValue.array(Array(repeating: entry, count: 1001))
+    #expect(refusal(with { $0["refreshed"] = many }) == .invalidRecipe(.badValue(field: field, value: many)))
+    var badStep = entry.object!
+    badStep["step"] = .number(0)
+    #expect(
+      refusal(with { $0["refreshed"] = .array([.object(badStep)]) })
+        == .invalidRecipe(.badValue(field: field + "[0]", value: .object(badStep))))
+    // On an apply, nothing can have been made again.
+    let onApply = with({ $0["refreshed"] = .array([entry]) }, at: 0)
+    #expect(refusal(onApply) == .invalidRecipe(.badValue(field: "history[0].refreshed", value: .array([entry]))))
+  }
+
   @Test func newerVersionIsRefusedNamingBoth() {
     let error = refusal(sampleJSON { $0["formatVersion"] = .number(3) })
     #expect(error == .newerFormat(found: 3, supported: 2))

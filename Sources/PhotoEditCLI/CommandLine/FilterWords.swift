@@ -104,8 +104,10 @@ enum FilterWords {
     case .color, .opaqueColor:
       guard let c = RGBA(hex: text) else { throw bad }
       return .color(c)
-    case .integers: return .integers(try list { Int($0) })
+    // An empty list clears it (`exclude=`: no face left alone).
+    case .integers: return .integers(text.isEmpty ? [] : try list { Int($0) })
     case .boxes:
+      if text.isEmpty { return .boxes([]) }
       return .boxes(
         try list { part in
           let l = part.split(separator: ":", omittingEmptySubsequences: false).compactMap(length)

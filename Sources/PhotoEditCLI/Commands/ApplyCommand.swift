@@ -4,13 +4,15 @@ import Recipe
 enum ApplyCommand {
   static let command = Command(
     name: "apply", summary: "Append edits to each photo's recipe and re-render it from the original.",
-    usage: "photoedit apply (--filter NAME[:key=value,...] | --recipe FILE)... [options] FILE...",
+    usage:
+      "photoedit apply (--filter NAME[:key=value,...] | --recipe FILE)... [options] FILE...  |  apply --corrections FILE DIR",
     discussion: """
       Filters apply in the order given, after the photo's existing edits. The render is always made
       from the original, never from the previous render. --recipe takes the portable edits of a
       sidecar or recipe file (faces are detected afresh). In place, PHOTO becomes the render, its
       original is kept as PHOTO.original and the recipe in PHOTO.photoedit.json. With -o or
-      --output-dir the input is left untouched and is itself the original.
+      --output-dir the input is left untouched and is itself the original. --corrections applies the
+      corrections a 'photoedit review' page exported to the photos under the reviewed folder DIR.
       """,
     options: CommonOptions.batch + [
       OptionSpec(
@@ -19,9 +21,13 @@ enum ApplyCommand {
       OptionSpec(
         long: "recipe", valueName: "FILE", repeatable: true,
         help: "append the portable edits of a sidecar or recipe file"),
+      ApplyCorrections.option,
     ] + OutputTarget.options + EditSettings.encodingOptions + EditSettings.options,
     moreHelp: { FilterCatalog.text() },
     run: { args, console throws(UsageError) in
+      if let file = args.value("corrections") {
+        return try ApplyCorrections.run(file, args, console: console)
+      }
       let settings = try EditSettings(args)
       let output = try OutputTarget(args)
       var requests: [StepRequest] = []

@@ -14,6 +14,8 @@ enum ErrorText {
     case let e as FilterError: (ExitStatus.dataError, message(e))
     case let e as CodecError: (ExitStatus.dataError, e.description)
     case let e as UsageError: (ExitStatus.usage, e.description)
+    case let e as CorrectionsError: (ExitStatus.of(e), message(e))
+    case let e as ReviewOutput.Failure: (ExitStatus.cannotCreate, message(e))
     default: (ExitStatus.dataError, "\(error)")
     }
   }
@@ -145,6 +147,62 @@ enum ErrorText {
     }
   }
 
+  // MARK: Review pages
+
+  /// Why a review page cannot be written; the message starts with the path it is about.
+  static func message(_ error: ReviewOutput.Failure) -> String {
+    switch error {
+    case .notAPage(let path): "\(path): exists and is not a photoedit review page; use --force to replace it"
+    case .notAPreviewsFolder(let path):
+      "\(path): exists and is not a review's previews folder; move it away first"
+    case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason); the old page was kept"
+    }
+  }
+
+  // MARK: Review corrections
+
+  static func message(_ error: CorrectionsError) -> String {
+    func field(_ f: String, _ p: CorrectionsError.FieldProblem) -> String {
+      switch p {
+      case .missing: "'\(f)' is missing"
+      case .wrongType: "'\(f)' has the wrong type"
+      case .outOfRange(let allowed): "'\(f)' is out of range (allowed: \(allowed))"
+      case .tooMany(let limit): "'\(f)' has more than \(limit) entries"
+      }
+    }
+    switch error {
+    case .unreadable(let e): return message(e)
+    case .invalidJSON(let detail): return "this is not a corrections file: \(detail)"
+    case .foreignFormat(let identifier?):
+      return "the format '\(identifier)' is not a review's corrections (\(Corrections.identifier))"
+    case .foreignFormat(nil):
+      return "not a review's corrections file (no formatIdentifier \(Corrections.identifier))"
+    case .newerFormat(let found, let supported):
+      return
+        "the corrections have format version \(found), newer than this photoedit's \(supported); upgrade photoedit"
+    case .badField(let f, let p): return "the corrections are invalid: \(field(f, p))"
+    case .duplicatePhoto(let photo): return "photo '\(photo)' is named twice"
+    case .notUnderFolder(let photo, let folder):
+      return "photo '\(photo)' is not a photo under the reviewed folder '\(folder)'"
+    case .notFound(let photo, let folder, let recorded):
+      return "no photo '\(photo)' under '\(folder)'"
+        + (recorded.map { $0 != folder ? " (the page reviewed '\($0)': give that folder)" : "" } ?? "")
+    case .photo(let photo, let e): return "photo '\(photo)': \(message(e))"
+    case .noFaceblurStep(let photo, let step, let filter?, _):
+      return "photo '\(photo)': step \(step) is \(filter), not faceblur"
+    case .noFaceblurStep(let photo, let step, nil, let count):
+      return count == 0
+        ? "photo '\(photo)' has no recipe, so there is no faceblur step \(step)"
+        : "photo '\(photo)' has no step \(step): its recipe has \(FileResult.count(count, "step"))"
+    case .facesChanged(let photo, let step, let reviewed, let now):
+      return
+        "photo '\(photo)': step \(step)'s faces are not the ones reviewed (\(reviewed) then, \(now) found now): it was edited since; review it again"
+    case .noSuchFace(let photo, let step, let face, let count):
+      return
+        "photo '\(photo)': step \(step) has no face \(face) (it will have \(FileResult.count(count, "face")), numbered from 0)"
+    }
+  }
+
   // MARK: Faces
 
   static func message(_ error: DetectorError) -> String {
@@ -161,7 +219,7 @@ enum ErrorText {
       return "face cascade \(path) is not usable: \(e); \(hint(isDefault))"
     case .modelMissing(let searched, let named):
       return named
-        ? "CenterFace model \(searched.first ?? "") not found; name the model file with --model FILE or PHOTOEDIT_CENTERFACE"
+        ? "CenterFace model \(searched.first ?? "") not found; 'make model' in photoedit's source folder fetches it into ~/.cache/photoedit, where it is found without --model"
         : "CenterFace model not found (looked in \(searched.joined(separator: ", "))): run 'make model' in photoedit's source folder, or name the file with --model FILE or PHOTOEDIT_CENTERFACE"
     case .modelUnreadable(let path, let e):
       return "cannot read CenterFace model \(path) (\(e.reason)); name another with --model FILE or PHOTOEDIT_CENTERFACE"
@@ -234,6 +292,16 @@ enum ErrorText {
 }
 
 extension ExitStatus {
+  /// A corrections file's problem: the status of the file or photo that could not be read, else
+  /// 65 (bad data).
+  static func of(_ error: CorrectionsError) -> Int32 {
+    switch error {
+    case .unreadable(let e), .photo(_, let e): of(e)
+    case .notFound: noInput
+    default: dataError
+    }
+  }
+
   /// The status DESIGN.md assigns to a store error's fact: 66 when an input is missing (the
   /// photo, its original, the face cascade), 73 when an output cannot be written, 65 for bad
   /// data.

@@ -81,7 +81,7 @@ extension FileResult {
       if !notes.isEmpty { entry["notes"] = .array(notes.map { .string(Self.describe($0)) }) }
       refreshed.append(.object(entry))
       lines.append(
-        "step \(r.step) (\(r.after.filter)) made again for the image it now receives"
+        "  step \(r.step) (\(r.after.filter)) made again for the image it now receives"
           + (faces.map { ": \(Self.count($0.hidden, "face")) hidden" } ?? ""))
       warnings += notes.map { "step \(r.step) (\(r.after.filter)): \(Self.describe($0))" }
     }
@@ -151,14 +151,6 @@ extension FileResult {
       return
     }
     fields = ["reverted": .bool(true), "original": .string(sha)]
-    if let u = o.unverified {
-      fields["unverified"] = .bool(true)
-      fields["removed"] = .array(o.removed.map(JSONValue.string))
-      lines.append(
-        "\(o.dryRun ? "would put" : "put") \(o.originalPath ?? "") (\(u.bytes) bytes, modified \(Self.date(u.modified))) back as it is, unverified: the sidecar could not be read; \(o.dryRun ? "would remove" : "removed") \(o.removed.joined(separator: ", "))"
-      )
-      return
-    }
     if let u = o.unverified {
       fields["unverified"] = .bool(true)
       fields["removed"] = .array(o.removed.map(JSONValue.string))

@@ -1,0 +1,63 @@
+import PhotoCore
+import Recipe
+
+/// `photoedit apply --corrections FILE DIR`: the corrections a review page exported, applied to
+/// the photos under the reviewed folder DIR.
+enum ApplyCorrections {
+  static let option = OptionSpec(
+    long: "corrections", valueName: "FILE",
+    help: "apply a review page's corrections file to the photos under the reviewed folder (the one operand)")
+
+  /// The whole file is checked first (its size bounded by --max-file-size; every photo, step and
+  /// face it names must exist under DIR): any problem refuses it with nothing changed. Then each
+  /// photo's faceblur step gets its new exclude= and add= as `edit --step N --set` would give
+  /// them, through the store's safety protocol.
+  static func run(_ file: String, _ args: ParsedArguments, console: Console) throws(UsageError) -> Int32 {
+    if !args.allValues("filter").isEmpty || !args.allValues("recipe").isEmpty {
+      throw UsageError("--corrections cannot be combined with --filter or --recipe", command: "apply")
+    }
+    if args.value("output") != nil || args.value("output-dir") != nil {
+      throw UsageError(
+        "--corrections edits the reviewed photos in place; -o and --output-dir do not apply", command: "apply"
+      )
+    }
+    guard args.operands.count == 1, args.operands != ["-"] else {
+      throw UsageError(
+        "--corrections takes one operand: the folder that was reviewed (the one its page names)",
+        command: "apply")
+    }
+    let folder = args.operands[0]
+    let settings = try EditSettings(args)
+    let store = EditStore(settings: settings.store(for: file, console: console))
+    let checked: [(path: String, entry: Corrections.Entry, done: Bool)]
+    do throws(CorrectionsError) {
+      if PhotoFolder.kind(of: folder) != .directory {
+        throw .photo(
+          photo: folder,
+          PhotoFolder.kind(of: folder) == .missing ? .missing(path: folder) : .notRegularFile(path: folder))
+      }
+      checked = try store.checkCorrections(file, in: folder)
+    } catch {
+      let (status, message) = ErrorText.describe(error)
+      console.printError("photoedit: \(TextEscaping.controls(file)): \(message); nothing was changed")
+      return status
+    }
+    if checked.isEmpty {
+      if !args.flag("quiet") { console.printError("photoedit: nothing to do: the file holds no corrections") }
+      return ExitStatus.success
+    }
+    let entries = checked.map { PhotoFolder.Entry(path: $0.path) }
+    let byPath = Dictionary(checked.map { ($0.path, ($0.entry, $0.done)) }, uniquingKeysWith: { a, _ in a })
+    let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
+    return try BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
+      let (entry, done) = byPath[path]!
+      if done {
+        return FileResult(
+          fields: ["step": .number(Double(entry.step)), "current": .bool(true)],
+          lines: ["step \(entry.step) (faceblur) already has these corrections; nothing to do"])
+      }
+      return FileResult(
+        try EditStore(settings: settings.store(for: path, console: console)).applyCorrection(entry, to: path))
+    }
+  }
+}

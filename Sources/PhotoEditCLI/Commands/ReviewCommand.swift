@@ -1,0 +1,206 @@
+import Dispatch
+import Foundation
+import PhotoCore
+import Recipe
+import Synchronization
+
+enum ReviewCommand {
+  static let defaultMaxSize = 1024
+
+  static let command = Command(
+    name: "review", summary: "Write a web page to check and correct what faceblur did to each photo.",
+    usage: "photoedit review FILE|DIR... -o PAGE.html [--no-originals] [--max-size N] [options]",
+    discussion: """
+      The page shows each photo's render beside its original, with every face box of its faceblur
+      step drawn and numbered as detect and exclude= number them (added boxes marked +), and says
+      which faces are hidden and which excluded. Folders are walked as 'status -r' walks them. The
+      previews are in a folder named after the page (PAGE_files/) beside it; a re-run replaces the
+      page and the folder. The originals' previews show every face: keep the page private, or give
+      --no-originals. The page writes no file: clicking a face switches it between hidden and
+      excluded, dragging on a preview adds a box, and the corrections are exported as a JSON file
+      for 'photoedit apply --corrections FILE DIR', or as the equivalent 'photoedit edit' lines.
+      The page must be outside the reviewed folders.
+      """,
+    options: [
+      CommonOptions.help,
+      OptionSpec(long: "output", short: "o", valueName: "PAGE.html", help: "the page to write"),
+      OptionSpec(long: "no-originals", help: "show the renders only (no unredacted previews)"),
+      OptionSpec(
+        long: "max-size", valueName: "N",
+        help: "longest side of the previews in pixels (default \(defaultMaxSize))"),
+      OptionSpec(long: "recursive", short: "r", help: "accepted and ignored: folders are always walked"),
+      OptionSpec(
+        long: "scores",
+        help:
+          "give each face its detector's score (CenterFace's): searches each original again, as detect does (slow)"
+      ),
+      CommonOptions.cascade, CommonOptions.model,
+      CommonOptions.jobs, CommonOptions.quiet, CommonOptions.shard,
+      OptionSpec(long: "force", help: "replace a file at PAGE.html that is not a review page"),
+      CommonOptions.maxPixels, CommonOptions.maxFileSize,
+    ],
+    run: { args, console throws(UsageError) in
+      guard let page = args.value("output") else {
+        throw UsageError("give the page to write with -o PAGE.html", command: "review")
+      }
+      let lower = page.lowercased()
+      guard lower.hasSuffix(".html") || lower.hasSuffix(".htm") else {
+        throw UsageError("the page '\(page)' must end in .html or .htm", command: "review")
+      }
+      guard !args.operands.isEmpty, !args.operands.contains("-") else {
+        throw UsageError("give the photos or folders to review", command: "review")
+      }
+      let maxSize = try args.integer("max-size", in: 16...8192) ?? defaultMaxSize
+      let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
+      var settings = StoreSettings(detectors: EditSettings.detectors(args))
+      settings.maxFileBytes = try EditSettings.maxFileBytes(args)
+      if let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max)) {
+        settings.maxPixels = maxPixels
+      }
+      let shard = try Shard(args)
+      let selection = try ReviewSelection(args.operands, shard: shard)
+      if let shard, selection.photos.isEmpty {
+        if !args.flag("quiet") {
+          console.printError(
+            "photoedit: nothing to do: shard \(shard.description) holds none of the \(FileResult.count(selection.total, "photo")); no page written"
+          )
+        }
+        return ExitStatus.success
+      }
+      let output = ReviewOutput(page: page)
+      try refuseInside(output, operands: args.operands)
+      do throws(ReviewOutput.Failure) {
+        try output.check(force: args.flag("force"))
+        try output.begin()
+      } catch {
+        return report(error, console: console)
+      }
+      let originals = !args.flag("no-originals")
+      let items = makeItems(
+        selection, output: output, settings: settings, maxSize: maxSize, originals: originals,
+        scores: args.flag("scores"), jobs: jobs, console: console, quiet: args.flag("quiet"))
+      let failed = items.filter { $0.views.isEmpty && $0.problem != nil }
+      let html = ReviewPage(
+        items: sorted(items), previewsURL: output.folderURL,
+        previewsName: output.folder.lastPathComponent + "/",
+        folder: selection.folder, originals: originals,
+        title: "photoedit review of "
+          + (args.operands.count == 1
+            ? PathName.display(args.operands[0]) : "\(args.operands.count) operands")
+      ).html()
+      do throws(ReviewOutput.Failure) { try output.commit(html) } catch {
+        output.abandon()
+        return report(error, console: console)
+      }
+      if !args.flag("quiet") {
+        let faces = items.reduce(0) { $0 + $1.faces.count }
+        let look = items.filter { !$0.flags.isEmpty }.count
+        console.print(
+          "\(page): \(FileResult.count(items.count, "photo")), \(FileResult.count(faces, "face")), \(look) to look at first; previews in \(output.folder.lastPathComponent)/"
+            + (originals ? " (unredacted: keep them private)" : ""))
+      }
+      if failed.isEmpty { return ExitStatus.success }
+      if items.count == 1 { return ExitStatus.dataError }
+      if !args.flag("quiet") {
+        console.printError("photoedit: \(failed.count) of \(items.count) photos could not be previewed")
+      }
+      return ExitStatus.someFailed
+    })
+
+  /// The photos, most in need of a look first, then by name (the page's first order, also
+  /// without its script).
+  static func sorted(_ items: [ReviewItem]) -> [ReviewItem] {
+    items.sorted { a, b in
+      a.urgency != b.urgency
+        ? a.urgency < b.urgency : a.name.unicodeScalars.lexicographicallyPrecedes(b.name.unicodeScalars)
+    }
+  }
+
+  /// Each photo's previews, made in parallel and written to the page's folder as they come.
+  static func makeItems(
+    _ selection: ReviewSelection, output: ReviewOutput, settings: StoreSettings, maxSize: Int,
+    originals: Bool, scores: Bool, jobs: Int, console: Console, quiet: Bool
+  ) -> [ReviewItem] {
+    let photos = selection.photos
+    let results = Mutex([ReviewItem?](repeating: nil, count: photos.count))
+    let progress = Progress(
+      total: photos.count, console: console, enabled: console.errorIsTerminal && !quiet && photos.count > 1)
+    let next = Atomic<Int>(0)
+    let store = EditStore(settings: settings)
+    DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, photos.count))) { _ in
+      while true {
+        let i = next.add(1, ordering: .relaxed).oldValue
+        guard i < photos.count else { break }
+        let item = makeItem(
+          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals, scores: scores)
+        progress.tick()
+        if item.views.isEmpty, let problem = item.problem {
+          progress.clear()
+          console.printError("photoedit: \(TextEscaping.controls(photos[i].path)): \(problem)")
+        }
+        results.withLock { $0[i] = item }
+      }
+    }
+    progress.finish()
+    return results.withLock { $0.map { $0! } }
+  }
+
+  static func makeItem(
+    _ index: Int, _ photo: ReviewSelection.Photo, store: EditStore, output: ReviewOutput, maxSize: Int,
+    originals: Bool, scores: Bool = false
+  ) -> ReviewItem {
+    if let problem = photo.problem { return ReviewItem(index: index, photo: photo, error: problem) }
+    let number = String(index + 1)
+    let stem = String(repeating: "0", count: max(0, 5 - number.count)) + number
+    let files = (render: "\(stem)-render.jpg", other: "\(stem)-original.jpg")
+    do {
+      let preview = try store.preview(photo.path, maxSize: maxSize) { steps in
+        guard !steps.isEmpty else { return [] }
+        return [ReviewItem.reviewedStep(steps) ?? 1]
+      }
+      var item = ReviewItem(index: index, photo: photo, preview: preview, files: files, originals: originals)
+      if scores, item.correctable, let options = ReviewItem.detection(preview.status.data?.steps ?? []) {
+        if item.step != 1 {
+          item.scoresNote = "no scores: faceblur is not the first step, so detect does not search what it saw"
+        } else if !options.detector.components.contains(.centerface) {
+          item.scoresNote = "no scores: the \(options.detector.rawValue) detector gives none"
+        } else {
+          do { item.attachScores(try store.detect(photo.path, options: options)) } catch {
+            item.scoresNote = "no scores: \(ErrorText.describe(error).message)"
+          }
+        }
+      }
+      for view in item.views {
+        let image = view.kind == .render ? preview.render : preview.entering[item.step ?? 1]
+        if let image { try output.write(image.jpeg, as: view.file) }
+      }
+      return item
+    } catch {
+      return ReviewItem(index: index, photo: photo, error: error)
+    }
+  }
+
+  /// Refuses a page whose folder would be inside a reviewed folder, or the folder of a reviewed
+  /// photo: its unredacted previews would be published with the photos, and walks of the folder
+  /// (`apply -r`) would take them for photos.
+  static func refuseInside(_ output: ReviewOutput, operands: [String]) throws(UsageError) {
+    let pageFolder = output.page.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath()
+      .path
+    for operand in operands {
+      let url = URL(fileURLWithPath: operand)
+      let folder = PhotoFolder.kind(of: operand) == .directory ? url : url.deletingLastPathComponent()
+      let reviewed = folder.standardizedFileURL.resolvingSymlinksInPath().path
+      if pageFolder == reviewed || pageFolder.hasPrefix(reviewed == "/" ? "/" : reviewed + "/") {
+        throw UsageError(
+          "the page's previews would be inside '\(operand == url.path ? reviewed : operand)', which is reviewed; write the page elsewhere (-o ../review.html)",
+          command: "review")
+      }
+    }
+  }
+
+  static func report(_ error: ReviewOutput.Failure, console: Console) -> Int32 {
+    let (status, message) = ErrorText.describe(error)
+    console.printError("photoedit: \(message)")
+    return status
+  }
+}

@@ -1,0 +1,263 @@
+import PhotoCore
+import Recipe
+
+/// One photo as the review page shows it: its state, its faceblur step's faces, what needs a look,
+/// and its previews.
+struct ReviewItem: Sendable {
+  /// A face of the reviewed faceblur step, numbered as detect and `exclude=` number it.
+  struct Face: Sendable, Equatable {
+    enum State: String, Sendable { case hidden, excluded, added }
+    var number: Int
+    /// Fractions of the image entering the step.
+    var box: Box
+    /// True for a face the detector found, false for one of the step's `add` boxes.
+    var found: Bool
+    var state: State
+    /// The face's shorter side in pixels of the full-size image entering the step.
+    var side: Double?
+    /// The detector's confidence for a found face, when it gives one (CenterFace) and `--scores`
+    /// asked for it.
+    var score: Double? = nil
+  }
+
+  /// One preview on the page and how the step's boxes map onto it.
+  struct View: Sendable {
+    enum Kind: String, Sendable { case render, original, before }
+    var kind: Kind
+    /// The preview's file name in the page's folder.
+    var file: String
+    var width: Int, height: Int
+    /// The affine map from the step's fractions to this view's: x' = a x + c y + e,
+    /// y' = b x + d y + f; nil when a later step moves pixels in a way that cannot be mapped
+    /// (a crop), so no box is drawn.
+    var transform: Transform?
+  }
+
+  struct Transform: Sendable, Equatable {
+    var a = 1.0, b = 0.0, c = 0.0, d = 1.0, e = 0.0, f = 0.0
+    static let identity = Transform()
+
+    /// `self`, then `next`.
+    func then(_ next: Transform) -> Transform {
+      Transform(
+        a: next.a * a + next.c * b, b: next.b * a + next.d * b, c: next.a * c + next.c * d,
+        d: next.b * c + next.d * d, e: next.a * e + next.c * f + next.e, f: next.b * e + next.d * f + next.f)
+    }
+
+    /// A box mapped through: the box spanned by its mapped corners.
+    func map(_ box: Box) -> (x: Double, y: Double, width: Double, height: Double) {
+      let (x, y, w, h) = (
+        box.x.fraction(of: 1), box.y.fraction(of: 1), box.width.fraction(of: 1), box.height.fraction(of: 1)
+      )
+      let corners = [(x, y), (x + w, y + h)].map { (a * $0.0 + c * $0.1 + e, b * $0.0 + d * $0.1 + f) }
+      let (x0, x1) = (min(corners[0].0, corners[1].0), max(corners[0].0, corners[1].0))
+      let (y0, y1) = (min(corners[0].1, corners[1].1), max(corners[0].1, corners[1].1))
+      return (x0, y0, x1 - x0, y1 - y0)
+    }
+  }
+
+  /// What makes a photo need a look, most urgent first.
+  enum Flag: String, Sendable, CaseIterable {
+    /// Damaged, stale, or its render modified outside photoedit.
+    case problem
+    /// No edit at all, or no faceblur step: its faces are not hidden.
+    case unedited
+    /// A faceblur step that found no face.
+    case noFaces = "no-faces"
+    /// A face near the smallest size the detector searches: smaller ones next to it are missed.
+    case smallFaces = "small-faces"
+    /// Many faces: a crowd, where faces are missed most.
+    case manyFaces = "many-faces"
+  }
+
+  /// The smallest face side the default detector searches: the 24-pixel window of OpenCV's
+  /// frontal face cascade, unless the step's `minFace` says more.
+  static let defaultSmallestFace = 24
+  /// The smallest face CenterFace finds well at full size, in pixels (about 20 of its input:
+  /// Sources/CenterFace/CenterFaceDetector.swift), for a step whose detector includes it.
+  static let centerFaceSmallestFace = 20
+  /// A face is "near the smallest searchable size" below this many times that size.
+  static let nearSmallest = 2.0
+  /// "Many faces" from this many faces on.
+  static let manyFaces = 10
+
+  var index: Int
+  var name: String
+  var path: String
+  var state: String
+  var problem: String?
+  /// The reviewed faceblur step (from 1), when the recipe has one.
+  var step: Int?
+  var faces: [Face] = []
+  /// The detector's faces of the step, in order (the corrections' `found`).
+  var found: [Box] = []
+  /// The smallest face side searched, in pixels, for the step.
+  var smallest: Int?
+  /// The step's detector (`haar`, `centerface`, `centerface+haar`, ...).
+  var detector: String?
+  /// Why the faces have no scores although `--scores` asked for them, when they have none.
+  var scoresNote: String?
+  var views: [View] = []
+  /// Every step but the reviewed one, as `show` lists them.
+  var otherSteps: [String] = []
+  var flags: [Flag] = []
+  /// True when the page may correct it (an edited photo with a faceblur step, not damaged).
+  var correctable: Bool { step != nil && state != PhotoState.damaged.rawValue }
+
+  /// The first flag's rank (0 most urgent), or `Flag.allCases.count` when nothing needs a look.
+  var urgency: Int { flags.first.flatMap { Flag.allCases.firstIndex(of: $0) } ?? Flag.allCases.count }
+
+  /// The smallest face side in pixels, for sorting.
+  var smallestSide: Double? { faces.filter(\.found).compactMap(\.side).min() }
+}
+
+extension ReviewItem {
+  /// The faceblur step the page reviews (from 1): the recipe's first. Its input is the page's
+  /// "original" view (the original itself when faceblur is step 1).
+  static func reviewedStep(_ steps: [Step]) -> Int? {
+    steps.firstIndex { $0.typed(FaceblurFilter.self) != nil }.map { $0 + 1 }
+  }
+
+  /// The map of fractions through `steps` (the steps after the reviewed one), or nil when one of
+  /// them moves pixels in a way it cannot say (a crop) or is unknown here.
+  static func transform(through steps: ArraySlice<Step>) -> Transform? {
+    var t = Transform.identity
+    for step in steps {
+      if let (p, _) = step.typed(RotateFilter.self) {
+        switch p.angle {
+        case .quarter: t = t.then(Transform(a: 0, b: 1, c: -1, d: 0, e: 1, f: 0))
+        case .half: t = t.then(Transform(a: -1, b: 0, c: 0, d: -1, e: 1, f: 1))
+        case .threeQuarters: t = t.then(Transform(a: 0, b: -1, c: 1, d: 0, e: 0, f: 1))
+        }
+      } else if let (p, _) = step.typed(FlipFilter.self) {
+        switch p.direction {
+        case .horizontal: t = t.then(Transform(a: -1, b: 0, c: 0, d: 1, e: 1, f: 0))
+        case .vertical: t = t.then(Transform(a: 1, b: 0, c: 0, d: -1, e: 0, f: 1))
+        }
+      } else if !pixelFilters.contains(step.filter) {
+        return nil
+      }
+    }
+    return t
+  }
+
+  /// Filters that change pixels but never move them.
+  static let pixelFilters: Set<String> = ["faceblur", "pixelate", "sepia", "vignette", "brush"]
+
+  /// The page's model of one photo, from what `EditStore.preview` read.
+  ///
+  /// - Parameters:
+  ///   - files: the previews' file names: (render, original or before).
+  ///   - originals: false with `--no-originals`: only the render is shown.
+  init(
+    index: Int, photo: ReviewSelection.Photo, preview: PhotoPreview, files: (render: String, other: String),
+    originals: Bool
+  ) {
+    self.index = index
+    (name, path) = (photo.name, photo.path)
+    let status = preview.status
+    state = status.state.rawValue
+    problem = status.problem.map(ErrorText.message)
+    let data = status.data
+    let steps = data?.steps ?? []
+    let reviewed = status.state == .damaged ? nil : Self.reviewedStep(steps)
+    step = reviewed
+    for (i, s) in steps.enumerated() where i + 1 != reviewed {
+      otherSteps += FileResult.describe(s, number: i + 1)
+    }
+    if let reviewed, let (p, derived) = steps[reviewed - 1].typed(FaceblurFilter.self) {
+      let foundCount = max(0, derived.faces.count - p.add.count)
+      found = Array(derived.faces.prefix(foundCount))
+      let excluded = Set(p.exclude)
+      let floor =
+        p.detection.detector.components.contains(.centerface)
+        ? Self.centerFaceSmallestFace : Self.defaultSmallestFace
+      smallest = max(p.detection.minSize ?? 0, floor)
+      detector = p.detection.detector.rawValue
+      // The image entering the step at full size, from its preview (the decode's scale).
+      let entering = preview.entering[reviewed]
+      faces = derived.faces.enumerated().map { k, box in
+        let state: Face.State = excluded.contains(k) ? .excluded : (k < foundCount ? .hidden : .added)
+        var side: Double? = nil
+        if let entering {
+          let w = box.width.fraction(of: 1) * Double(entering.width) * entering.scale
+          let h = box.height.fraction(of: 1) * Double(entering.height) * entering.scale
+          side = min(w, h)
+        }
+        return Face(number: k, box: box, found: k < foundCount, state: state, side: side)
+      }
+    }
+    if let render = preview.render {
+      let t = reviewed.map { Self.transform(through: steps[$0...]) } ?? nil
+      views.append(
+        View(kind: .render, file: files.render, width: render.width, height: render.height, transform: t))
+    }
+    if originals, let n = reviewed ?? (steps.isEmpty ? nil : 1), let before = preview.entering[n] {
+      views.append(
+        View(
+          kind: n == 1 ? .original : .before, file: files.other, width: before.width, height: before.height,
+          transform: reviewed == nil ? nil : .identity))
+    }
+    // What needs a look.
+    if status.state != .edited && status.state != .unedited { flags.append(.problem) }
+    if reviewed == nil { flags.append(.unedited) }
+    if reviewed != nil && found.isEmpty { flags.append(.noFaces) }
+    if let smallest,
+      faces.contains(where: { $0.found && ($0.side ?? .infinity) < Double(smallest) * Self.nearSmallest })
+    {
+      flags.append(.smallFaces)
+    }
+    if faces.count >= Self.manyFaces { flags.append(.manyFaces) }
+  }
+
+  /// The detection options of the reviewed step, when it is faceblur.
+  static func detection(_ steps: [Step]) -> DetectionOptions? {
+    reviewedStep(steps).flatMap { steps[$0 - 1].typed(FaceblurFilter.self)?.0.detection }
+  }
+
+  /// Gives each found face the score of the face `detect` finds in the same place (the search
+  /// of the original that the step made, run again: same image, same detector, same settings,
+  /// so the same boxes), matched by overlap (IoU at least 0.9).
+  mutating func attachScores(_ outcome: DetectOutcome) {
+    let (w, h) = (Double(outcome.width), Double(outcome.height))
+    let searched = outcome.faces.map { f in
+      (x: f.x / w, y: f.y / h, width: f.width / w, height: f.height / h, score: f.score)
+    }
+    var matched = 0
+    for i in faces.indices where faces[i].found {
+      let b = faces[i].box
+      let (x, y) = (b.x.fraction(of: 1), b.y.fraction(of: 1))
+      let (bw, bh) = (b.width.fraction(of: 1), b.height.fraction(of: 1))
+      var best: (iou: Double, score: Double?) = (0, nil)
+      for s in searched {
+        let ix = max(0, min(x + bw, s.x + s.width) - max(x, s.x))
+        let iy = max(0, min(y + bh, s.y + s.height) - max(y, s.y))
+        let inter = ix * iy
+        let union = bw * bh + s.width * s.height - inter
+        let iou = union > 0 ? inter / union : 0
+        if iou > best.iou { best = (iou, s.score) }
+      }
+      if best.iou >= 0.9, let score = best.score {
+        faces[i].score = score
+        matched += 1
+      }
+    }
+    let foundCount = faces.filter(\.found).count
+    if matched == foundCount || foundCount == 0 {
+      scoresNote = nil
+    } else if outcome.faces.allSatisfy({ $0.score == nil }) {
+      scoresNote = "no scores: the \(outcome.detector) detector gives none"
+    } else {
+      scoresNote = "\(foundCount - matched) of \(foundCount) faces have no score (no face found again there)"
+    }
+  }
+
+  /// A photo that could not be read at all.
+  init(index: Int, photo: ReviewSelection.Photo, error: any Error) {
+    self.index = index
+    (name, path) = (photo.name, photo.path)
+    state = PhotoState.damaged.rawValue
+    problem = ErrorText.describe(error).message
+    flags = [.problem]
+  }
+}

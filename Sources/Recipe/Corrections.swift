@@ -1,0 +1,306 @@
+import Foundation
+import PhotoCore
+
+/// Face corrections made on a review page (`photoedit review`), exported by the page as JSON and
+/// applied by `photoedit apply --corrections FILE DIR`.
+///
+/// Each entry names one photo by its path relative to the reviewed folder, its faceblur step,
+/// the faces the detector had found when the page was made (so a photo whose faces changed since
+/// is refused rather than corrected by the wrong numbers), and the step's new `exclude` and `add`
+/// parameters, whole: applying the same file twice gives the same recipe.
+///
+///     {"formatIdentifier": "org.photoedit.review-corrections", "formatVersion": 1,
+///      "folder": "events",
+///      "photos": [{"photo": "day1/a.jpg", "step": 1,
+///                  "found": [[0.1, 0.2, 0.05, 0.07]],
+///                  "exclude": [0], "add": [[0.5, 0.5, 0.04, 0.06]]}]}
+///
+/// Boxes are `[x, y, width, height]`, fractions of the image entering the step (faceblur's own
+/// stored form).
+public struct Corrections: Sendable, Equatable {
+  public static let identifier = "org.photoedit.review-corrections"
+  public static let currentVersion = 1
+  /// The most boxes one entry may add, and the most entries a file may hold.
+  public static let maxAddedFaces = 1000
+  public static let maxPhotos = 100_000
+
+  /// The reviewed folder as the page was given it (shown to the user; never used to find files).
+  public var folder: String?
+  public var photos: [Entry]
+
+  /// One photo's corrections.
+  public struct Entry: Sendable, Equatable {
+    /// The photo's path relative to the reviewed folder.
+    public var photo: String
+    /// The faceblur step, from 1 as `show` numbers steps.
+    public var step: Int
+    /// The faces the detector had found when the page was made, as fractions.
+    public var found: [Box]
+    /// The step's new `exclude` (face numbers, sorted, each once).
+    public var exclude: [Int]
+    /// The step's new `add` boxes, as fractions.
+    public var add: [Box]
+
+    public init(photo: String, step: Int, found: [Box], exclude: [Int], add: [Box]) {
+      (self.photo, self.step, self.found, self.exclude, self.add) = (photo, step, found, exclude, add)
+    }
+  }
+
+  public init(folder: String? = nil, photos: [Entry]) { (self.folder, self.photos) = (folder, photos) }
+}
+
+/// Why a corrections file is refused. Nothing has been changed when one is thrown.
+public enum CorrectionsError: Error, Equatable, Sendable {
+  /// The file itself could not be read (missing, too large, not a regular file).
+  case unreadable(StoreError)
+  /// The file is not JSON.
+  case invalidJSON(detail: String)
+  /// The file is JSON, but not corrections (`formatIdentifier` missing or another).
+  case foreignFormat(identifier: String?)
+  /// The file was written by a newer photoedit.
+  case newerFormat(found: Int, supported: Int)
+  /// A field is missing, of the wrong type, or holds a value it may not (`photos[2].step`).
+  case badField(field: String, problem: FieldProblem)
+  /// Two entries name the same photo.
+  case duplicatePhoto(photo: String)
+  /// A photo name that is not a path below the reviewed folder (absolute, `..`, hidden, not a
+  /// photo's name, a store file).
+  case notUnderFolder(photo: String, folder: String)
+  /// No photo of that name is under the reviewed folder; `recorded` is the folder the file says
+  /// was reviewed.
+  case notFound(photo: String, folder: String, recorded: String?)
+  /// The photo cannot be read or is not one that can be corrected (damaged, modified).
+  case photo(photo: String, StoreError)
+  /// The photo's recipe has no step `step`, or that step is not faceblur.
+  case noFaceblurStep(photo: String, step: Int, filter: String?, count: Int)
+  /// The step's faces are not those reviewed: the photo was edited since the page was made.
+  case facesChanged(photo: String, step: Int, reviewed: Int, now: Int)
+  /// `exclude` names a face the step does not have (faces count from 0; `count` faces).
+  case noSuchFace(photo: String, step: Int, face: Int, count: Int)
+
+  public enum FieldProblem: Equatable, Sendable {
+    case missing, wrongType
+    /// Out of its range (the range in words).
+    case outOfRange(allowed: String)
+    /// A list longer than its limit.
+    case tooMany(limit: Int)
+  }
+}
+
+extension Corrections {
+  /// Reads and checks a corrections file's bytes (the shape and ranges of every field; the
+  /// photos themselves are checked by `EditStore.check(_:in:)`).
+  public static func read(_ bytes: [UInt8]) throws(CorrectionsError) -> Corrections {
+    let json: JSONValue
+    do { json = try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) } catch {
+      throw .invalidJSON(detail: "not valid JSON")
+    }
+    guard let top = json.object else { throw .invalidJSON(detail: "the top level is not an object") }
+    guard let identifier = top["formatIdentifier"]?.string, identifier == Self.identifier else {
+      throw .foreignFormat(identifier: top["formatIdentifier"]?.string)
+    }
+    let version = try integer(top["formatVersion"], "formatVersion", in: 1...Int(Int32.max))
+    if version > currentVersion { throw .newerFormat(found: version, supported: currentVersion) }
+    var folder: String? = nil
+    if let f = top["folder"] {
+      guard let s = f.string else { throw .badField(field: "folder", problem: .wrongType) }
+      folder = s
+    }
+    guard let list = top["photos"] else { throw .badField(field: "photos", problem: .missing) }
+    guard let items = list.array else { throw .badField(field: "photos", problem: .wrongType) }
+    if items.count > maxPhotos { throw .badField(field: "photos", problem: .tooMany(limit: maxPhotos)) }
+    var entries: [Entry] = []
+    var seen: Set<String> = []
+    for (i, item) in items.enumerated() {
+      let field = "photos[\(i)]"
+      guard let o = item.object else { throw .badField(field: field, problem: .wrongType) }
+      guard let photoValue = o["photo"] else { throw .badField(field: "\(field).photo", problem: .missing) }
+      guard let photo = photoValue.string, !photo.isEmpty else {
+        throw .badField(field: "\(field).photo", problem: .wrongType)
+      }
+      let step = try integer(o["step"], "\(field).step", in: 1...1_000_000)
+      let found = try boxes(o["found"], "\(field).found", limit: 100_000, inside: false)
+      let add = try boxes(o["add"], "\(field).add", limit: maxAddedFaces, inside: true)
+      guard let excludeValue = o["exclude"] else {
+        throw .badField(field: "\(field).exclude", problem: .missing)
+      }
+      guard let excludeList = excludeValue.array else {
+        throw .badField(field: "\(field).exclude", problem: .wrongType)
+      }
+      var exclude: [Int] = []
+      for (j, e) in excludeList.enumerated() {
+        exclude.append(try integer(e, "\(field).exclude[\(j)]", in: 0...100_000))
+      }
+      // Keyed by bytes: names that differ only in Unicode normalisation are two files.
+      let key = PathName.bytes(photo).map { String($0, radix: 16) }.joined(separator: ",")
+      guard seen.insert(key).inserted else { throw .duplicatePhoto(photo: photo) }
+      entries.append(
+        Entry(photo: photo, step: step, found: found, exclude: Array(Set(exclude)).sorted(), add: add))
+    }
+    return Corrections(folder: folder, photos: entries)
+  }
+
+  private static func integer(_ value: JSONValue?, _ field: String, in range: ClosedRange<Int>)
+    throws(CorrectionsError) -> Int
+  {
+    guard let value else { throw .badField(field: field, problem: .missing) }
+    guard let n = value.number, n == n.rounded(), abs(n) < 1e15 else {
+      throw .badField(field: field, problem: .wrongType)
+    }
+    guard range.contains(Int(n)) else {
+      throw .badField(
+        field: field, problem: .outOfRange(allowed: "\(range.lowerBound)...\(range.upperBound)"))
+    }
+    return Int(n)
+  }
+
+  /// A list of `[x, y, width, height]` fractions; with `inside`, each box lies within the image
+  /// (a drawn box), else only finite with a positive size (a detector's box, which OpenCV clips).
+  private static func boxes(_ value: JSONValue?, _ field: String, limit: Int, inside: Bool)
+    throws(CorrectionsError) -> [Box]
+  {
+    guard let value else { throw .badField(field: field, problem: .missing) }
+    guard let list = value.array else { throw .badField(field: field, problem: .wrongType) }
+    if list.count > limit { throw .badField(field: field, problem: .tooMany(limit: limit)) }
+    var out: [Box] = []
+    let slack = 1e-9
+    for (i, item) in list.enumerated() {
+      let numbers = item.array?.compactMap(\.number) ?? []
+      guard numbers.count == 4, item.array?.count == 4, numbers.allSatisfy(\.isFinite) else {
+        throw .badField(field: "\(field)[\(i)]", problem: .wrongType)
+      }
+      let (x, y, w, h) = (numbers[0], numbers[1], numbers[2], numbers[3])
+      let ok =
+        inside
+        ? x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= 1 + slack && y + h <= 1 + slack
+        : w > 0 && h > 0 && (-1...2).contains(x) && (-1...2).contains(y) && w <= 2 && h <= 2
+      guard ok else {
+        throw .badField(
+          field: "\(field)[\(i)]",
+          problem: .outOfRange(
+            allowed: inside
+              ? "a box inside the image: x, y >= 0, width, height > 0, x + width <= 1, y + height <= 1"
+              : "a box of fractions with width, height > 0"))
+      }
+      out.append(Box(fractionX: x, y: y, width: w, height: h))
+    }
+    return out
+  }
+
+  /// The file's JSON: sorted keys, one photo a line, as the page exports it.
+  public func encoded() -> [UInt8] {
+    func box(_ b: Box) -> JSONValue {
+      .array([b.x, b.y, b.width, b.height].map { .number($0.fraction(of: 1)) })
+    }
+    var top: [String: JSONValue] = [
+      "formatIdentifier": .string(Self.identifier), "formatVersion": .number(Double(Self.currentVersion)),
+      "photos": .array(
+        photos.map { e in
+          .object([
+            "photo": .string(e.photo), "step": .number(Double(e.step)), "found": .array(e.found.map(box)),
+            "exclude": .array(e.exclude.map { .number(Double($0)) }), "add": .array(e.add.map(box)),
+          ])
+        }),
+    ]
+    if let folder { top["folder"] = .string(folder) }
+    return JSONCoding.encode(JSONValue.object(top))
+  }
+}
+
+extension EditStore {
+  /// A corrections file, read with the store's rules for data files (a regular file of at most
+  /// `settings.maxFileBytes`, `--max-file-size`) and checked whole against the photos under
+  /// `folder`: every photo must be one a walk of `folder` finds, be edited, and have a faceblur
+  /// step `step` whose detector faces are the ones reviewed, and every excluded face must be one
+  /// the step will have. Nothing is changed.
+  ///
+  /// - Returns: each entry with the path of its photo (`folder` joined with its name), and
+  ///   whether its step already has these `exclude` and `add` (applied before: nothing to do).
+  /// - Throws: `CorrectionsError` for the first problem found.
+  public func checkCorrections(_ file: String, in folder: String) throws(CorrectionsError)
+    -> [(path: String, entry: Corrections.Entry, done: Bool)]
+  {
+    let bytes: [UInt8]
+    do { bytes = try Self.readFile(file, limit: settings.maxFileBytes) } catch { throw .unreadable(error) }
+    let corrections = try Corrections.read(bytes)
+    var checked: [(path: String, entry: Corrections.Entry, done: Bool)] = []
+    for entry in corrections.photos {
+      let path = try Self.photoPath(entry.photo, in: folder)
+      let status: PhotoStatus
+      do { status = try show(path) } catch {
+        if case .missing = error {
+          throw .notFound(photo: entry.photo, folder: folder, recorded: corrections.folder)
+        }
+        throw .photo(photo: entry.photo, error)
+      }
+      if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
+        throw .photo(photo: entry.photo, e)
+      }
+      if status.state == .modified && !settings.force { throw .photo(photo: entry.photo, .renderModified) }
+      guard let data = status.data, !data.steps.isEmpty else {
+        throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: 0)
+      }
+      guard data.steps.indices.contains(entry.step - 1) else {
+        throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: data.steps.count)
+      }
+      let step = data.steps[entry.step - 1]
+      guard let (parameters, derived) = step.typed(FaceblurFilter.self) else {
+        throw .noFaceblurStep(
+          photo: entry.photo, step: entry.step, filter: step.filter, count: data.steps.count)
+      }
+      let found = Array(derived.faces.prefix(max(0, derived.faces.count - parameters.add.count)))
+      guard Self.sameBoxes(found, entry.found) else {
+        throw .facesChanged(
+          photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
+      }
+      let count = found.count + entry.add.count
+      if let face = entry.exclude.first(where: { $0 >= count }) {
+        throw .noSuchFace(photo: entry.photo, step: entry.step, face: face, count: count)
+      }
+      let added = derived.faces.suffix(parameters.add.count)
+      let done = Set(parameters.exclude) == Set(entry.exclude) && Self.sameBoxes(Array(added), entry.add)
+      checked.append((path, entry, done))
+    }
+    return checked
+  }
+
+  /// Applies one checked entry: `edit --step N --set exclude=...,add=...` through the store's
+  /// safety protocol (lock, journal, re-render from the original).
+  public func applyCorrection(_ entry: Corrections.Entry, to path: String) throws(StoreError) -> EditOutcome {
+    let values: [String: ParameterValue] = ["exclude": .integers(entry.exclude), "add": .boxes(entry.add)]
+    return try edit(path, step: entry.step, .set { _, _ throws(StoreError) in values })
+  }
+
+  /// `name` below `folder`, when it is a photo a walk of `folder` finds: a relative path of
+  /// folders that are neither hidden nor links, ending in a photo's name that is not a store
+  /// file.
+  static func photoPath(_ name: String, in folder: String) throws(CorrectionsError) -> String {
+    let refuse = CorrectionsError.notUnderFolder(photo: name, folder: folder)
+    // Split on the "/" byte's scalar: a Character split would miss a slash before a combining mark.
+    let parts = name.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map {
+      String(String.UnicodeScalarView($0))
+    }
+    guard !name.hasPrefix("/"), !parts.isEmpty,
+      parts.allSatisfy({ !$0.isEmpty && !$0.hasPrefix(".") && !$0.contains("\0") }),
+      PhotoFolder.isPhotoName(parts.last!), !PhotoPaths.isStoreFile(name)
+    else { throw refuse }
+    var path = folder
+    for (i, part) in parts.enumerated() {
+      path = path == "." ? part : Path.join(path, part)
+      if i < parts.count - 1 && PhotoFolder.kind(of: path, followingLinks: false) != .directory {
+        throw refuse
+      }
+    }
+    return path
+  }
+
+  /// True when two lists of fraction boxes are the same (to a billionth: a JSON round trip).
+  static func sameBoxes(_ a: [Box], _ b: [Box]) -> Bool {
+    guard a.count == b.count else { return false }
+    return zip(a, b).allSatisfy { p, q in
+      zip([p.x, p.y, p.width, p.height], [q.x, q.y, q.width, q.height]).allSatisfy {
+        abs($0.fraction(of: 1) - $1.fraction(of: 1)) <= 1e-9
+      }
+    }
+  }
+}

@@ -1,0 +1,157 @@
+import Codecs
+import PhotoCore
+
+/// A display-size JPEG of one stage of a photo: the original, the image entering a step, or the
+/// render.
+public struct PreviewImage: Sendable, Equatable {
+  /// The JPEG's bytes: quality `PreviewImage.quality`, 4:2:0, no metadata (no EXIF, no GPS).
+  public var jpeg: [UInt8]
+  /// The preview's size in pixels.
+  public var width: Int, height: Int
+  /// Full-size pixels per preview pixel: the image at full size is about `width * scale` wide.
+  public var scale: Double
+
+  /// The JPEG quality of every preview.
+  public static let quality = 82
+}
+
+/// What `EditStore.preview` read and made of one photo, in one pass.
+public struct PhotoPreview: Sendable {
+  /// The photo's state and recipe, as `status` and `show` report them.
+  public var status: PhotoStatus
+  /// The render: the original with every step, made as `render --max-size` makes it; for a
+  /// photo whose recipe cannot be used (damaged), the photo's own file decoded; nil when not
+  /// even that could be read.
+  public var render: PreviewImage?
+  /// The image entering step `n` (counting from 1; step 1's is the original), for each step
+  /// asked for that the recipe has. Empty for a damaged photo.
+  public var entering: [Int: PreviewImage] = [:]
+  /// Harmless decoder warnings about the original.
+  public var warnings: [String] = []
+}
+
+extension EditStore {
+  /// Display-size previews of a photo, read without changing anything and without a lock: the
+  /// render, and the image entering each step in `entering` (step 1's is the original), all from
+  /// one DCT-scaled decode of the original, then the steps on that small image, then a resample
+  /// to `maxSize` on the longest side: the route of `render --max-size`, so each preview is what
+  /// an export of that stage at that size gives (up to the JPEG encoding).
+  ///
+  /// The store's rules hold as for `show` and `render -o`: the sidecar and the original are read
+  /// without following links and bounded before allocation, the original is verified against the
+  /// sidecar's checksum, and a photo whose edit is being committed by another photoedit is read
+  /// after it (or reported interrupted).
+  ///
+  /// - Parameters:
+  ///   - maxSize: the longest side of each preview in pixels.
+  ///   - entering: given the recipe's steps, the steps (from 1) whose input to preview as well.
+  /// - Throws: `StoreError` when the name is not a photo (missing, a store file, a folder); a
+  ///   photo that is damaged comes back with its state and problem instead.
+  /// - Complexity: one decode of the original at the smallest DCT scale of at least `maxSize`,
+  ///   then the steps and resamples on images of about `maxSize`².
+  public func preview(
+    _ photo: String, maxSize: Int, entering: (_ steps: [Step]) -> Set<Int> = { _ in [] }
+  ) throws(StoreError) -> PhotoPreview {
+    precondition(maxSize > 0, "a preview has at least one pixel")
+    try Self.refuseStoreFile(photo)
+    let paths = PhotoPaths(photo)
+    if PhotoFolder.kind(of: photo) == .directory { throw .isFolder }
+    if !paths.anythingExists { throw .missing(path: photo) }
+    // A writer may commit meanwhile: read until the sidecar is the same before and after.
+    var result = PhotoPreview(status: PhotoStatus(state: .damaged))
+    for _ in 0..<3 {
+      Self.waitWhileAnotherCommandCommits(paths)
+      let before = try? FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
+      result = try previewOnce(paths, maxSize: maxSize, entering: entering)
+      let after = try? FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
+      if before == after && !FileSystem.exists(paths.journal) { break }
+    }
+    return result
+  }
+
+  private func previewOnce(_ paths: PhotoPaths, maxSize: Int, entering: (_ steps: [Step]) -> Set<Int>)
+    throws(StoreError) -> PhotoPreview
+  {
+    func damaged(_ error: StoreError, _ read: AdjustmentData.ReadResult? = nil) -> PhotoPreview {
+      // What the world sees is the photo's file: show it plainly when it can be decoded.
+      let plain = try? plainPreview(paths.photo, maxSize: maxSize)
+      return PhotoPreview(
+        status: PhotoStatus(
+          state: .damaged, problem: .error(error), data: read?.data, migratedFrom: read?.migratedFrom),
+        render: plain)
+    }
+    if FileSystem.exists(paths.journal) { return damaged(.interrupted) }
+    let read: AdjustmentData.ReadResult?
+    do { read = try loadSidecar(paths) } catch { return damaged(error) }
+    guard let read else {
+      if FileSystem.exists(paths.original) { return damaged(.strayOriginal(original: paths.original)) }
+      let bytes = try Self.readBytes(paths.photo)
+      let made = try previews(of: bytes, steps: [], maxSize: maxSize, entering: [])
+      return PhotoPreview(status: PhotoStatus(state: .unedited), render: made.render, warnings: made.warnings)
+    }
+    let edited: Edited
+    do { edited = try loadEdited(paths, read) } catch { return damaged(error, read) }
+    // The state, classified as `status` classifies it (EditStore+Inspect).
+    var status = PhotoStatus(state: .edited, data: read.data, migratedFrom: read.migratedFrom)
+    if edited.renderSHA256 == nil {
+      (status.state, status.problem) = (.stale, .renderMissing)
+    } else if edited.isModified {
+      (status.state, status.problem) = (.modified, .renderModified)
+    } else if let version = read.migratedFrom {
+      (status.state, status.problem) = (.stale, .olderFormat(version: version))
+    } else if read.stepsMigrated {
+      (status.state, status.problem) = (.stale, .olderStepVersion)
+    } else if read.data.steps.isEmpty {
+      status.state = .unedited
+    }
+    let steps = read.data.steps
+    let made = try previews(
+      of: edited.originalBytes, steps: steps, maxSize: maxSize,
+      entering: entering(steps).filter { steps.indices.contains($0 - 1) })
+    return PhotoPreview(status: status, render: made.render, entering: made.entering, warnings: made.warnings)
+  }
+
+  /// The photo's own file, decoded and scaled as it is (no recipe).
+  private func plainPreview(_ photo: String, maxSize: Int) throws(StoreError) -> PreviewImage? {
+    try previews(of: try Self.readBytes(photo), steps: [], maxSize: maxSize, entering: []).render
+  }
+
+  private func previews(of original: [UInt8], steps: [Step], maxSize: Int, entering: Set<Int>)
+    throws(StoreError) -> (render: PreviewImage, entering: [Int: PreviewImage], warnings: [String])
+  {
+    let decoded: DecodedImage
+    do {
+      decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
+    } catch {
+      throw .codec(error)
+    }
+    let details = decoded.details
+    var image = decoded.image
+    _ = consume decoded
+    // How many full-size pixels one decoded pixel stands for (the DCT scale of the decode).
+    let decodeScale = Double(details.fullWidth) / Double(image.width)
+    var stages: [Int: PreviewImage] = [:]
+    for (i, step) in steps.enumerated() {
+      if entering.contains(i + 1) {
+        stages[i + 1] = try encodePreview(
+          image, decodeScale: decodeScale, steps: Array(steps.prefix(i)), maxSize: maxSize)
+      }
+      do { try step.render(on: &image) } catch { throw .step(index: i, error) }
+    }
+    let render = try encodePreview(image, decodeScale: decodeScale, steps: steps, maxSize: maxSize)
+    return (render, stages, details.warnings)
+  }
+
+  /// One stage resampled to `maxSize` and encoded as a preview JPEG (transparency laid over the
+  /// colour the steps name, as a JPEG render does).
+  private func encodePreview(_ image: Image, decodeScale: Double, steps: [Step], maxSize: Int)
+    throws(StoreError) -> PreviewImage
+  {
+    var small = image
+    if max(image.width, image.height) > maxSize { small = image.resampled(longestSide: maxSize) }
+    let options = EncodeOptions(quality: PreviewImage.quality, subsampling: .s420)
+    let bytes = try encode(small, as: .jpeg, options: options, steps: steps)
+    let scale = decodeScale * Double(image.width) / Double(small.width)
+    return PreviewImage(jpeg: bytes, width: small.width, height: small.height, scale: scale)
+  }
+}
