@@ -1,5 +1,5 @@
 /// A band of rows of an image, by pointer: what band kernels work on, several threads at once on
-/// disjoint bands, and what a JPEG being decoded hands on a band at a time (see `RowFilter`).
+/// disjoint bands, and what a JPEG being decoded hands on a band at a time (see `JPEGStream`).
 public struct ImageRows: @unchecked Sendable {
   /// The first byte of the band's first row; rows follow `width * 4` bytes apart (RGBA, as in
   /// `Image`). The band may live in a buffer of its own, not inside a whole image.
