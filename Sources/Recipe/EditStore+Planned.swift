@@ -8,12 +8,13 @@ extension EditStore {
   ///
   /// A request that needs the pixels of the image entering it (faceblur's detection) gets them
   /// from a first pass: the steps before it rendered by the planner into one image, which the
-  /// detector searches and which is let go before the render's own pass.
+  /// detector searches; the rest of the render then runs band by band from that image. So does
+  /// a step that renders only whole images (it gets the image entering it, whole), and a PNG
+  /// output whose transparency cannot be known before the first row (a PNG original with an
+  /// alpha channel): the planner holds the image there, the one-band case.
   ///
-  /// nil when the planner cannot make this render and the whole frame must be decoded: the
-  /// engine has no source for the file (an interlaced PNG, a test engine), a step renders only
-  /// whole images, or a PNG output whose transparency cannot be known before the first row (a
-  /// PNG with an alpha channel).
+  /// nil when the engine has no source for the file (an interlaced PNG, a test engine) or
+  /// TurboJPEG is asked for bands that cannot be joined: then `render` decodes the whole frame.
   func planned(
     original: [UInt8], steps: [Step], adding requests: [StepRequest], as format: ImageFormat,
     existing: RenderRecord?
@@ -37,18 +38,45 @@ extension EditStore {
     _ opened: PhotoSource, steps: [Step], adding requests: [StepRequest], as format: ImageFormat,
     existing: RenderRecord?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
+    if format == .jpeg && !JPEGSink.isAvailable { return nil }
     let source = opened.source
     var details = opened.details
-    // The stored pixels are turned upright first, as `decode` does.
+    // `kernels` run from the original, or from `held` once something needed the whole image
+    // (a first pass for a step that looks at it, a step that renders only whole images).
+    var held: Image? = nil
     var kernels: [any StepKernel] = []
+    // The stored pixels are turned upright first, as `decode` does.
     let upright = PixelTransform.upright(exifOrientation: details.orientation, of: source.size)
     if !upright.isIdentity { kernels.append(TransformKernel(upright)) }
     var size = upright.outputSize
+    // The image `kernels` make, which is then held (and `kernels` start again from it).
+    func hold() throws(StoreError) -> Image {
+      var image: Image
+      if let held {
+        image = held
+        do { try image.render(kernels) } catch { throw .step(index: nil, error) }
+      } else {
+        (image, details.warnings) = try firstPass(kernels, from: source, size: size, format: details.format)
+      }
+      held = nil  // one frame at a time
+      held = image
+      kernels = []
+      return image
+    }
     func add(_ step: Step, index: Int?) throws(StoreError) {
       let made: [any StepKernel]
       do { made = try step.kernels(input: size) } catch { throw .step(index: index, error) }
-      kernels += made
-      size = made.last?.outputSize ?? size
+      for kernel in made {
+        if kernel.capability == .whole {
+          var image = try hold()
+          held = nil
+          do { try image.render([kernel]) } catch { throw .step(index: index, error) }
+          held = image
+        } else {
+          kernels.append(kernel)
+        }
+        size = kernel.outputSize
+      }
     }
     for (i, step) in steps.enumerated() { try add(step, index: i) }
     var added: [Step] = []
@@ -60,32 +88,45 @@ extension EditStore {
           throw .step(index: nil, error)
         }
       } else {
-        guard !kernels.contains(where: { $0.capability == .whole }) else { return nil }
-        let image = try firstPass(kernels, from: source, size: size, format: details.format)
-        step = try make(request, for: image)
+        step = try make(request, for: try hold())
       }
       try add(step, index: nil)
       added.append(step)
     }
-    guard !kernels.contains(where: { $0.capability == .whole }) else { return nil }
-    let opacity = kernels.reduce(source.opacity) { $1.opacity(given: $0) }
+    var opacity: Opacity {
+      let entering = held.map { $0.isOpaque ? Opacity.opaque : .transparent } ?? source.opacity
+      return kernels.reduce(entering) { $1.opacity(given: $0) }
+    }
+    // A PNG is RGB or RGBA as its pixels say: when that is not known ahead, look at them.
+    if format == .png && opacity == .unknown { _ = try hold() }
     let options = encodeOptions(existing: existing, details: details)
     let bytes: [UInt8]
-    do {
+    do throws(CodecError) {
+      let sink: any PixelSink
+      let finish: () throws(CodecError) -> [UInt8]
       switch format {
       case .jpeg:
-        guard JPEGSink.isAvailable else { return nil }
         let fill =
           opacity == .opaque ? nil : Filters.transparencyFill(for: steps + added) ?? RGBA(255, 255, 255, 255)
-        let sink = try JPEGSink(size: size, options: options, fill: fill)
-        details.warnings = try run(kernels, from: source, to: sink, format: details.format)
-        bytes = try sink.finish()
+        let jpeg = try JPEGSink(size: size, options: options, fill: fill)
+        (sink, finish) = (jpeg, jpeg.finish)
       case .png:
-        guard opacity != .unknown else { return nil }
-        let sink = try PNGSink(size: size, withAlpha: opacity == .transparent, options: options)
-        details.warnings = try run(kernels, from: source, to: sink, format: details.format)
-        bytes = try sink.finish()
+        let png = try PNGSink(size: size, withAlpha: opacity == .transparent, options: options)
+        (sink, finish) = (png, png.finish)
       }
+      if var image = held {
+        held = nil
+        let plan = RenderPlan(
+          kernels: kernels, inputSize: ImageSize(image.width, image.height), bandHeight: sink.bandHeight)
+        do { try Planner.run(plan, from: &image, to: sink) } catch let error as CodecError {
+          throw error
+        } catch {
+          throw CodecError.corruptData(details.format, "\(error)")  // kernels that are not whole-image never throw
+        }
+      } else {
+        details.warnings = try run(kernels, from: source, to: sink, format: details.format)
+      }
+      bytes = try finish()
     } catch {
       throw .codec(error)
     }
@@ -95,22 +136,21 @@ extension EditStore {
     )
   }
 
-  /// The image `kernels` make from `source` (of `size`), whole, for a step that looks at it.
+  /// The image `kernels` make from `source` (of `size`), whole, and the decoder's warnings.
   private func firstPass(
     _ kernels: [any StepKernel], from source: any PixelSource, size: ImageSize, format: ImageFormat
-  )
-    throws(StoreError) -> Image
-  {
+  ) throws(StoreError) -> (Image, [String]) {
     var failure: CodecError? = nil
+    var warnings: [String] = []
     let image = Image(size: size) { buffer in
       do throws(CodecError) {
-        _ = try run(kernels, from: source, to: BufferSink(buffer, bandHeight: 128), format: format)
+        warnings = try run(kernels, from: source, to: BufferSink(buffer, bandHeight: 128), format: format)
       } catch {
         failure = error
       }
     }
     if let failure { throw .codec(failure) }
-    return image
+    return (image, warnings)
   }
 
   /// Runs the kernels from `source` to `sink`; the decoder's harmless warnings.
