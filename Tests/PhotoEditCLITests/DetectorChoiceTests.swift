@@ -175,6 +175,10 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
       ["detect", "--detector", "cnn", photo], ["detect", "--threshold", "1.5", "--detector", "centerface", photo],
       ["apply", "-f", "faceblur:detector=yolo", "--dry-run", photo],
       ["apply", "-f", "faceblur:threshold=0", "--dry-run", photo],
+      // An option of a detector that is not run would change nothing.
+      ["detect", "--threshold", "0.3", photo], ["detect", "--detector", "haar+profile", "--threshold", "0.3", photo],
+      ["detect", "--detector", "centerface", "--scale-factor", "1.2", photo],
+      ["detect", "--detector", "centerface", "--min-neighbors", "5", photo],
     ] {
       let r = try launch(arguments)
       #expect(r.status == 64, "\(arguments): \(r.err)")

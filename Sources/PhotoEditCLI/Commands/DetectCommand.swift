@@ -47,6 +47,19 @@ enum DetectCommand {
         options.detector = choice
       }
       options.threshold = try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
+      // An option of a detector that is not searched would change nothing: say so, never ignore it.
+      let components = Set(options.detector.components)
+      if args.value("threshold") != nil, !components.contains(.centerface) {
+        throw UsageError(
+          "--threshold is CenterFace's; --detector \(options.detector.rawValue) does not run it", command: "detect")
+      }
+      for haarOption in ["scale-factor", "min-neighbors"] where args.value(haarOption) != nil {
+        if components.isDisjoint(with: [.frontal, .profile]) {
+          throw UsageError(
+            "--\(haarOption) is the Haar cascade's; --detector \(options.detector.rawValue) does not run it",
+            command: "detect")
+        }
+      }
       options.scaleFactor =
         try args.decimal("scale-factor", in: DetectionOptions.scaleFactorRange) ?? options.scaleFactor
       options.minNeighbors =
