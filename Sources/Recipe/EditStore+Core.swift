@@ -206,6 +206,23 @@ public struct EditStore: Sendable {
     var width: Int, height: Int
   }
 
+  /// The original decoded upright (a DCT-scaled decode when `maxSize` allows one), within the
+  /// store's pixel limit, and what the codec says of it.
+  func decodeOriginal(_ original: [UInt8], maxSize: Int?) throws(StoreError) -> (Image, ImageDetails) {
+    let decoded: DecodedImage
+    do {
+      decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
+    } catch {
+      throw .codec(error)
+    }
+    // Move the image out: while two values share the buffer, the first step that writes would
+    // copy the whole frame (96 MB at 24 MP).
+    let details = decoded.details
+    let image = decoded.image
+    _ = consume decoded
+    return (image, details)
+  }
+
   /// Decodes the original, applies the stored steps, then makes steps of the requests and
   /// applies them.
   ///
@@ -213,17 +230,7 @@ public struct EditStore: Sendable {
   func render(
     original: [UInt8], steps: [Step], adding requests: [StepRequest] = [], maxSize: Int? = nil
   ) throws(StoreError) -> Rendered {
-    let decoded: DecodedImage
-    do {
-      decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
-    } catch {
-      throw .codec(error)
-    }
-    let details = decoded.details
-    var image = decoded.image
-    // End `decoded` here: while two values share the buffer, the first step that writes would
-    // copy the whole frame (96 MB at 24 MP).
-    _ = consume decoded
+    var (image, details) = try decodeOriginal(original, maxSize: maxSize)
     for (i, step) in steps.enumerated() {
       do { try step.render(on: &image) } catch { throw .step(index: i, error) }
     }

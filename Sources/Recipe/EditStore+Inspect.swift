@@ -53,6 +53,13 @@ extension EditStore {
     }
     let edited: Edited
     do { edited = try loadEdited(paths, read) } catch { return damaged(error, read) }
+    return Self.status(of: edited, read)
+  }
+
+  /// The state of a photo whose sidecar and original were read: edited, stale (no render, or an
+  /// older format or step version), modified (the render is not the one recorded) or unedited
+  /// (every change undone: the photo is the original again; its sidecar stays for redo).
+  static func status(of edited: Edited, _ read: AdjustmentData.ReadResult) -> PhotoStatus {
     var status = PhotoStatus(state: .edited, data: read.data, migratedFrom: read.migratedFrom)
     if edited.renderSHA256 == nil {
       (status.state, status.problem) = (.stale, .renderMissing)
@@ -63,7 +70,6 @@ extension EditStore {
     } else if read.stepsMigrated {
       (status.state, status.problem) = (.stale, .olderStepVersion)
     } else if read.data.steps.isEmpty {
-      // Every change undone: the photo is the original again (its sidecar stays for redo).
       status.state = .unedited
     }
     return status

@@ -91,19 +91,7 @@ extension EditStore {
     }
     let edited: Edited
     do { edited = try loadEdited(paths, read) } catch { return damaged(error, read) }
-    // The state, classified as `status` classifies it (EditStore+Inspect).
-    var status = PhotoStatus(state: .edited, data: read.data, migratedFrom: read.migratedFrom)
-    if edited.renderSHA256 == nil {
-      (status.state, status.problem) = (.stale, .renderMissing)
-    } else if edited.isModified {
-      (status.state, status.problem) = (.modified, .renderModified)
-    } else if let version = read.migratedFrom {
-      (status.state, status.problem) = (.stale, .olderFormat(version: version))
-    } else if read.stepsMigrated {
-      (status.state, status.problem) = (.stale, .olderStepVersion)
-    } else if read.data.steps.isEmpty {
-      status.state = .unedited
-    }
+    let status = Self.status(of: edited, read)
     let steps = read.data.steps
     let made = try previews(
       of: edited.originalBytes, steps: steps, maxSize: maxSize,
@@ -119,15 +107,7 @@ extension EditStore {
   private func previews(of original: [UInt8], steps: [Step], maxSize: Int, entering: Set<Int>)
     throws(StoreError) -> (render: PreviewImage, entering: [Int: PreviewImage], warnings: [String])
   {
-    let decoded: DecodedImage
-    do {
-      decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: maxSize)
-    } catch {
-      throw .codec(error)
-    }
-    let details = decoded.details
-    var image = decoded.image
-    _ = consume decoded
+    var (image, details) = try decodeOriginal(original, maxSize: maxSize)
     // How many full-size pixels one decoded pixel stands for (the DCT scale of the decode).
     let decodeScale = Double(details.fullWidth) / Double(image.width)
     var stages: [Int: PreviewImage] = [:]
