@@ -34,7 +34,9 @@ import Testing
 
   @Test func groupsAreTransitiveAndComeOutInReadingOrder() {
     // a ~ b and b ~ c (IoU 0.54 each), a and c apart: one group of three; d apart.
-    let a = face(0, 0, 10, 10), b = face(3, 0, 10, 10), c = face(6, 0, 10, 10)
+    let a = face(0, 0, 10, 10)
+    let b = face(3, 0, 10, 10)
+    let c = face(6, 0, 10, 10)
     let d = face(50, 5, 8, 8)
     let merged = FaceGrouping.merge([[d, c], [a], [b]])
     #expect(merged == [face(0, 0, 16, 10), d])

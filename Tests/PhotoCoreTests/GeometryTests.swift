@@ -119,15 +119,9 @@ import Testing
       #expect(PixelRect(kernel.inputSize).contains(rects[i]), "inside the input")
       if kernel.rendersInPlace {
         #expect(rects[i].contains(rects[i + 1]), "an in-place kernel's input holds its output")
-        let output = tile.view(rects[i + 1])
-        try kernel.render(tile, into: output)
-        tile = output
-      } else {
-        let output = PixelBuffer(rect: rects[i + 1])
-        try kernel.render(tile, into: output)
-        tile = output
       }
     }
+    tile = try Planner.chain(kernels, on: tile, rects: rects)
     return tile
   }
 

@@ -80,7 +80,9 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
       #expect(line["detector"] as? String == detector)
       return faces(line).count
     }
-    let (haar, centerface, united) = (try count("haar"), try count("centerface"), try count("centerface+haar"))
+    let (haar, centerface, united) = (
+      try count("haar"), try count("centerface"), try count("centerface+haar")
+    )
     #expect(united >= max(haar, centerface))
     #expect(united < haar + centerface)
     #expect(try count("centerface+haar+profile") >= united)
@@ -89,7 +91,9 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
   /// CenterFace sees the photo upright: the eight EXIF orientations of hopper.jpg give the same
   /// face, in upright pixels, as the upright file.
   @Test func centerFaceSearchesTheUprightImage() throws {
-    let upright = try launch(["detect", "--json", "--detector", "centerface", fixturePath("faces/hopper.jpg")])
+    let upright = try launch([
+      "detect", "--json", "--detector", "centerface", fixturePath("faces/hopper.jpg"),
+    ])
     let reference = faces(try #require(try jsonLines(upright.out).first))
     #expect(reference.count == 1)
     let paths = (2...8).map { fixturePath("faces/hopper_orientation_\($0).jpg") }
@@ -172,11 +176,13 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
   @Test func badChoicesAreUsageErrors() throws {
     let photo = fixturePath("faces/hopper.jpg")
     for arguments in [
-      ["detect", "--detector", "cnn", photo], ["detect", "--threshold", "1.5", "--detector", "centerface", photo],
+      ["detect", "--detector", "cnn", photo],
+      ["detect", "--threshold", "1.5", "--detector", "centerface", photo],
       ["apply", "-f", "faceblur:detector=yolo", "--dry-run", photo],
       ["apply", "-f", "faceblur:threshold=0", "--dry-run", photo],
       // An option of a detector that is not run would change nothing.
-      ["detect", "--threshold", "0.3", photo], ["detect", "--detector", "haar+profile", "--threshold", "0.3", photo],
+      ["detect", "--threshold", "0.3", photo],
+      ["detect", "--detector", "haar+profile", "--threshold", "0.3", photo],
       ["detect", "--detector", "centerface", "--scale-factor", "1.2", photo],
       ["detect", "--detector", "centerface", "--min-neighbors", "5", photo],
     ] {
@@ -220,7 +226,8 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
         if v >= 0.4 { pairs.append((v, i, j)) }
       }
     }
-    var usedT = Set<Int>(), usedF = Set<Int>()
+    var usedT = Set<Int>()
+    var usedF = Set<Int>()
     for (_, i, j) in pairs.sorted(by: { $0.0 > $1.0 }) where !usedT.contains(i) && !usedF.contains(j) {
       usedT.insert(i)
       usedF.insert(j)
@@ -291,7 +298,9 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
     // The same crops made alone, as PNG (lossless: the pixels faceblur receives).
     let reference = try folder.copy("groundtruth/opencv-group1.jpg", as: "r.jpg")
     for (name, x) in [("left.png", 0), ("right.png", 320)] {
-      let r = try launch(["apply", "-f", "crop:x=\(x),y=0,width=320,height=425", "-o", folder.path(name), reference])
+      let r = try launch([
+        "apply", "-f", "crop:x=\(x),y=0,width=320,height=425", "-o", folder.path(name), reference,
+      ])
       #expect(r.status == 0, "\(r.err)")
     }
     let left = try detected(folder.path("left.png"), in: folder)
@@ -299,7 +308,9 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
     let whole = try detected(fixturePath("groundtruth/opencv-group1.jpg"), in: folder)
     #expect(!left.isEmpty && !right.isEmpty && !same(left, right))
 
-    let applied = try launch(["apply", "-f", "crop:x=0,y=0,width=320,height=425", "-f", "faceblur:exclude=0", photo])
+    let applied = try launch([
+      "apply", "-f", "crop:x=0,y=0,width=320,height=425", "-f", "faceblur:exclude=0", photo,
+    ])
     #expect(applied.status == 0, "\(applied.err)")
     #expect(same(try stored(photo, step: 2, width: 320, height: 425), left))
     let before = try Data(contentsOf: URL(fileURLWithPath: photo))
@@ -308,7 +319,8 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
     #expect(edited.status == 0, "\(edited.err)")
     #expect(
       edited.out.contains(
-        "\n  step 2 (faceblur) made again for the image it now receives: \(right.count) face\(right.count == 1 ? "" : "s") hidden"),
+        "\n  step 2 (faceblur) made again for the image it now receives: \(right.count) face\(right.count == 1 ? "" : "s") hidden"
+      ),
       "\(edited.out)")
     #expect(edited.err.contains("step 2 (faceblur): exclude=0 matches no face found again"), "\(edited.err)")
     #expect(same(try stored(photo, step: 2, width: 320, height: 425), right))

@@ -17,6 +17,21 @@ import Synchronization
 /// The output is the same whatever the path, the number of cores or the order the bands finish
 /// in: each band is computed from the same source pixels by the same kernels.
 public enum Planner {
+  /// Runs `kernels` one after the other on `tile`, which holds `rects[0]` of the first kernel's
+  /// input; kernel i renders `rects[i + 1]` of its output (in place, in a view of its input,
+  /// when it can). Returns the last kernel's output.
+  public static func chain(_ kernels: [any StepKernel], on tile: PixelBuffer, rects: [PixelRect])
+    throws(FilterError) -> PixelBuffer
+  {
+    var tile = tile
+    for (i, kernel) in kernels.enumerated() {
+      let output = kernel.rendersInPlace ? tile.view(rects[i + 1]) : PixelBuffer(rect: rects[i + 1])
+      try kernel.render(tile, into: output)
+      tile = output
+    }
+    return tile
+  }
+
   /// How much of the source a grouped pass may hold, by default: 24 MiB.
   public static let defaultBudget = 24 << 20
   /// The window's size limit in slots, whatever the core count.
@@ -260,19 +275,7 @@ final class BandRunner: @unchecked Sendable {
   func process(_ k: Int, take: () -> PixelBuffer) {
     if !hasFailed {
       do {
-        var tile = take()
-        let rects = plan.bands[k]
-        for (i, kernel) in plan.kernels.enumerated() {
-          if kernel.rendersInPlace {
-            let output = tile.view(rects[i + 1])
-            try kernel.render(tile, into: output)
-            tile = output
-          } else {
-            let output = PixelBuffer(rect: rects[i + 1])
-            try kernel.render(tile, into: output)
-            tile = output
-          }
-        }
+        let tile = try Planner.chain(plan.kernels, on: take(), rects: plan.bands[k])
         if !turns.isEmpty { turns[k].wait() }
         if !hasFailed { try sink.write(band: k, tile) }
       } catch {

@@ -34,7 +34,8 @@ enum DetectCommand {
       ),
       OptionSpec(long: "min-face", valueName: "PX", help: "smallest face side in pixels (default: none)"),
       OptionSpec(long: "max-face", valueName: "PX", help: "largest face side in pixels (default: none)"),
-      CommonOptions.cascade, CommonOptions.model, CommonOptions.maxPixels, CommonOptions.maxFileSize, CommonOptions.timings,
+      CommonOptions.cascade, CommonOptions.model, CommonOptions.maxPixels, CommonOptions.maxFileSize,
+      CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in
       var options = DetectionOptions()
@@ -46,12 +47,14 @@ enum DetectCommand {
         }
         options.detector = choice
       }
-      options.threshold = try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
+      options.threshold =
+        try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
       // An option of a detector that is not searched would change nothing: say so, never ignore it.
       let components = Set(options.detector.components)
       if args.value("threshold") != nil, !components.contains(.centerface) {
         throw UsageError(
-          "--threshold is CenterFace's; --detector \(options.detector.rawValue) does not run it", command: "detect")
+          "--threshold is CenterFace's; --detector \(options.detector.rawValue) does not run it",
+          command: "detect")
       }
       for haarOption in ["scale-factor", "min-neighbors"] where args.value(haarOption) != nil {
         if components.isDisjoint(with: [.frontal, .profile]) {
