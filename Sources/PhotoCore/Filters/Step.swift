@@ -38,22 +38,7 @@ extension ParameterValue {
       case .fraction(let f): .object(["fraction": .number(f)])
       }
     }
-    func point(_ p: Point) -> JSONValue { .array([length(p.x), length(p.y)]) }
-    switch self {
-    case .number(let v): return .number(v)
-    case .integer(let v): return .number(Double(v))
-    case .choice(let w): return .string(w)
-    case .length(let l): return length(l)
-    case .point(let p): return point(p)
-    case .points(let ps): return .array(ps.map(point))
-    case .strokes(let ss): return .array(ss.map { .array($0.map(point)) })
-    case .ratio(let r): return .array([.number(r.width), .number(r.height)])
-    case .color(let c): return .string(c.hex)
-    case .integers(let vs): return .array(vs.map { .number(Double($0)) })
-    case .boxes(let bs):
-      return .array(bs.map { .array([length($0.x), length($0.y), length($0.width), length($0.height)]) })
-    case .digest(let d): return .string(d)
-    }
+    return json(length: length) { .array([length($0.x), length($0.y), length($0.width), length($0.height)]) }
   }
 }
 

@@ -133,26 +133,10 @@ extension ParameterKind {
       guard case .fraction(let f) = l else { preconditionFailure("stored lengths are fractions") }
       return .number(f)
     }
-    func point(_ p: Point) -> JSONValue { .array([fraction(p.x), fraction(p.y)]) }
-    switch value {
-    case .number(let v): return .number(v)
-    case .integer(let v): return .number(Double(v))
-    case .choice(let w): return .string(w)
-    case .length(let l): return fraction(l)
-    case .point(let p): return point(p)
-    case .points(let ps): return .array(ps.map(point))
-    case .strokes(let ss): return .array(ss.map { .array($0.map(point)) })
-    case .ratio(let r): return .array([.number(r.width), .number(r.height)])
-    case .color(let c): return .string(c.hex)
-    case .integers(let vs): return .array(vs.map { .number(Double($0)) })
-    case .boxes(let bs):
-      return .array(
-        bs.map { b in
-          .object([
-            "x": fraction(b.x), "y": fraction(b.y), "width": fraction(b.width), "height": fraction(b.height),
-          ])
-        })
-    case .digest(let d): return .string(d)
+    return value.json(length: fraction) { b in
+      .object([
+        "x": fraction(b.x), "y": fraction(b.y), "width": fraction(b.width), "height": fraction(b.height),
+      ])
     }
   }
 
@@ -217,6 +201,29 @@ extension ParameterKind {
       }
       return .boxes(out)
     case .digest: return json.string.map(ParameterValue.digest)
+    }
+  }
+}
+
+extension ParameterValue {
+  /// The value as JSON, each length written by `length` and each box by `box`: the one walk over
+  /// the kinds of value, for the stored form (`ParameterKind.encode`) and the canonical form of a
+  /// request (`StepRequest.canonical`).
+  func json(length: (Length) -> JSONValue, box: (Box) -> JSONValue) -> JSONValue {
+    func point(_ p: Point) -> JSONValue { .array([length(p.x), length(p.y)]) }
+    switch self {
+    case .number(let v): return .number(v)
+    case .integer(let v): return .number(Double(v))
+    case .choice(let w): return .string(w)
+    case .length(let l): return length(l)
+    case .point(let p): return point(p)
+    case .points(let ps): return .array(ps.map(point))
+    case .strokes(let ss): return .array(ss.map { .array($0.map(point)) })
+    case .ratio(let r): return .array([.number(r.width), .number(r.height)])
+    case .color(let c): return .string(c.hex)
+    case .integers(let vs): return .array(vs.map { .number(Double($0)) })
+    case .boxes(let bs): return .array(bs.map(box))
+    case .digest(let d): return .string(d)
     }
   }
 }
