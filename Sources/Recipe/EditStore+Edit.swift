@@ -52,7 +52,9 @@ extension EditStore {
         change = .edit(step: n, before: old, after: revised.step)
         notes = revised.notes
       }
-      guard let steps = change.made(on: data.steps) else { throw .noSuchStep(step: n, count: data.steps.count) }
+      guard let steps = change.made(on: data.steps) else {
+        throw .noSuchStep(step: n, count: data.steps.count)
+      }
       let first: Int
       switch action {
       case .set: first = n + 1
@@ -79,13 +81,16 @@ extension EditStore {
     -> (changes: [StepRefresh], notes: [EditOutcome.Refreshed])
   {
     let start = max(first, 1)
-    guard steps.count >= start, steps[(start - 1)...].contains(where: { $0.requirements.pixels }) else {
+    // Steps after the last one that reads pixels are neither looked at nor rendered here.
+    guard steps.count >= start, let last = steps.lastIndex(where: { $0.requirements.pixels }),
+      last >= start - 1
+    else {
       return ([], [])
     }
-    var image = try render(original: original, steps: Array(steps.prefix(start - 1))).image!
+    var image = try imageEntering(step: start, of: steps, original: original)
     var changes: [StepRefresh] = []
     var notes: [EditOutcome.Refreshed] = []
-    for k in (start - 1)..<steps.count {
+    for k in (start - 1)...last {
       var step = steps[k]
       let needs = step.requirements
       if needs.pixels {
@@ -101,7 +106,7 @@ extension EditStore {
           step = remade.step
         }
       }
-      if k + 1 < steps.count {
+      if k < last {
         do { try step.render(on: &image) } catch { throw .step(index: k, error) }
       }
     }
