@@ -319,6 +319,14 @@ FACE24_PASTES = [(2400, 100, 200), (1500, 2700, 300), (900, 4400, 400), (500, 56
                  (200, 4200, 2800), (140, 5400, 3100)]
 
 
+def opencv_detect_cmds(photo: str, quick: bool) -> list[Cmd]:
+    """OpenCV's detectMultiScale alone on `photo`, on 1 thread and (not in quick mode) on 2."""
+    return [Cmd(f"OpenCV detectMultiScale, {n} thread{'s' if n > 1 else ''}",
+                f"{PY} {SCRIPTS}/cv_detect.py {photo} {n}",
+                metric=parse_cv_detect, metric_name="detect time")
+            for n in ((1,) if quick else (1, 2))]
+
+
 def fill_folder(folder: Path, photo: Path, count: int, name: str) -> None:
     """Makes `folder` hold `count` copies of `photo`, named by `name` from 1 (kept between runs)."""
     if len(list(folder.glob("*.jpg"))) != count:
@@ -615,15 +623,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     detect_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --timings {faces}",
                     metric=parse_photoedit_detect, metric_name="'timing: detect' line",
                     photoedit=True)
-    detect_cmds = [
-        detect_pe,
-        Cmd("OpenCV detectMultiScale, 1 thread", f"{PY} {SCRIPTS}/cv_detect.py {faces} 1",
-            metric=parse_cv_detect, metric_name="detect time"),
-    ]
-    if not quick:
-        detect_cmds.append(
-            Cmd("OpenCV detectMultiScale, 2 threads", f"{PY} {SCRIPTS}/cv_detect.py {faces} 2",
-                metric=parse_cv_detect, metric_name="detect time"))
+    detect_cmds = [detect_pe] + opencv_detect_cmds(faces, quick)
     cases.append(Case(
         "detect", "face detection alone (stage time, not the process)",
         f"{faces}, {megapixels(photos.sizes[faces])}, {photos.faces_found} faces by OpenCV",
@@ -635,14 +635,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
         crowd_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --timings {crowd}",
                        metric=parse_photoedit_detect, metric_name="'timing: detect' line",
                        photoedit=True)
-        crowd_cmds = [crowd_pe, floor("detect-crowd-floor.jpg"),
-                      Cmd("OpenCV detectMultiScale, 1 thread",
-                          f"{PY} {SCRIPTS}/cv_detect.py {crowd} 1",
-                          metric=parse_cv_detect, metric_name="detect time")]
-        if not quick:
-            crowd_cmds.append(
-                Cmd("OpenCV detectMultiScale, 2 threads", f"{PY} {SCRIPTS}/cv_detect.py {crowd} 2",
-                    metric=parse_cv_detect, metric_name="detect time"))
+        crowd_cmds = [crowd_pe, floor("detect-crowd-floor.jpg")] + opencv_detect_cmds(crowd, quick)
         cases.append(Case(
             "detect-crowd", "face detection on the 24 MP crowd photo",
             f"{crowd}, {megapixels(photos.sizes[crowd])}, {photos.crowd_found} faces by OpenCV",
