@@ -6,21 +6,8 @@
 #include <string.h>
 
 #include <jpeglib.h>
-#include <jerror.h>
 
-#define MAX_WARNINGS 16
-
-/* libjpeg's error manager first, so that a j_common_ptr's err is one of these. */
-typedef struct {
-  struct jpeg_error_mgr manager;
-  jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
-  /* Harmless warnings (the first MAX_WARNINGS kept), and the first harmful one. */
-  int warningCount;
-  char warnings[MAX_WARNINGS][JMSG_LENGTH_MAX];
-  int harmful;
-  char harmfulMessage[JMSG_LENGTH_MAX];
-} cjpeg_errors;
+#include "cjpeg_errors.h"
 
 struct cjpeg_reader {
   struct jpeg_decompress_struct info;
@@ -28,60 +15,18 @@ struct cjpeg_reader {
   int created;
 };
 
-static void set_message(char *message, size_t messageSize, const char *text) {
-  if (message == NULL || messageSize == 0) return;
-  strncpy(message, text, messageSize - 1);
-  message[messageSize - 1] = '\0';
-}
-
-static void on_error(j_common_ptr info) {
-  cjpeg_errors *errors = (cjpeg_errors *)info->err;
-  (*info->err->format_message)(info, errors->message);
-  longjmp(errors->jump, 1);
-}
-
-/* The warnings that leave the pixels intact; every other warning means damaged data, which
-   libjpeg decodes into grey or garbled rows. Swift's JPEGCodec.harmlessWarnings lists the same
-   four by their text, for TurboJPEG, which reports only the first warning's text. */
-static int is_harmless(int code) {
-  return code == JWRN_EXTRANEOUS_DATA || code == JWRN_ADOBE_XFORM || code == JWRN_JFIF_MAJOR ||
-         code == JWRN_BOGUS_ICC;
-}
-
-/* Level -1 is a warning (corrupt data, a premature end); higher levels are trace messages. */
-static void on_message(j_common_ptr info, int level) {
-  cjpeg_errors *errors = (cjpeg_errors *)info->err;
-  if (level >= 0) return;
-  info->err->num_warnings += 1;
-  if (!is_harmless(info->err->msg_code)) {
-    if (!errors->harmful) (*info->err->format_message)(info, errors->harmfulMessage);
-    errors->harmful = 1;
-    return;
-  }
-  if (errors->warningCount < MAX_WARNINGS) {
-    (*info->err->format_message)(info, errors->warnings[errors->warningCount]);
-    errors->warningCount += 1;
-  }
-}
-
-static void init_errors(struct jpeg_decompress_struct *info, cjpeg_errors *errors) {
-  info->err = jpeg_std_error(&errors->manager);
-  errors->manager.error_exit = on_error;
-  errors->manager.emit_message = on_message;
-}
-
 /* A reader for the JPEG in memory with its header read, or NULL with a message. The reader lives
    on the heap: nothing a longjmp returns to lives in a register. Every caller sets the jump
    again before its own libjpeg calls (this function's frame is gone by then). */
 static cjpeg_reader *open_header(const unsigned char *data, size_t size, char *message, size_t messageSize) {
   cjpeg_reader *reader = calloc(1, sizeof(cjpeg_reader));
   if (reader == NULL) {
-    set_message(message, messageSize, "out of memory");
+    cjpeg_set_message(message, messageSize, "out of memory");
     return NULL;
   }
-  init_errors(&reader->info, &reader->errors);
+  reader->info.err = cjpeg_init_errors(&reader->errors);
   if (setjmp(reader->errors.jump)) {
-    set_message(message, messageSize, reader->errors.message);
+    cjpeg_set_message(message, messageSize, reader->errors.message);
     cjpeg_reader_close(reader);
     return NULL;
   }
@@ -108,14 +53,14 @@ cjpeg_reader *cjpeg_reader_open_any(const unsigned char *data, size_t size, int 
   int supported = info->data_precision == 8 &&
                   (any ? (rgba || cmyk) : (rgba && !info->progressive_mode && !info->arith_code));
   if (!supported) {
-    set_message(message, messageSize,
+    cjpeg_set_message(message, messageSize,
                 any ? "not an 8-bit JPEG libjpeg decodes"
                     : "not a baseline 8-bit JPEG with one or three components");
     cjpeg_reader_close(reader);
     return NULL;
   }
   if (setjmp(reader->errors.jump)) {
-    set_message(message, messageSize, reader->errors.message);
+    cjpeg_set_message(message, messageSize, reader->errors.message);
     cjpeg_reader_close(reader);
     return NULL;
   }
@@ -129,7 +74,7 @@ int cjpeg_reader_is_cmyk(const cjpeg_reader *reader) { return reader->info.out_c
 int cjpeg_reader_crop(cjpeg_reader *reader, unsigned int *xoffset, unsigned int *width, char *message,
                       size_t messageSize) {
   if (setjmp(reader->errors.jump)) {
-    set_message(message, messageSize, reader->errors.message);
+    cjpeg_set_message(message, messageSize, reader->errors.message);
     return -1;
   }
   JDIMENSION x = *xoffset, w = *width;
@@ -141,7 +86,7 @@ int cjpeg_reader_crop(cjpeg_reader *reader, unsigned int *xoffset, unsigned int 
 
 int cjpeg_reader_skip(cjpeg_reader *reader, unsigned int rows, char *message, size_t messageSize) {
   if (setjmp(reader->errors.jump)) {
-    set_message(message, messageSize, reader->errors.message);
+    cjpeg_set_message(message, messageSize, reader->errors.message);
     return -1;
   }
   return (int)jpeg_skip_scanlines(&reader->info, rows);
@@ -163,7 +108,7 @@ int cjpeg_reader_read_rows(cjpeg_reader *reader, unsigned char *out, size_t stri
                            char *message, size_t messageSize) {
   struct jpeg_decompress_struct *info = &reader->info;
   if (setjmp(reader->errors.jump)) {
-    set_message(message, messageSize, reader->errors.message);
+    cjpeg_set_message(message, messageSize, reader->errors.message);
     return -1;
   }
   unsigned int done = 0;
@@ -178,7 +123,7 @@ int cjpeg_reader_read_rows(cjpeg_reader *reader, unsigned char *out, size_t stri
 
 int cjpeg_reader_finish(cjpeg_reader *reader, char *message, size_t messageSize) {
   if (setjmp(reader->errors.jump)) {
-    set_message(message, messageSize, reader->errors.message);
+    cjpeg_set_message(message, messageSize, reader->errors.message);
     return -1;
   }
   jpeg_finish_decompress(&reader->info);
@@ -200,14 +145,14 @@ int cjpeg_find_damage(const unsigned char *data, size_t size, char *message, siz
   cjpeg_reader *reader = open_header(data, size, message, messageSize);
   if (reader == NULL) return -1;
   if (setjmp(reader->errors.jump)) {
-    set_message(message, messageSize, reader->errors.message);
+    cjpeg_set_message(message, messageSize, reader->errors.message);
     cjpeg_reader_close(reader);
     return -1;
   }
   jpeg_read_coefficients(&reader->info);
   jpeg_finish_decompress(&reader->info);
   int found = reader->errors.harmful;
-  if (found) set_message(message, messageSize, reader->errors.harmfulMessage);
+  if (found) cjpeg_set_message(message, messageSize, reader->errors.harmfulMessage);
   cjpeg_reader_close(reader);
   return found;
 }

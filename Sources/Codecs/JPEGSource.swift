@@ -138,6 +138,21 @@ final class JPEGPass: PixelPass {
     }
   }
 
+  /// Skips the pass's next `count` rows without converting them (their entropy-coded data is
+  /// still read).
+  func skip(_ count: Int) throws(CodecError) {
+    precondition(count >= 0 && row + count <= rows.upperBound, "a pass skips its own rows")
+    guard count > 0 else { return }
+    message[0] = 0
+    guard cjpeg_reader_skip(reader, UInt32(count), &message, message.count) == Int32(count) else {
+      throw failure()
+    }
+    row += count
+  }
+
+  /// The next row the pass gives.
+  var nextRow: Int { row }
+
   func finish() throws -> [String] {
     if toEnd {
       let height = source.size.height

@@ -95,21 +95,28 @@ public struct RenderRecord: Equatable, Sendable {
   /// (`--strip-identifying`): every later render of the recipe does the same until a command
   /// line says otherwise. `metadata: "stripped"` in the file; absent for `.kept`.
   public var metadata: MetadataPolicy
+  /// How a JPEG render was made (`render.route`): from the original's coefficients, or
+  /// re-encoded. nil for PNG renders, and in sidecars written before routes were recorded.
+  public var route: RenderRoute?
+  /// True when a command line's `--quality` or `--subsampling` pinned the re-encoding route:
+  /// every later render re-encodes too (`render.pinned`; absent when false).
+  public var pinned: Bool
 
   public init(
     sha256: String, format: ImageFormat, quality: Int, subsampling: ChromaSubsampling?,
-    metadata: MetadataPolicy = .kept
+    metadata: MetadataPolicy = .kept, route: RenderRoute? = nil, pinned: Bool = false
   ) {
     (self.sha256, self.format, self.quality, self.subsampling) = (sha256, format, quality, subsampling)
-    self.metadata = metadata
+    (self.metadata, self.route, self.pinned) = (metadata, route, pinned)
   }
 
-  /// What the sidecar records of a render's bytes, encoded with `options`; PNG renders keep no
-  /// subsampling.
-  init(of bytes: [UInt8], format: ImageFormat, options: EncodeOptions) {
+  /// What the sidecar records of a render's bytes, encoded with `options` by `route` (nil for
+  /// a PNG); PNG renders keep no subsampling.
+  init(of bytes: [UInt8], format: ImageFormat, options: EncodeOptions, route: RenderRoute?, pinned: Bool) {
     self.init(
       sha256: SHA256.hex(bytes), format: format, quality: options.quality,
-      subsampling: format == .jpeg ? options.subsampling : nil, metadata: options.metadataPolicy)
+      subsampling: format == .jpeg ? options.subsampling : nil, metadata: options.metadataPolicy,
+      route: format == .jpeg ? route : nil, pinned: format == .jpeg && pinned)
   }
 
   var json: JSONValue {
@@ -118,6 +125,8 @@ public struct RenderRecord: Equatable, Sendable {
     ]
     if let subsampling { o["subsampling"] = .string(subsampling.rawValue) }
     if metadata != .kept { o["metadata"] = .string(metadata.rawValue) }
+    if let route { o["route"] = .string(route.rawValue) }
+    if pinned { o["pinned"] = .bool(true) }
     return .object(o)
   }
 
@@ -149,6 +158,29 @@ public struct RenderRecord: Equatable, Sendable {
       }
       metadata = value
     }
-    self.init(sha256: sha, format: format, quality: Int(q), subsampling: subsampling, metadata: metadata)
+    var route: RenderRoute? = nil
+    if let r = o["route"] {
+      guard let name = r.string, let value = RenderRoute(rawValue: name) else {
+        throw .invalidRecipe(.badValue(field: "render.route", value: r))
+      }
+      route = value
+    }
+    var pinned = false
+    if let p = o["pinned"] {
+      guard let value = p.bool else { throw .invalidRecipe(.badValue(field: "render.pinned", value: p)) }
+      pinned = value
+    }
+    self.init(
+      sha256: sha, format: format, quality: Int(q), subsampling: subsampling, metadata: metadata, route: route,
+      pinned: pinned)
   }
+}
+
+/// How a JPEG render is made from its original.
+public enum RenderRoute: String, Sendable, Equatable {
+  /// From the original's DCT coefficients: only the blocks the steps change are encoded again,
+  /// with the original's tables (`LosslessJPEG`). JPEG originals whose every step is local.
+  case lossless
+  /// Decoded, rendered and encoded again at the recorded quality and subsampling.
+  case reencode
 }

@@ -289,7 +289,18 @@ public struct EditStore: Sendable {
     let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
     let options = encodeOptions(existing: existing, details: rendered.details)
     let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
-    return (rendered, bytes, RenderRecord(of: bytes, format: format, options: options))
+    let record = RenderRecord(
+      of: bytes, format: format, options: options, route: .reencode, pinned: reencodingIsPinned(existing: existing))
+    return (rendered, bytes, record)
+  }
+
+  /// Whether renders must re-encode whatever the steps (`RenderRecord.pinned`): this command
+  /// line gives `--quality` or `--subsampling`, or an earlier one did. A sidecar written before
+  /// routes were recorded pins it when its quality is not the default (one was asked for).
+  func reencodingIsPinned(existing: RenderRecord?) -> Bool {
+    if settings.quality != nil || settings.subsampling != nil { return true }
+    guard let existing else { return false }
+    return existing.pinned || (existing.route == nil && existing.quality != EncodeOptions.defaultQuality)
   }
 
   /// The quality and subsampling of a render: the command line's, else the sidecar's, else the

@@ -89,7 +89,8 @@ extension EditStore {
       data.render = RenderRecord(
         sha256: SHA256.hex(original), format: format,
         quality: data.render?.quality ?? EncodeOptions.defaultQuality,
-        subsampling: format == .jpeg ? data.render?.subsampling : nil)
+        subsampling: format == .jpeg ? data.render?.subsampling : nil,
+        pinned: format == .jpeg && reencodingIsPinned(existing: data.render))
       return (original, [])
     }
     let (rendered, bytes, record) = try renderEncoded(

@@ -25,7 +25,7 @@ extension EditStore {
       try engine.withSource(original, maxPixels: settings.maxPixels) { opened in
         guard let opened else { return }
         outcome = Result { () throws(StoreError) in
-          try planned(opened, steps: steps, adding: requests, as: format, existing: existing)
+          try planned(opened, original: original, steps: steps, adding: requests, as: format, existing: existing)
         }
       }
     } catch {
@@ -35,8 +35,8 @@ extension EditStore {
   }
 
   private func planned(
-    _ opened: PhotoSource, steps: [Step], adding requests: [StepRequest], as format: ImageFormat,
-    existing: RenderRecord?
+    _ opened: PhotoSource, original: [UInt8], steps: [Step], adding requests: [StepRequest],
+    as format: ImageFormat, existing: RenderRecord?
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
     if format == .jpeg && !JPEGSink.isAvailable { return nil }
     let source = opened.source
@@ -45,9 +45,15 @@ extension EditStore {
     // (a first pass for a step that looks at it, a step that renders only whole images).
     var held: Image? = nil
     var kernels: [any StepKernel] = []
+    // Every kernel from the stored pixels on, whatever was held on the way (nil once a step
+    // renders only whole images): the lossless route's chain.
+    var fromSource: [any StepKernel]? = []
     // The stored pixels are turned upright first, as `decode` does.
     let upright = PixelTransform.upright(exifOrientation: details.orientation, of: source.size)
-    if !upright.isIdentity { kernels.append(TransformKernel(upright)) }
+    if !upright.isIdentity {
+      kernels.append(TransformKernel(upright))
+      fromSource?.append(kernels[0])
+    }
     var size = upright.outputSize
     // The image `kernels` make, which is then held (and `kernels` start again from it).
     func hold() throws(StoreError) -> Image {
@@ -68,12 +74,14 @@ extension EditStore {
       do { made = try step.kernels(input: size) } catch { throw .step(index: index, error) }
       for kernel in made {
         if kernel.capability == .whole {
+          fromSource = nil
           var image = try hold()
           held = nil
           do { try image.render([kernel]) } catch { throw .step(index: index, error) }
           held = image
         } else {
           kernels.append(kernel)
+          fromSource?.append(kernel)
         }
         size = kernel.outputSize
       }
@@ -100,6 +108,22 @@ extension EditStore {
     // A PNG is RGB or RGBA as its pixels say: when that is not known ahead, look at them.
     if format == .png && opacity == .unknown { _ = try hold() }
     let options = encodeOptions(existing: existing, details: details)
+    let pinned = reencodingIsPinned(existing: existing)
+    if format == .jpeg && details.format == .jpeg && !pinned, let chain = fromSource,
+      chain.allSatisfy(\.capability.isLocal)
+    {
+      (held, kernels) = (nil, [])  // the detection's image is not needed any more
+      let lossless: [UInt8]?
+      do { lossless = try LosslessJPEG.render(original, kernels: chain, options: options) } catch {
+        throw .codec(error)
+      }
+      if let lossless {
+        return (
+          Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), lossless,
+          RenderRecord(of: lossless, format: format, options: options, route: .lossless, pinned: false)
+        )
+      }
+    }
     let bytes: [UInt8]
     do throws(CodecError) {
       let sink: any PixelSink
@@ -132,7 +156,7 @@ extension EditStore {
     }
     return (
       Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), bytes,
-      RenderRecord(of: bytes, format: format, options: options)
+      RenderRecord(of: bytes, format: format, options: options, route: .reencode, pinned: pinned)
     )
   }
 

@@ -81,4 +81,45 @@ int cjpeg_find_damage(const unsigned char *data, size_t size, char *message, siz
 /// Frees the reader. NULL is allowed.
 void cjpeg_reader_close(cjpeg_reader *reader);
 
+// --- The DCT coefficients of a whole JPEG, for renders that keep every block they do not change.
+
+typedef struct cjpeg_coefficients cjpeg_coefficients;
+
+/// Reads every DCT coefficient of an 8-bit JPEG held in memory (jpeg_read_coefficients: entropy
+/// decoding only) whose colour space is YCbCr with three components or greyscale with one. NULL
+/// with `*unsupported` set to 1 for any other JPEG (CMYK, RGB, 12-bit), or NULL with `*unsupported`
+/// 0 and libjpeg's reason (or its first warning that means damaged data) in `message`. `data` must
+/// stay alive until cjpeg_coefficients_close.
+cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t size, int *unsupported,
+                                            char *message, size_t messageSize);
+
+/// An iMCU's size in pixels: every component's blocks start on these boundaries.
+unsigned int cjpeg_coefficients_imcu_width(const cjpeg_coefficients *coefficients);
+unsigned int cjpeg_coefficients_imcu_height(const cjpeg_coefficients *coefficients);
+
+/// 1 when the file is progressive.
+int cjpeg_coefficients_is_progressive(const cjpeg_coefficients *coefficients);
+
+/// Replaces the blocks of the rectangle `x, y, width, height` (in pixels; x and y on iMCU
+/// boundaries, width and height whole iMCUs or reaching the image's right and bottom edges) by
+/// those of `pixels` (RGBA, rows `stride` bytes apart, alpha ignored), compressed with the file's
+/// own quantisation tables, sampling factors and colour space by libjpeg (the accurate integer
+/// DCT). Every other block keeps its coefficients. 0, or -1 with a reason.
+int cjpeg_coefficients_encode_patch(cjpeg_coefficients *coefficients, const unsigned char *pixels, size_t stride,
+                                    unsigned int x, unsigned int y, unsigned int width, unsigned int height,
+                                    char *message, size_t messageSize);
+
+/// Writes the coefficients as a JPEG (jpeg_write_coefficients with the file's critical parameters:
+/// quantisation tables, sampling factors, JFIF density), with optimised Huffman tables, progressive
+/// when `progressive` is 1, and no other marker. The bytes are freed with cjpeg_free; NULL with a
+/// reason on an error.
+unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *coefficients, int progressive, size_t *size,
+                                        char *message, size_t messageSize);
+
+/// Frees what cjpeg_coefficients_write returned. NULL is allowed.
+void cjpeg_free(unsigned char *bytes);
+
+/// Frees the coefficients. NULL is allowed.
+void cjpeg_coefficients_close(cjpeg_coefficients *coefficients);
+
 #endif

@@ -26,14 +26,19 @@ public struct RenderPlan: Sendable {
     (self.kernels, self.inputSize, outputSize, self.bandHeight) = (kernels, inputSize, size, bandHeight)
     let count = (size.height + bandHeight - 1) / bandHeight
     bands = (0..<count).map { k in
-      var rects = [
-        PixelRect(
-          x: 0, y: k * bandHeight, width: size.width,
-          height: Swift.min(bandHeight, size.height - k * bandHeight))
-      ]
-      for kernel in kernels.reversed() { rects.append(kernel.inputRect(for: rects.last!)) }
-      return Array(rects.reversed())
+      let band = PixelRect(
+        x: 0, y: k * bandHeight, width: size.width, height: Swift.min(bandHeight, size.height - k * bandHeight))
+      return Self.demand(of: band, through: kernels)
     }
+  }
+
+  /// What each of `kernels` needs of its input to make `output` of the last one's output:
+  /// `demand[k]` is kernel k's input rectangle (so `demand[0]` is the source's) and
+  /// `demand[kernels.count]` is `output`.
+  public static func demand(of output: PixelRect, through kernels: [any StepKernel]) -> [PixelRect] {
+    var rects = [output]
+    for kernel in kernels.reversed() { rects.append(kernel.inputRect(for: rects.last!)) }
+    return Array(rects.reversed())
   }
 
   /// The source rectangle band `k` needs.

@@ -1,0 +1,242 @@
+#include "cjpeg_shim.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+#include <jerror.h>
+
+#include "cjpeg_errors.h"
+
+/* A JPEG's coefficients, as jpeg_read_coefficients holds them: the decompressor stays open, since
+   it owns the coefficient arrays, until the coefficients are closed. */
+struct cjpeg_coefficients {
+  struct jpeg_decompress_struct info;
+  cjpeg_errors errors;
+  int created;
+  jvirt_barray_ptr *arrays;
+};
+
+/* What compressing a patch and reading its coefficients back holds; on the heap, so that a
+   longjmp finds everything to free. */
+typedef struct {
+  struct jpeg_compress_struct compress;
+  struct jpeg_decompress_struct decompress;
+  cjpeg_errors errors;
+  int compressCreated, decompressCreated;
+  /* The compressed bytes: our own destination, so that whatever happens, `bytes` is the one
+     buffer to free (libjpeg's jpeg_mem_dest frees and replaces its buffer as it grows). */
+  struct jpeg_destination_mgr destination;
+  unsigned char *bytes;
+  size_t size, capacity;
+} patch_state;
+
+static void destination_init(j_compress_ptr compress) {
+  patch_state *state = (patch_state *)compress->client_data;
+  state->destination.next_output_byte = state->bytes;
+  state->destination.free_in_buffer = state->capacity;
+}
+
+/* The buffer is full: doubled. */
+static boolean destination_grow(j_compress_ptr compress) {
+  patch_state *state = (patch_state *)compress->client_data;
+  size_t capacity = state->capacity * 2;
+  unsigned char *grown = realloc(state->bytes, capacity);
+  if (grown == NULL) ERREXIT1(compress, JERR_OUT_OF_MEMORY, 0);
+  state->destination.next_output_byte = grown + state->capacity;
+  state->destination.free_in_buffer = capacity - state->capacity;
+  state->bytes = grown;
+  state->capacity = capacity;
+  return TRUE;
+}
+
+static void destination_term(j_compress_ptr compress) {
+  patch_state *state = (patch_state *)compress->client_data;
+  state->size = state->capacity - state->destination.free_in_buffer;
+}
+
+/* Compresses into `state->bytes`, starting with `capacity` bytes (0 when out of memory). */
+static int start_destination(patch_state *state, size_t capacity) {
+  state->bytes = malloc(capacity);
+  if (state->bytes == NULL) return 0;
+  state->capacity = capacity;
+  state->destination.init_destination = destination_init;
+  state->destination.empty_output_buffer = destination_grow;
+  state->destination.term_destination = destination_term;
+  state->compress.dest = &state->destination;
+  state->compress.client_data = state;
+  return 1;
+}
+
+static void patch_free(patch_state *state) {
+  if (state->compressCreated) jpeg_destroy_compress(&state->compress);
+  if (state->decompressCreated) jpeg_destroy_decompress(&state->decompress);
+  free(state->bytes);
+  free(state);
+}
+
+cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t size, int *unsupported,
+                                            char *message, size_t messageSize) {
+  *unsupported = 0;
+  cjpeg_coefficients *c = calloc(1, sizeof(cjpeg_coefficients));
+  if (c == NULL) {
+    cjpeg_set_message(message, messageSize, "out of memory");
+    return NULL;
+  }
+  c->info.err = cjpeg_init_errors(&c->errors);
+  if (setjmp(c->errors.jump)) {
+    cjpeg_set_message(message, messageSize, c->errors.message);
+    cjpeg_coefficients_close(c);
+    return NULL;
+  }
+  jpeg_create_decompress(&c->info);
+  c->created = 1;
+  jpeg_mem_src(&c->info, data, (unsigned long)size);
+  jpeg_read_header(&c->info, TRUE);
+  int ycc = c->info.jpeg_color_space == JCS_YCbCr && c->info.num_components == 3;
+  int grey = c->info.jpeg_color_space == JCS_GRAYSCALE && c->info.num_components == 1;
+  if (c->info.data_precision != 8 || !(ycc || grey)) {
+    *unsupported = 1;
+    cjpeg_set_message(message, messageSize, "not an 8-bit YCbCr or greyscale JPEG");
+    cjpeg_coefficients_close(c);
+    return NULL;
+  }
+  c->arrays = jpeg_read_coefficients(&c->info);
+  if (c->errors.harmful) {
+    cjpeg_set_message(message, messageSize, c->errors.harmfulMessage);
+    cjpeg_coefficients_close(c);
+    return NULL;
+  }
+  return c;
+}
+
+unsigned int cjpeg_coefficients_imcu_width(const cjpeg_coefficients *c) {
+  return (unsigned int)(DCTSIZE * c->info.max_h_samp_factor);
+}
+
+unsigned int cjpeg_coefficients_imcu_height(const cjpeg_coefficients *c) {
+  return (unsigned int)(DCTSIZE * c->info.max_v_samp_factor);
+}
+
+int cjpeg_coefficients_is_progressive(const cjpeg_coefficients *c) { return c->info.progressive_mode ? 1 : 0; }
+
+/* Copies the patch's blocks into the file's, component by component. The patch was made with the
+   file's parameters, so its components, sampling and tables are the file's: checked, not assumed. */
+static int copy_blocks(cjpeg_coefficients *c, patch_state *state, jvirt_barray_ptr *patch, unsigned int x,
+                       unsigned int y, char *message, size_t messageSize) {
+  struct jpeg_decompress_struct *into = &c->info, *from = &state->decompress;
+  if (from->num_components != into->num_components) {
+    cjpeg_set_message(message, messageSize, "the patch has other components than the file");
+    return -1;
+  }
+  unsigned int imcuX = x / cjpeg_coefficients_imcu_width(c), imcuY = y / cjpeg_coefficients_imcu_height(c);
+  for (int ci = 0; ci < into->num_components; ci++) {
+    jpeg_component_info *target = &into->comp_info[ci], *source = &from->comp_info[ci];
+    if (target->h_samp_factor != source->h_samp_factor || target->v_samp_factor != source->v_samp_factor ||
+        target->quant_table == NULL || source->quant_table == NULL ||
+        memcmp(target->quant_table->quantval, source->quant_table->quantval, sizeof(UINT16) * DCTSIZE2) != 0) {
+      cjpeg_set_message(message, messageSize, "the patch has other sampling or tables than the file");
+      return -1;
+    }
+    /* A single-component file's blocks are its iMCUs (max sampling is then that component's). */
+    JDIMENSION bx = imcuX * (JDIMENSION)target->h_samp_factor, by = imcuY * (JDIMENSION)target->v_samp_factor;
+    for (JDIMENSION row = 0; row < source->height_in_blocks && by + row < target->height_in_blocks; row++) {
+      JBLOCKARRAY out = (*into->mem->access_virt_barray)((j_common_ptr)into, c->arrays[ci], by + row, 1, TRUE);
+      JBLOCKARRAY in = (*from->mem->access_virt_barray)((j_common_ptr)from, patch[ci], row, 1, FALSE);
+      JDIMENSION count = source->width_in_blocks;
+      if (bx + count > target->width_in_blocks) count = target->width_in_blocks - bx;
+      memcpy(out[0] + bx, in[0], sizeof(JBLOCK) * count);
+    }
+  }
+  return 0;
+}
+
+int cjpeg_coefficients_encode_patch(cjpeg_coefficients *c, const unsigned char *pixels, size_t stride,
+                                    unsigned int x, unsigned int y, unsigned int width, unsigned int height,
+                                    char *message, size_t messageSize) {
+  unsigned int iw = cjpeg_coefficients_imcu_width(c), ih = cjpeg_coefficients_imcu_height(c);
+  if (width == 0 || height == 0 || x % iw != 0 || y % ih != 0 || x + width > c->info.image_width ||
+      y + height > c->info.image_height || (width % iw != 0 && x + width != c->info.image_width) ||
+      (height % ih != 0 && y + height != c->info.image_height)) {
+    cjpeg_set_message(message, messageSize, "a patch that is not whole iMCUs of the image");
+    return -1;
+  }
+  patch_state *state = calloc(1, sizeof(patch_state));
+  if (state == NULL) {
+    cjpeg_set_message(message, messageSize, "out of memory");
+    return -1;
+  }
+  state->compress.err = cjpeg_init_errors(&state->errors);
+  state->decompress.err = &state->errors.manager;
+  if (setjmp(state->errors.jump)) {
+    cjpeg_set_message(message, messageSize, state->errors.message);
+    patch_free(state);
+    return -1;
+  }
+  /* The patch as a JPEG of its own with the file's parameters... */
+  jpeg_create_compress(&state->compress);
+  state->compressCreated = 1;
+  if (!start_destination(state, (size_t)width * height / 2 + 4096)) ERREXIT1(&state->compress, JERR_OUT_OF_MEMORY, 1);
+  jpeg_copy_critical_parameters(&c->info, &state->compress);
+  state->compress.image_width = width;
+  state->compress.image_height = height;
+  state->compress.in_color_space = JCS_EXT_RGBX;
+  state->compress.input_components = 4;
+  state->compress.dct_method = JDCT_ISLOW;
+  state->compress.write_JFIF_header = FALSE;
+  jpeg_start_compress(&state->compress, TRUE);
+  while (state->compress.next_scanline < height) {
+    JSAMPROW row = (JSAMPROW)(pixels + (size_t)state->compress.next_scanline * stride);
+    jpeg_write_scanlines(&state->compress, &row, 1);
+  }
+  jpeg_finish_compress(&state->compress);
+  /* ...whose coefficients are read back and copied in. */
+  jpeg_create_decompress(&state->decompress);
+  state->decompressCreated = 1;
+  jpeg_mem_src(&state->decompress, state->bytes, (unsigned long)state->size);
+  jpeg_read_header(&state->decompress, TRUE);
+  jvirt_barray_ptr *patch = jpeg_read_coefficients(&state->decompress);
+  int result = copy_blocks(c, state, patch, x, y, message, messageSize);
+  patch_free(state);
+  return result;
+}
+
+unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *c, int progressive, size_t *size, char *message,
+                                        size_t messageSize) {
+  patch_state *state = calloc(1, sizeof(patch_state));
+  if (state == NULL) {
+    cjpeg_set_message(message, messageSize, "out of memory");
+    return NULL;
+  }
+  state->compress.err = cjpeg_init_errors(&state->errors);
+  if (setjmp(state->errors.jump)) {
+    cjpeg_set_message(message, messageSize, state->errors.message);
+    patch_free(state);
+    return NULL;
+  }
+  jpeg_create_compress(&state->compress);
+  state->compressCreated = 1;
+  if (!start_destination(state, (size_t)c->info.image_width * c->info.image_height / 4 + 65536))
+    ERREXIT1(&state->compress, JERR_OUT_OF_MEMORY, 2);
+  jpeg_copy_critical_parameters(&c->info, &state->compress);
+  state->compress.optimize_coding = getenv("NOOPT") ? FALSE : TRUE;
+  if (progressive) jpeg_simple_progression(&state->compress);
+  jpeg_write_coefficients(&state->compress, c->arrays);
+  jpeg_finish_compress(&state->compress);
+  unsigned char *bytes = state->bytes;
+  *size = state->size;
+  state->bytes = NULL;
+  patch_free(state);
+  return bytes;
+}
+
+void cjpeg_free(unsigned char *bytes) { free(bytes); }
+
+void cjpeg_coefficients_close(cjpeg_coefficients *c) {
+  if (c == NULL) return;
+  if (c->created) jpeg_destroy_decompress(&c->info);
+  free(c);
+}
