@@ -517,7 +517,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
 
     cases.append(Case(
         "render", "render (decode, encode Q90)", f"{p24}, {megapixels(photos.sizes[p24])}",
-        [pe("photoedit render", f"render {p24} -o out/render.jpg --force", "out/render.jpg"),
+        [pe("photoedit render --quality 90", f"render {p24} --quality 90 -o out/render.jpg --force", "out/render.jpg"),
          floor("render-floor.jpg")],
         [Target("render <= 1.15x codec floor", "codec floor: djpeg | cjpeg", 1.15)]))
 
@@ -595,7 +595,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     cases.append(Case(
         "crop", f"crop {cw}x{ch} at {cxo},{cyo}", f"{p24}, {megapixels(photos.sizes[p24])}",
         [pe("photoedit crop",
-            f"apply --filter crop:x={cxo},y={cyo},width={cw},height={ch} -o out/crop.jpg "
+            f"apply --filter crop:x={cxo},y={cyo},width={cw},height={ch} --quality 90 -o out/crop.jpg "
             f"{p24} --force", "out/crop.jpg"),
          other("ImageMagick -crop", f"{IM} {p24} -crop {cw}x{ch}+{cxo}+{cyo} +repage {IM_JPEG} "
                "out/crop-im.jpg", "out/crop-im.jpg")]))
@@ -612,7 +612,8 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
                "stroke-linejoin round polyline " + " ".join(f"{x},{y}" for x, y in points)
                + f"' {IM_JPEG} out/brush-im.jpg", "out/brush-im.jpg")]))
 
-    # The transforms and the circular crop, for their peak memory through the render planner.
+    # The transforms and the circular crop, for their peak memory through the render planner
+    # (--quality 90: on the re-encoding route, whatever the photo's size allows).
     cases.append(Case(
         "crop-circle", "crop a circle (scale 0.8)", f"{p24}, {megapixels(photos.sizes[p24])}",
         [pe("photoedit crop circle", f"apply --filter crop:shape=circle,scale=0.8 -o out/crop-circle.jpg "
@@ -623,12 +624,12 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
                f"-background white -flatten {IM_JPEG} out/crop-circle-im.jpg", "out/crop-circle-im.jpg")]))
     cases.append(Case(
         "flip", "flip top to bottom", f"{p24}, {megapixels(photos.sizes[p24])}",
-        [pe("photoedit flip", f"apply --filter flip:direction=vertical -o out/flip.jpg {p24} --force",
+        [pe("photoedit flip", f"apply --filter flip:direction=vertical --quality 90 -o out/flip.jpg {p24} --force",
             "out/flip.jpg"),
          other("ImageMagick -flip", f"{IM} {p24} -flip {IM_JPEG} out/flip-im.jpg", "out/flip-im.jpg")]))
     cases.append(Case(
         "rotate", "rotate 90 degrees", f"{p24}, {megapixels(photos.sizes[p24])}",
-        [pe("photoedit rotate", f"apply --filter rotate:angle=90 -o out/rotate.jpg {p24} --force",
+        [pe("photoedit rotate", f"apply --filter rotate:angle=90 --quality 90 -o out/rotate.jpg {p24} --force",
             "out/rotate.jpg"),
          other("ImageMagick -rotate 90", f"{IM} {p24} -rotate 90 {IM_JPEG} out/rotate-im.jpg",
                "out/rotate-im.jpg")]))
@@ -797,10 +798,10 @@ def throughput_case(photos: Photos) -> Case:
              f"photoedit apply --filter sepia -j 2 --output-dir out/tp-j2 -r {folder} "
              f"2> out/tp-j2.txt && grep -q ': 0 done, {n} current, 0 failed' out/tp-j2.txt",
              output_dir=("out/tp-j2", n)),
-         Cmd(TP_RENDER, f"photoedit render -q -j 2 --output-dir out/tp-render -r {folder}",
+         Cmd(TP_RENDER, f"photoedit render -q -j 2 --quality 90 --output-dir out/tp-render -r {folder}",
              **out("tp-render")),
          Cmd(TP_RENDER_CURRENT,
-             f"photoedit render -j 2 --output-dir out/tp-render -r {folder} "
+             f"photoedit render -j 2 --quality 90 --output-dir out/tp-render -r {folder} "
              f"2> out/tp-render.txt && grep -q ': 0 done, {n} current, 0 failed' out/tp-render.txt",
              output_dir=("out/tp-render", n))])
 
