@@ -64,10 +64,13 @@ enum CommonOptions {
       "the CenterFace ONNX model (default: $PHOTOEDIT_CENTERFACE, else ~/.cache/photoedit/centerface.onnx, else PREFIX/share/photoedit)"
   )
   static let quality = OptionSpec(
-    long: "quality", valueName: "Q", help: "JPEG quality of the render, 1-100 (default 90)")
+    long: "quality", valueName: "Q",
+    help:
+      "re-encode the whole JPEG at quality 1-100 (default 90), in later renders too; without it, local steps keep the original's blocks outside the edits"
+  )
   static let subsampling = OptionSpec(
     long: "subsampling", valueName: "444|422|420",
-    help: "JPEG chroma subsampling (default: the input's; 420 for PNG input)")
+    help: "re-encode with this JPEG chroma subsampling (default: the input's; 420 for PNG input), in later renders too")
   static let stripIdentifying = OptionSpec(
     long: "strip-identifying",
     help: "drop identifying metadata (GPS, serial numbers, names, XMP, comments), in later renders too")
