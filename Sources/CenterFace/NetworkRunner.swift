@@ -185,10 +185,12 @@ extension NetworkPlan {
     }
   }
 
-  /// Runs a fused block: the output rows are split between threads; each thread computes the
-  /// rows of the expanded tensor its rows need (one or two more than its share, which its
-  /// neighbour computes too, identically) into a ring of three padded rows, then one row of the
-  /// depthwise convolution, then that row of the projection.
+  /// Runs a fused block: the output rows are split between threads, and each thread's rows are
+  /// cut into strips of columns narrow enough that the expanded rows a strip needs stay in the
+  /// processor's cache. For each strip the thread computes the pieces of the expanded rows its
+  /// rows need (one or two rows more than its share, and a column or two beside the strip, which
+  /// its neighbours compute too, identically) into a ring of three row pieces, then one row of
+  /// the depthwise convolution, then that row of the projection.
   private func executeBlock(
     _ b: Block, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
     arena: BufferArena
@@ -206,8 +208,11 @@ extension NetworkPlan {
     let dc = inner.pixelStride
     let s = d.stride
     let (outW, outH) = (output.width, output.height)
-    let slot = (ew + 2) * dc
-    let perChunk = 4 * slot + outW * dc
+    let stripWidth = Self.stripWidth(outputWidth: outW, channels: dc, stride: s)
+    // A ring slot holds the expanded columns x0 × s − 1 ... (x1 − 1) × s + 1 of a strip x0..<x1.
+    let slotPixels = (stripWidth - 1) * s + 3
+    let slot = slotPixels * dc
+    let perChunk = 4 * slot + stripWidth * dc
     let chunks = min(Parallel.workerCount * 2, max(1, outH / 4))
     let scratch = arena.take(chunks * perChunk)
     defer { arena.give(scratch) }
@@ -221,63 +226,83 @@ extension NetworkPlan {
               d.bias.withUnsafeBufferPointer { db in
                 Parallel.forEach(chunks) { ci in
                   let base = shared.value + ci * perChunk
-                  // Slots 0-2 hold expanded rows (iy % 3), slot 3 is all zeros (rows outside);
-                  // every slot's first and last pixel are zeros (columns outside).
+                  // Slots 0-2 hold pieces of expanded rows (iy % 3), slot 3 is all zeros (rows
+                  // outside).
+                  let zeroSlot = UnsafePointer(base + 3 * slot)
                   (base + 3 * slot).initialize(repeating: 0, count: slot)
-                  for k in 0..<3 {
-                    (base + k * slot).initialize(repeating: 0, count: dc)
-                    (base + k * slot + (ew + 1) * dc).initialize(repeating: 0, count: dc)
-                  }
                   let dwRow = base + 4 * slot
-                  var held = (-1, -1, -1)
                   let rows = (outH * ci / chunks)..<(outH * (ci + 1) / chunks)
-                  for oy in rows {
-                    var pointers: [UnsafePointer<Float>] = []
-                    for ky in 0..<3 {
-                      let iy = oy * s - 1 + ky
-                      guard iy >= 0 && iy < eh else {
-                        pointers.append(UnsafePointer(base + 3 * slot + dc))
-                        continue
-                      }
-                      let k = iy % 3
-                      let row = base + k * slot + dc
-                      let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
-                      if have != iy {
-                        if let e = b.expand {
-                          let job = ConvolutionJob(
-                            input: x.pointer, inputWidth: x.width, inputHeight: x.height,
-                            inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
-                            kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: ew,
-                            gridHeight: eh, output: row, outputWidth: ew, outputPixelStride: dc,
-                            outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
-                            weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
-                            zeros: zeros, outputRowBase: iy)
-                          kernel.convolve(job, rows: iy..<(iy + 1))
-                        } else {
-                          row.update(from: x.pointer + iy * x.width * x.pixelStride, count: ew * dc)
-                        }
-                        if k == 0 { held.0 = iy } else if k == 1 { held.1 = iy } else { held.2 = iy }
-                      }
-                      pointers.append(UnsafePointer(row))
+                  var x0 = 0
+                  while x0 < outW {
+                    let x1 = min(outW, x0 + stripWidth)
+                    let width = x1 - x0
+                    let used = (width - 1) * s + 3
+                    let left = x0 * s - 1
+                    // The expanded columns inside the map; the slots' other pixels are zeros.
+                    let c0 = max(0, left)
+                    let c1 = min(ew, left + used)
+                    for k in 0..<3 {
+                      let sl = base + k * slot
+                      sl.initialize(repeating: 0, count: (c0 - left) * dc)
+                      (sl + (c1 - left) * dc).initialize(repeating: 0, count: (left + used - c1) * dc)
                     }
-                    let dj = DepthwiseJob(
-                      input: pointers[1], inputWidth: ew, inputHeight: eh, pixelStride: dc, stride: s,
-                      output: dwRow, outputWidth: outW, outputHeight: outH, weights: dw.baseAddress!,
-                      bias: db.baseAddress!, relu: d.relu)
-                    kernel.depthwiseRow(
-                      dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
-                    let pj = ConvolutionJob(
-                      input: dwRow, inputWidth: outW, inputHeight: 1, inputPixelStride: dc,
-                      inputChannels: p.inputChannels, kernelSize: 1, stride: 1, padding: 0, gridWidth: outW,
-                      gridHeight: 1, output: output.pointer + oy * outW * output.pixelStride,
-                      outputWidth: outW,
-                      outputPixelStride: output.pixelStride, outputStep: 1, outputOffsetX: 0,
-                      outputOffsetY: 0,
-                      outputChannels: output.pixelStride, weights: pw.baseAddress!, bias: pb.baseAddress!,
-                      relu: false,
-                      residual: residual.map { UnsafePointer($0.pointer + oy * outW * $0.pixelStride) },
-                      residualPixelStride: residual?.pixelStride ?? 0, zeros: zeros)
-                    kernel.convolve(pj, rows: 0..<1)
+                    var held = (-1, -1, -1)
+                    for oy in rows {
+                      var pointers = (zeroSlot, zeroSlot, zeroSlot)
+                      for ky in 0..<3 {
+                        let iy = oy * s - 1 + ky
+                        guard iy >= 0 && iy < eh else { continue }
+                        let k = iy % 3
+                        let row = base + k * slot
+                        let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
+                        if have != iy {
+                          if let e = b.expand {
+                            let job = ConvolutionJob(
+                              input: x.pointer, inputWidth: x.width, inputHeight: x.height,
+                              inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
+                              kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: c1,
+                              gridHeight: eh, output: row, outputWidth: used, outputPixelStride: dc,
+                              outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
+                              weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
+                              zeros: zeros, outputRowBase: iy, firstColumn: c0, outputColumnBase: left)
+                            kernel.convolve(job, rows: iy..<(iy + 1))
+                          } else {
+                            (row + (c0 - left) * dc).update(
+                              from: x.pointer + (iy * x.width + c0) * x.pixelStride, count: (c1 - c0) * dc)
+                          }
+                          if k == 0 { held.0 = iy } else if k == 1 { held.1 = iy } else { held.2 = iy }
+                        }
+                        let piece = UnsafePointer(row)
+                        if ky == 0 {
+                          pointers.0 = piece
+                        } else if ky == 1 {
+                          pointers.1 = piece
+                        } else {
+                          pointers.2 = piece
+                        }
+                      }
+                      let dj = DepthwiseJob(
+                        input: pointers.1 + dc, inputWidth: (width - 1) * s + 1, inputHeight: eh,
+                        pixelStride: dc,
+                        stride: s, output: dwRow, outputWidth: width, outputHeight: outH,
+                        weights: dw.baseAddress!, bias: db.baseAddress!, relu: d.relu)
+                      kernel.depthwiseRow(
+                        dj, above: pointers.0 + dc, middle: pointers.1 + dc, below: pointers.2 + dc,
+                        output: dwRow)
+                      let pixel = oy * outW + x0
+                      let pj = ConvolutionJob(
+                        input: dwRow, inputWidth: width, inputHeight: 1, inputPixelStride: dc,
+                        inputChannels: p.inputChannels, kernelSize: 1, stride: 1, padding: 0,
+                        gridWidth: width,
+                        gridHeight: 1, output: output.pointer + pixel * output.pixelStride,
+                        outputWidth: width, outputPixelStride: output.pixelStride, outputStep: 1,
+                        outputOffsetX: 0, outputOffsetY: 0, outputChannels: output.pixelStride,
+                        weights: pw.baseAddress!, bias: pb.baseAddress!, relu: false,
+                        residual: residual.map { UnsafePointer($0.pointer + pixel * $0.pixelStride) },
+                        residualPixelStride: residual?.pixelStride ?? 0, zeros: zeros)
+                      kernel.convolve(pj, rows: 0..<1)
+                    }
+                    x0 = x1
                   }
                 }
               }
@@ -287,6 +312,18 @@ extension NetworkPlan {
       }
     }
   }
+
+  /// The output columns of a block's strip: about `stripBytes` of expanded rows in the ring (three
+  /// row pieces of `channels` floats a pixel), at least 8 columns, the row cut into equal strips.
+  static func stripWidth(outputWidth: Int, channels: Int, stride: Int) -> Int {
+    let pixels = stripBytes / (3 * 4 * channels)
+    let columns = max(8, (pixels - 3) / stride + 1)
+    let strips = max(1, (outputWidth + columns - 1) / columns)
+    return (outputWidth + strips - 1) / strips
+  }
+
+  /// Bytes of expanded rows a block's strip keeps (in L2 on current x86 processors).
+  static let stripBytes = 192 * 1024
 
   /// Splits `rows` over the cores when each row is worth it (`work` multiply-adds per row).
   private static func parallelRows(_ rows: Int, work: Int, _ body: (Range<Int>) -> Void) {

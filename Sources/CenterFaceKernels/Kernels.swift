@@ -155,6 +155,7 @@ extension Kernels {
     let taps = job.kernelSize * job.kernelSize
     precondition(job.outputChannels % 8 == 0 && job.outputChannels <= job.outputPixelStride)
     precondition(rows.lowerBound >= 0 && rows.upperBound <= job.gridHeight)
+    precondition(job.firstColumn >= 0 && job.firstColumn <= job.gridWidth)
     withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps * blockPixels) { a in
       withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: blockPixels) {
         dst in
@@ -180,7 +181,7 @@ extension Kernels {
     let k = job.inputChannels
     let residual = job.residual
     for gy in rows {
-      var gx = 0
+      var gx = job.firstColumn
       while gx < job.gridWidth {
         let n = min(blockPixels, job.gridWidth - gx)
         // Where each of the block's pixels reads each tap; a pixel past the row's end repeats
@@ -198,7 +199,7 @@ extension Kernels {
             }
           }
           if i < n {
-            let ox = (gx + i) * job.outputStep + job.outputOffsetX
+            let ox = (gx + i - job.outputColumnBase) * job.outputStep + job.outputOffsetX
             let oy = (gy - job.outputRowBase) * job.outputStep + job.outputOffsetY
             let pixel = oy * job.outputWidth + ox
             dst[i] = job.output + pixel * job.outputPixelStride
