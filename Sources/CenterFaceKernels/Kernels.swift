@@ -110,13 +110,23 @@ extension Kernels {
     #endif
   }
 
-  /// Output channels per weight panel (the last ones may be a half or a quarter as wide).
-  public static var panelWidth: Int { 2 * lanes }
+  /// Output channels per weight panel (the last ones may be narrower).
+  public static var panelWidth: Int {
+    #if CENTERFACE_AVX512
+      4 * lanes
+    #else
+      2 * lanes
+    #endif
+  }
 
-  /// The width of the panel that starts with `remaining` output channels left (a multiple of 8).
+  /// The width of the panel that starts with `remaining` output channels left (a multiple of 8):
+  /// four vectors (AVX-512 only: its 32 registers hold 6 × 4 sums), two, one, or 8 channels.
   @inline(__always)
   static func panel(_ remaining: Int) -> Int {
-    remaining >= 2 * lanes ? 2 * lanes : (remaining >= lanes ? lanes : 8)
+    #if CENTERFACE_AVX512
+      if remaining >= 4 * lanes { return 4 * lanes }
+    #endif
+    return remaining >= 2 * lanes ? 2 * lanes : (remaining >= lanes ? lanes : 8)
   }
 
   /// Weights for `convolve`, packed in panels of `panelWidth` output channels (a last panel of
@@ -214,6 +224,15 @@ extension Kernels {
         while n0 < job.outputChannels {
           let w = job.weights + n0 * taps * k
           let width = panel(job.outputChannels - n0)
+          #if CENTERFACE_AVX512
+            if width == 4 * lanes {
+              block4(
+                a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
+                residual: residual != nil, res: res, dst: dst, n0: n0)
+              n0 += width
+              continue
+            }
+          #endif
           if width == 2 * lanes {
             block2(
               a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
@@ -237,6 +256,105 @@ extension Kernels {
       }
     }
   }
+
+  #if CENTERFACE_AVX512
+    /// Six pixels × four vectors of output channels (24 of the 32 registers hold sums).
+    @inline(__always)
+    private static func block4(
+      a: UnsafeMutablePointer<UnsafePointer<Float>>, taps: Int, k: Int, w: UnsafePointer<Float>,
+      bias: UnsafePointer<Float>, relu: Bool, residual: Bool,
+      res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+      n0: Int
+    ) {
+      let b0: Vector = load(bias)
+      let b1: Vector = load(bias + lanes)
+      let b2: Vector = load(bias + 2 * lanes)
+      let b3: Vector = load(bias + 3 * lanes)
+      var c00 = b0
+      var c01 = b1
+      var c02 = b2
+      var c03 = b3
+      var c10 = b0
+      var c11 = b1
+      var c12 = b2
+      var c13 = b3
+      var c20 = b0
+      var c21 = b1
+      var c22 = b2
+      var c23 = b3
+      var c30 = b0
+      var c31 = b1
+      var c32 = b2
+      var c33 = b3
+      var c40 = b0
+      var c41 = b1
+      var c42 = b2
+      var c43 = b3
+      var c50 = b0
+      var c51 = b1
+      var c52 = b2
+      var c53 = b3
+      var wp = w
+      for t in 0..<taps {
+        let p = a + t * blockPixels
+        let a0 = p[0]
+        let a1 = p[1]
+        let a2 = p[2]
+        let a3 = p[3]
+        let a4 = p[4]
+        let a5 = p[5]
+        for kk in 0..<k {
+          let w0: Vector = load(wp)
+          let w1: Vector = load(wp + lanes)
+          let w2: Vector = load(wp + 2 * lanes)
+          let w3: Vector = load(wp + 3 * lanes)
+          wp += 4 * lanes
+          var s = Vector(repeating: a0[kk])
+          madd(&c00, s, w0)
+          madd(&c01, s, w1)
+          madd(&c02, s, w2)
+          madd(&c03, s, w3)
+          s = Vector(repeating: a1[kk])
+          madd(&c10, s, w0)
+          madd(&c11, s, w1)
+          madd(&c12, s, w2)
+          madd(&c13, s, w3)
+          s = Vector(repeating: a2[kk])
+          madd(&c20, s, w0)
+          madd(&c21, s, w1)
+          madd(&c22, s, w2)
+          madd(&c23, s, w3)
+          s = Vector(repeating: a3[kk])
+          madd(&c30, s, w0)
+          madd(&c31, s, w1)
+          madd(&c32, s, w2)
+          madd(&c33, s, w3)
+          s = Vector(repeating: a4[kk])
+          madd(&c40, s, w0)
+          madd(&c41, s, w1)
+          madd(&c42, s, w2)
+          madd(&c43, s, w3)
+          s = Vector(repeating: a5[kk])
+          madd(&c50, s, w0)
+          madd(&c51, s, w1)
+          madd(&c52, s, w2)
+          madd(&c53, s, w3)
+        }
+      }
+      finish(c00, c01, 0, relu, residual, res, dst, n0)
+      finish(c02, c03, 0, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c10, c11, 1, relu, residual, res, dst, n0)
+      finish(c12, c13, 1, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c20, c21, 2, relu, residual, res, dst, n0)
+      finish(c22, c23, 2, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c30, c31, 3, relu, residual, res, dst, n0)
+      finish(c32, c33, 3, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c40, c41, 4, relu, residual, res, dst, n0)
+      finish(c42, c43, 4, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c50, c51, 5, relu, residual, res, dst, n0)
+      finish(c52, c53, 5, relu, residual, res, dst, n0 + 2 * lanes)
+    }
+  #endif
 
   /// Six pixels × two vectors of output channels.
   @inline(__always)
