@@ -53,6 +53,8 @@ struct Tensor {
 
 /// The four output maps of one run, channels-last at a quarter of the input's size, each pixel
 /// `pixelStride` floats: heatmap (after the sigmoid) 1 channel, scale 2, offset 2, landmarks 10.
+/// When the heads are fused (`NetworkPlan.heads`), the four are views of one tensor of 16 floats
+/// a pixel, starting at channels 0, 1, 3 and 5.
 struct NetworkOutputs {
   var heatmap: Tensor
   var scale: Tensor
@@ -96,10 +98,25 @@ extension NetworkPlan {
         }
       }
     }
-    let result = body(
-      NetworkOutputs(
+    let maps: NetworkOutputs
+    if let heads {
+      // Views of the one tensor of the fused heads, after the heatmap's sigmoid.
+      let t = live[heads]!
+      for p in 0..<(t.width * t.height) {
+        t.pointer[p * t.pixelStride] = sigmoid(t.pointer[p * t.pixelStride])
+      }
+      func view(_ channel: Int) -> Tensor {
+        Tensor(
+          pointer: t.pointer + channel, capacity: t.capacity - channel, width: t.width, height: t.height,
+          pixelStride: t.pixelStride)
+      }
+      maps = NetworkOutputs(heatmap: view(0), scale: view(1), offset: view(3), landmarks: view(5))
+    } else {
+      maps = NetworkOutputs(
         heatmap: live[outputs.heatmap]!, scale: live[outputs.scale]!, offset: live[outputs.offset]!,
-        landmarks: live[outputs.landmarks]!))
+        landmarks: live[outputs.landmarks]!)
+    }
+    let result = body(maps)
     for (i, t) in live.enumerated() where i != self.input {
       if let t { arena.give((t.pointer, t.capacity)) }
     }
