@@ -120,11 +120,13 @@ extension Kernels {
   }
 
   /// The width of the panel that starts with `remaining` output channels left (a multiple of 8):
-  /// four vectors (AVX-512 only: its 32 registers hold 6 × 4 sums), two, one, or 8 channels.
+  /// four vectors (AVX-512 only: its 32 registers hold 6 × 4 sums), two, one, or 8 channels; in
+  /// the AVX-512 build a last 24 channels are one panel of a vector and a half.
   @inline(__always)
   static func panel(_ remaining: Int) -> Int {
     #if CENTERFACE_AVX512
       if remaining >= 4 * lanes { return 4 * lanes }
+      if remaining == 24 { return 24 }
     #endif
     return remaining >= 2 * lanes ? 2 * lanes : (remaining >= lanes ? lanes : 8)
   }
@@ -227,6 +229,13 @@ extension Kernels {
           #if CENTERFACE_AVX512
             if width == 4 * lanes {
               block4(
+                a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
+                residual: residual != nil, res: res, dst: dst, n0: n0)
+              n0 += width
+              continue
+            }
+            if width == 24 {
+              block24(
                 a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
                 residual: residual != nil, res: res, dst: dst, n0: n0)
               n0 += width
@@ -353,6 +362,72 @@ extension Kernels {
       finish(c42, c43, 4, relu, residual, res, dst, n0 + 2 * lanes)
       finish(c50, c51, 5, relu, residual, res, dst, n0)
       finish(c52, c53, 5, relu, residual, res, dst, n0 + 2 * lanes)
+    }
+  #endif
+
+  #if CENTERFACE_AVX512
+    /// Six pixels × 24 output channels (a 16-float and an 8-float vector): 12 sums in flight
+    /// where a panel of 16 and one of 8 would have 6 each.
+    @inline(__always)
+    private static func block24(
+      a: UnsafeMutablePointer<UnsafePointer<Float>>, taps: Int, k: Int, w: UnsafePointer<Float>,
+      bias: UnsafePointer<Float>, relu: Bool, residual: Bool,
+      res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+      n0: Int
+    ) {
+      let b0: Vector = load(bias)
+      let b1: Half = loadHalf(bias + lanes)
+      var c00 = b0
+      var c01 = b1
+      var c10 = b0
+      var c11 = b1
+      var c20 = b0
+      var c21 = b1
+      var c30 = b0
+      var c31 = b1
+      var c40 = b0
+      var c41 = b1
+      var c50 = b0
+      var c51 = b1
+      var wp = w
+      for t in 0..<taps {
+        let p = a + t * blockPixels
+        let a0 = p[0]
+        let a1 = p[1]
+        let a2 = p[2]
+        let a3 = p[3]
+        let a4 = p[4]
+        let a5 = p[5]
+        for kk in 0..<k {
+          let w0: Vector = load(wp)
+          let w1: Half = loadHalf(wp + lanes)
+          wp += 24
+          madd(&c00, Vector(repeating: a0[kk]), w0)
+          madd(&c01, Half(repeating: a0[kk]), w1)
+          madd(&c10, Vector(repeating: a1[kk]), w0)
+          madd(&c11, Half(repeating: a1[kk]), w1)
+          madd(&c20, Vector(repeating: a2[kk]), w0)
+          madd(&c21, Half(repeating: a2[kk]), w1)
+          madd(&c30, Vector(repeating: a3[kk]), w0)
+          madd(&c31, Half(repeating: a3[kk]), w1)
+          madd(&c40, Vector(repeating: a4[kk]), w0)
+          madd(&c41, Half(repeating: a4[kk]), w1)
+          madd(&c50, Vector(repeating: a5[kk]), w0)
+          madd(&c51, Half(repeating: a5[kk]), w1)
+        }
+      }
+      finish1(c00, 0, relu, residual, res, dst, n0)
+      finishHalf(c01, 0, relu, residual, res, dst, n0 + lanes)
+      finish1(c10, 1, relu, residual, res, dst, n0)
+      finishHalf(c11, 1, relu, residual, res, dst, n0 + lanes)
+      finish1(c20, 2, relu, residual, res, dst, n0)
+      finishHalf(c21, 2, relu, residual, res, dst, n0 + lanes)
+      finish1(c30, 3, relu, residual, res, dst, n0)
+      finishHalf(c31, 3, relu, residual, res, dst, n0 + lanes)
+      finish1(c40, 4, relu, residual, res, dst, n0)
+      finishHalf(c41, 4, relu, residual, res, dst, n0 + lanes)
+      finish1(c50, 5, relu, residual, res, dst, n0)
+      finishHalf(c51, 5, relu, residual, res, dst, n0 + lanes)
     }
   #endif
 
