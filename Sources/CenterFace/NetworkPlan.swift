@@ -31,6 +31,8 @@ struct NetworkPlan: Sendable {
     var residual: Int? = nil
     /// `weights` packed by the kernel build in use.
     var packed: [Float] = []
+    /// `packed` holds one tap per window row (see `ConvolutionJob.rowTaps`): 3×3 kernels.
+    var rowTaps = false
   }
 
   struct Depthwise: Sendable {
@@ -318,13 +320,45 @@ extension NetworkPlan {
     return values.count - 1
   }
 
+  /// A `size × size` kernel's weights (output channel, tap, input channel) regrouped as `size`
+  /// taps (window rows) of `size × inputPixelStride` channels, zeros for the padding channels.
+  static func rowWeights(
+    _ weights: [Float], outputChannels: Int, size: Int, inputChannels: Int, inputPixelStride: Int
+  ) -> [Float] {
+    precondition(
+      inputChannels <= inputPixelStride && weights.count == outputChannels * size * size * inputChannels)
+    let rowK = size * inputPixelStride
+    var rows = [Float](repeating: 0, count: outputChannels * size * rowK)
+    for n in 0..<outputChannels {
+      for ky in 0..<size {
+        for kx in 0..<size {
+          for c in 0..<inputChannels {
+            rows[(n * size + ky) * rowK + kx * inputPixelStride + c] =
+              weights[((n * size + ky) * size + kx) * inputChannels + c]
+          }
+        }
+      }
+    }
+    return rows
+  }
+
   private static func pack(_ step: inout Step, kernel: CenterFaceKernel, values: [Value]) {
     func packed(_ w: [Float], _ n: Int, _ taps: Int, _ k: Int) -> [Float] {
       kernel.packConvolutionWeights(w, outputChannels: n, taps: taps, inputChannels: k)
     }
     switch step {
     case .convolution(var c):
-      c.packed = packed(c.weights, values[c.output].pixelStride, c.kernelSize * c.kernelSize, c.inputChannels)
+      if c.kernelSize > 1 {
+        // One tap per window row: a third of the taps, each three times as long.
+        let ps = values[c.input].pixelStride
+        let rows = rowWeights(
+          c.weights, outputChannels: values[c.output].pixelStride, size: c.kernelSize,
+          inputChannels: c.inputChannels, inputPixelStride: ps)
+        c.packed = packed(rows, values[c.output].pixelStride, c.kernelSize, c.kernelSize * ps)
+        c.rowTaps = true
+      } else {
+        c.packed = packed(c.weights, values[c.output].pixelStride, 1, c.inputChannels)
+      }
       c.weights = []
       step = .convolution(c)
     case .transposed(var t):

@@ -78,7 +78,8 @@ extension NetworkPlan {
     var live = [Tensor?](repeating: nil, count: values.count)
     live[self.input] = Tensor(
       pointer: input, capacity: width * height * 4, width: width, height: height, pixelStride: 4)
-    let zeros = [Float](repeating: 0, count: 4096)
+    // What taps outside the input read: a window row of the widest pixels (`rowTaps`).
+    let zeros = [Float](repeating: 0, count: 3 * (values.map(\.pixelStride).max() ?? 0))
     zeros.withUnsafeBufferPointer { zeros in
       for (index, step) in steps.enumerated() {
         let out = step.output
@@ -143,7 +144,7 @@ extension NetworkPlan {
             outputOffsetX: 0, outputOffsetY: 0, outputChannels: output.pixelStride,
             weights: w.baseAddress!, bias: b.baseAddress!, relu: c.relu,
             residual: r.map { UnsafePointer($0.pointer) }, residualPixelStride: r?.pixelStride ?? 0,
-            zeros: zeros)
+            zeros: zeros, rowTaps: c.rowTaps)
           let work = c.inputChannels * c.kernelSize * c.kernelSize * output.pixelStride * output.width
           Self.parallelRows(output.height, work: work) { rows in
             kernel.convolve(job, rows: rows)
@@ -281,7 +282,8 @@ extension NetworkPlan {
                               gridHeight: eh, output: row, outputWidth: used, outputPixelStride: dc,
                               outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
                               weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
-                              zeros: zeros, outputRowBase: iy, firstColumn: c0, outputColumnBase: left)
+                              zeros: zeros, outputRowBase: iy, firstColumn: c0, outputColumnBase: left,
+                              rowTaps: e.rowTaps)
                             kernel.convolve(job, rows: iy..<(iy + 1))
                           } else {
                             (row + (c0 - left) * dc).update(

@@ -54,8 +54,14 @@ public struct ConvolutionJob {
   public var relu: Bool
   public var residual: UnsafePointer<Float>?
   public var residualPixelStride: Int
-  /// At least `inputChannels` zeros: what a tap outside the input reads.
+  /// At least `inputChannels` zeros (`kernelSize × inputPixelStride` with `rowTaps`): what a
+  /// tap outside the input reads.
   public var zeros: UnsafePointer<Float>
+  /// One tap per window row, whose `kernelSize` pixels are read as `kernelSize ×
+  /// inputPixelStride` channels side by side: the weights are packed for `kernelSize` taps of
+  /// `kernelSize × inputPixelStride` channels (zeros for the padding channels). Each output is the same sum in the same order, with exact
+  /// zero terms for the padding channels; the inner loop runs `kernelSize` times longer.
+  public var rowTaps = false
 
   public init(
     input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, inputPixelStride: Int,
@@ -63,8 +69,10 @@ public struct ConvolutionJob {
     output: UnsafeMutablePointer<Float>, outputWidth: Int, outputPixelStride: Int, outputStep: Int,
     outputOffsetX: Int, outputOffsetY: Int, outputChannels: Int, weights: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, relu: Bool, residual: UnsafePointer<Float>?, residualPixelStride: Int,
-    zeros: UnsafePointer<Float>, outputRowBase: Int = 0, firstColumn: Int = 0, outputColumnBase: Int = 0
+    zeros: UnsafePointer<Float>, outputRowBase: Int = 0, firstColumn: Int = 0, outputColumnBase: Int = 0,
+    rowTaps: Bool = false
   ) {
+    self.rowTaps = rowTaps
     self.outputRowBase = outputRowBase
     self.firstColumn = firstColumn
     self.outputColumnBase = outputColumnBase

@@ -164,10 +164,12 @@ extension Kernels {
   ///
   /// - Complexity: O(rows × gridWidth × taps × inputChannels × outputChannels).
   public static func convolve(_ job: ConvolutionJob, rows: Range<Int>) {
-    let taps = job.kernelSize * job.kernelSize
+    let taps = job.rowTaps ? job.kernelSize : job.kernelSize * job.kernelSize
     precondition(job.outputChannels % 8 == 0 && job.outputChannels <= job.outputPixelStride)
     precondition(rows.lowerBound >= 0 && rows.upperBound <= job.gridHeight)
     precondition(job.firstColumn >= 0 && job.firstColumn <= job.gridWidth)
+    // Window rows that cross the input's left or right edge are copied here, zeros outside.
+    let edgeFloats = job.rowTaps ? taps * blockPixels * job.kernelSize * job.inputPixelStride : 1
     withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps * blockPixels) { a in
       withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: blockPixels) {
         dst in
@@ -175,9 +177,11 @@ extension Kernels {
           withUnsafeTemporaryAllocation(of: Float.self, capacity: blockPixels * job.outputPixelStride) {
             scratch in
             scratch.initialize(repeating: 0)
-            convolveRows(
-              job, rows: rows, taps: taps, a: a.baseAddress!, dst: dst.baseAddress!,
-              res: res.baseAddress!, scratch: scratch.baseAddress!)
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: edgeFloats) { edge in
+              convolveRows(
+                job, rows: rows, taps: taps, a: a.baseAddress!, dst: dst.baseAddress!,
+                res: res.baseAddress!, scratch: scratch.baseAddress!, edge: edge.baseAddress!)
+            }
           }
         }
       }
@@ -187,10 +191,10 @@ extension Kernels {
   private static func convolveRows(
     _ job: ConvolutionJob, rows: Range<Int>, taps: Int, a: UnsafeMutablePointer<UnsafePointer<Float>>,
     dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, res: UnsafeMutablePointer<UnsafePointer<Float>>,
-    scratch: UnsafeMutablePointer<Float>
+    scratch: UnsafeMutablePointer<Float>, edge: UnsafeMutablePointer<Float>
   ) {
     let size = job.kernelSize
-    let k = job.inputChannels
+    let k = job.rowTaps ? size * job.inputPixelStride : job.inputChannels
     let residual = job.residual
     for gy in rows {
       var gx = job.firstColumn
@@ -201,13 +205,39 @@ extension Kernels {
         for i in 0..<blockPixels {
           let x = (gx + min(i, n - 1)) * job.stride - job.padding
           let y = gy * job.stride - job.padding
-          for ky in 0..<size {
-            let iy = y + ky
-            for kx in 0..<size {
-              let ix = x + kx
-              let inside = iy >= 0 && iy < job.inputHeight && ix >= 0 && ix < job.inputWidth
-              a[(ky * size + kx) * blockPixels + i] =
-                inside ? job.input + (iy * job.inputWidth + ix) * job.inputPixelStride : job.zeros
+          if job.rowTaps {
+            // One tap per window row: its `size` pixels side by side, read in place when they
+            // are all inside the input.
+            let ps = job.inputPixelStride
+            for ky in 0..<size {
+              let iy = y + ky
+              let slot = ky * blockPixels + i
+              if iy < 0 || iy >= job.inputHeight {
+                a[slot] = job.zeros
+              } else if x >= 0 && x + size <= job.inputWidth {
+                a[slot] = job.input + (iy * job.inputWidth + x) * ps
+              } else {
+                let e = edge + slot * k
+                for kx in 0..<size {
+                  let ix = x + kx
+                  if ix >= 0 && ix < job.inputWidth {
+                    (e + kx * ps).update(from: job.input + (iy * job.inputWidth + ix) * ps, count: ps)
+                  } else {
+                    (e + kx * ps).initialize(repeating: 0, count: ps)
+                  }
+                }
+                a[slot] = UnsafePointer(e)
+              }
+            }
+          } else {
+            for ky in 0..<size {
+              let iy = y + ky
+              for kx in 0..<size {
+                let ix = x + kx
+                let inside = iy >= 0 && iy < job.inputHeight && ix >= 0 && ix < job.inputWidth
+                a[(ky * size + kx) * blockPixels + i] =
+                  inside ? job.input + (iy * job.inputWidth + ix) * job.inputPixelStride : job.zeros
+              }
             }
           }
           if i < n {
