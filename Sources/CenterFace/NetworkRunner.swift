@@ -69,10 +69,13 @@ extension NetworkPlan {
   /// - Parameters:
   ///   - input: `width × height × 4` floats: R, G, B (0–255) and a zero, row by row.
   ///   - width, height: Multiples of `NetworkPlan.alignment`.
+  ///   - inputCapacity: When set, `input` was taken from `arena` (with this capacity) and is
+  ///     given back to it once the network has read it, for later steps to reuse.
   /// - Complexity: O(width × height × `macsPerInputPixel`), on all cores.
   func run<R>(
     input: UnsafeMutablePointer<Float>, width: Int, height: Int, kernel: CenterFaceKernel,
-    arena: BufferArena, observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
+    arena: BufferArena, inputCapacity: Int? = nil, observer: ((Int, Duration) -> Void)? = nil,
+    _ body: (NetworkOutputs) -> R
   ) -> R {
     precondition(width % Self.alignment == 0 && height % Self.alignment == 0 && width > 0 && height > 0)
     var live = [Tensor?](repeating: nil, count: values.count)
@@ -93,8 +96,10 @@ extension NetworkPlan {
         execute(step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena)
         if let start, let observer { observer(index, ContinuousClock.now - start) }
         live[out] = t
-        for i in step.inputs where lastUse[i] == index && i != self.input {
-          if let dead = live[i] { arena.give((dead.pointer, dead.capacity)) }
+        for i in step.inputs where lastUse[i] == index && (i != self.input || inputCapacity != nil) {
+          if let dead = live[i] {
+            arena.give((dead.pointer, i == self.input ? inputCapacity! : dead.capacity))
+          }
           live[i] = nil
         }
       }
@@ -118,8 +123,8 @@ extension NetworkPlan {
         landmarks: live[outputs.landmarks]!)
     }
     let result = body(maps)
-    for (i, t) in live.enumerated() where i != self.input {
-      if let t { arena.give((t.pointer, t.capacity)) }
+    for (i, t) in live.enumerated() where i != self.input || inputCapacity != nil {
+      if let t { arena.give((t.pointer, i == self.input ? inputCapacity! : t.capacity)) }
     }
     return result
   }
