@@ -168,12 +168,12 @@ extension Kernels {
     precondition(job.outputChannels % 8 == 0 && job.outputChannels <= job.outputPixelStride)
     precondition(rows.lowerBound >= 0 && rows.upperBound <= job.gridHeight)
     precondition(job.firstColumn >= 0 && job.firstColumn <= job.gridWidth)
+    let pixels = groupBlocks * blockPixels
     // Window rows that cross the input's left or right edge are copied here, zeros outside.
-    let edgeFloats = job.rowTaps ? taps * blockPixels * job.kernelSize * job.inputPixelStride : 1
-    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps * blockPixels) { a in
-      withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: blockPixels) {
-        dst in
-        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: blockPixels) { res in
+    let edgeFloats = job.rowTaps ? taps * pixels * job.kernelSize * job.inputPixelStride : 1
+    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps * pixels) { a in
+      withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: pixels) { dst in
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: pixels) { res in
           withUnsafeTemporaryAllocation(of: Float.self, capacity: blockPixels * job.outputPixelStride) {
             scratch in
             scratch.initialize(repeating: 0)
@@ -188,110 +188,137 @@ extension Kernels {
     }
   }
 
+  /// Blocks of `blockPixels` pixels computed panel by panel together, so that each panel's
+  /// weights are read once for all of them (from L1 when they fit) rather than once per block.
+  private static let groupBlocks = 8
+
   private static func convolveRows(
     _ job: ConvolutionJob, rows: Range<Int>, taps: Int, a: UnsafeMutablePointer<UnsafePointer<Float>>,
     dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, res: UnsafeMutablePointer<UnsafePointer<Float>>,
     scratch: UnsafeMutablePointer<Float>, edge: UnsafeMutablePointer<Float>
   ) {
-    let size = job.kernelSize
-    let k = job.rowTaps ? size * job.inputPixelStride : job.inputChannels
-    let residual = job.residual
+    let k = job.rowTaps ? job.kernelSize * job.inputPixelStride : job.inputChannels
+    let residual = job.residual != nil
     for gy in rows {
       var gx = job.firstColumn
       while gx < job.gridWidth {
-        let n = min(blockPixels, job.gridWidth - gx)
-        // Where each of the block's pixels reads each tap; a pixel past the row's end repeats
-        // the last one and writes to scratch.
-        for i in 0..<blockPixels {
-          let x = (gx + min(i, n - 1)) * job.stride - job.padding
-          let y = gy * job.stride - job.padding
-          if job.rowTaps {
-            // One tap per window row: its `size` pixels side by side, read in place when they
-            // are all inside the input.
-            let ps = job.inputPixelStride
-            for ky in 0..<size {
-              let iy = y + ky
-              let slot = ky * blockPixels + i
-              if iy < 0 || iy >= job.inputHeight {
-                a[slot] = job.zeros
-              } else if x >= 0 && x + size <= job.inputWidth {
-                a[slot] = job.input + (iy * job.inputWidth + x) * ps
-              } else {
-                let e = edge + slot * k
-                for kx in 0..<size {
-                  let ix = x + kx
-                  if ix >= 0 && ix < job.inputWidth {
-                    (e + kx * ps).update(from: job.input + (iy * job.inputWidth + ix) * ps, count: ps)
-                  } else {
-                    (e + kx * ps).initialize(repeating: 0, count: ps)
-                  }
-                }
-                a[slot] = UnsafePointer(e)
-              }
-            }
-          } else {
-            for ky in 0..<size {
-              let iy = y + ky
-              for kx in 0..<size {
-                let ix = x + kx
-                let inside = iy >= 0 && iy < job.inputHeight && ix >= 0 && ix < job.inputWidth
-                a[(ky * size + kx) * blockPixels + i] =
-                  inside ? job.input + (iy * job.inputWidth + ix) * job.inputPixelStride : job.zeros
-              }
-            }
-          }
-          if i < n {
-            let ox = (gx + i - job.outputColumnBase) * job.outputStep + job.outputOffsetX
-            let oy = (gy - job.outputRowBase) * job.outputStep + job.outputOffsetY
-            let pixel = oy * job.outputWidth + ox
-            dst[i] = job.output + pixel * job.outputPixelStride
-            res[i] = UnsafePointer(
-              residual.map { $0 + pixel * job.residualPixelStride } ?? UnsafePointer(scratch))
-          } else {
-            dst[i] = scratch + i * job.outputPixelStride
-            res[i] = UnsafePointer(scratch)
-          }
+        // Where each pixel of a group of blocks reads each tap and writes.
+        let end = min(job.gridWidth, gx + groupBlocks * blockPixels)
+        var blocks = 0
+        var bx = gx
+        while bx < end {
+          let n = min(blockPixels, end - bx)
+          setUpBlock(
+            job, gx: bx, gy: gy, n: n, taps: taps, k: k, a: a + blocks * taps * blockPixels,
+            dst: dst + blocks * blockPixels, res: res + blocks * blockPixels, scratch: scratch,
+            edge: edge + blocks * taps * blockPixels * k)
+          blocks += 1
+          bx += n
         }
         var n0 = 0
         while n0 < job.outputChannels {
           let w = job.weights + n0 * taps * k
           let width = panel(job.outputChannels - n0)
-          #if CENTERFACE_AVX512
-            if width == 4 * lanes {
-              block4(
-                a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-                residual: residual != nil, res: res, dst: dst, n0: n0)
-              n0 += width
-              continue
-            }
-            if width == 24 {
-              block24(
-                a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-                residual: residual != nil, res: res, dst: dst, n0: n0)
-              n0 += width
-              continue
-            }
-          #endif
-          if width == 2 * lanes {
-            block2(
-              a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-              residual: residual != nil, res: res, dst: dst, n0: n0)
-          } else if width == lanes {
-            block1(
-              a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-              residual: residual != nil, res: res, dst: dst, n0: n0)
-          } else {
+          let bias = job.bias + n0
+          for b in 0..<blocks {
+            let (a, dst, res) = (a + b * taps * blockPixels, dst + b * blockPixels, res + b * blockPixels)
             #if CENTERFACE_AVX512
-              blockHalf(
-                a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-                residual: residual != nil, res: res, dst: dst, n0: n0)
-            #else
-              preconditionFailure("panels narrower than a vector exist only in the AVX-512 build")
+              if width == 4 * lanes {
+                block4(
+                  a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                  dst: dst, n0: n0)
+                continue
+              }
+              if width == 24 {
+                block24(
+                  a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                  dst: dst, n0: n0)
+                continue
+              }
             #endif
+            if width == 2 * lanes {
+              block2(
+                a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                dst: dst, n0: n0)
+            } else if width == lanes {
+              block1(
+                a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                dst: dst, n0: n0)
+            } else {
+              #if CENTERFACE_AVX512
+                blockHalf(
+                  a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                  dst: dst, n0: n0)
+              #else
+                preconditionFailure("panels narrower than a vector exist only in the AVX-512 build")
+              #endif
+            }
           }
           n0 += width
         }
-        gx += n
+        gx = end
+      }
+    }
+  }
+
+  /// Where each of a block's pixels (`n` of them from grid column `gx`) reads each tap and
+  /// writes; a pixel past the row's end repeats the last one and writes to scratch.
+  @inline(__always)
+  private static func setUpBlock(
+    _ job: ConvolutionJob, gx: Int, gy: Int, n: Int, taps: Int, k: Int,
+    a: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+    res: UnsafeMutablePointer<UnsafePointer<Float>>, scratch: UnsafeMutablePointer<Float>,
+    edge: UnsafeMutablePointer<Float>
+  ) {
+    let size = job.kernelSize
+    for i in 0..<blockPixels {
+      let x = (gx + min(i, n - 1)) * job.stride - job.padding
+      let y = gy * job.stride - job.padding
+      if job.rowTaps {
+        // One tap per window row: its `size` pixels side by side, read in place when they are
+        // all inside the input.
+        let ps = job.inputPixelStride
+        for ky in 0..<size {
+          let iy = y + ky
+          let slot = ky * blockPixels + i
+          if iy < 0 || iy >= job.inputHeight {
+            a[slot] = job.zeros
+          } else if x >= 0 && x + size <= job.inputWidth {
+            a[slot] = job.input + (iy * job.inputWidth + x) * ps
+          } else {
+            let e = edge + slot * k
+            for kx in 0..<size {
+              let ix = x + kx
+              if ix >= 0 && ix < job.inputWidth {
+                (e + kx * ps).update(from: job.input + (iy * job.inputWidth + ix) * ps, count: ps)
+              } else {
+                (e + kx * ps).initialize(repeating: 0, count: ps)
+              }
+            }
+            a[slot] = UnsafePointer(e)
+          }
+        }
+      } else {
+        for ky in 0..<size {
+          let iy = y + ky
+          for kx in 0..<size {
+            let ix = x + kx
+            let inside = iy >= 0 && iy < job.inputHeight && ix >= 0 && ix < job.inputWidth
+            a[(ky * size + kx) * blockPixels + i] =
+              inside ? job.input + (iy * job.inputWidth + ix) * job.inputPixelStride : job.zeros
+          }
+        }
+      }
+      if i < n {
+        let ox = (gx + i - job.outputColumnBase) * job.outputStep + job.outputOffsetX
+        let oy = (gy - job.outputRowBase) * job.outputStep + job.outputOffsetY
+        let pixel = oy * job.outputWidth + ox
+        dst[i] = job.output + pixel * job.outputPixelStride
+        res[i] = UnsafePointer(
+          job.residual.map { $0 + pixel * job.residualPixelStride } ?? UnsafePointer(scratch))
+      } else {
+        dst[i] = scratch + i * job.outputPixelStride
+        res[i] = UnsafePointer(scratch)
       }
     }
   }
