@@ -9,12 +9,13 @@
 #if CENTERFACE_AVX512
   import CenterFaceKernels
 
-  /// The kernels for processors with AVX-512: 16-float vectors in the convolutions, 8-float
-  /// ones in the depthwise convolutions (whose channels come in eights), fused multiply-add.
+  /// The kernels for processors with AVX-512: 16-float vectors, fused multiply-add. Its
+  /// depthwise convolutions need a multiple of 16 channels a pixel (CenterFace's all are); the
+  /// others go to `AVX2Kernels`, whose 8-float lanes do the same operations.
   public enum AVX512Kernels {}
   typealias Kernels = AVX512Kernels
   typealias Vector = SIMD16<Float>
-  typealias DepthwiseVector = SIMD8<Float>
+  typealias DepthwiseVector = SIMD16<Float>
 #elseif CENTERFACE_AVX2
   import CenterFaceKernels
 
@@ -68,7 +69,7 @@ private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
 }
 
 #if CENTERFACE_AVX512
-  // 8-float vectors beside the 16-float ones: the depthwise kernels and the last, narrow panel.
+  // 8-float vectors beside the 16-float ones: the last, narrow panels.
   typealias Half = SIMD8<Float>
 
   @inline(__always)
@@ -92,7 +93,7 @@ private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
   }
 
   @inline(__always)
-  private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { loadHalf(p) }
+  private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { load(p) }
 #else
   @inline(__always)
   private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { load(p) }
@@ -728,7 +729,7 @@ extension Kernels {
     below: UnsafePointer<Float>,
     output: UnsafeMutablePointer<Float>
   ) {
-    precondition(job.pixelStride % 8 == 0 && (job.stride == 1 || job.stride == 2))
+    precondition(job.pixelStride % depthwiseLanes == 0 && (job.stride == 1 || job.stride == 2))
     precondition(job.outputWidth == (job.inputWidth - 1) / job.stride + 1)
     depthwiseInterior(job, above, middle, below, out: output, from: 0, to: job.outputWidth)
   }
