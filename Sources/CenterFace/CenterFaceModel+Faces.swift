@@ -166,8 +166,11 @@ struct OutputMaps {
 
 extension CenterFaceModel {
   /// Runs the network once over the whole image resampled to `scaledWidth × scaledHeight`
-  /// and padded to a multiple of 32.
-  func outputMaps(for image: Image, scaledWidth: Int, scaledHeight: Int) -> OutputMaps {
+  /// and padded to a multiple of 32 (blocks cut into strips of `stripBytes`, see
+  /// `NetworkPlan.run`).
+  func outputMaps(
+    for image: Image, scaledWidth: Int, scaledHeight: Int, stripBytes: Int = NetworkPlan.stripBytes
+  ) -> OutputMaps {
     let sampler = InputSampler(image, scaledWidth: scaledWidth, scaledHeight: scaledHeight)
     let align = NetworkPlan.alignment
     let pw = (scaledWidth + align - 1) / align * align
@@ -175,7 +178,9 @@ extension CenterFaceModel {
     let arena = BufferArena()
     let input = arena.take(pw * ph * 4)
     sampler.fill(input.pointer, x: 0, y: 0, width: pw, height: ph)
-    return plan.run(input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena) { o in
+    return plan.run(
+      input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena, stripBytes: stripBytes
+    ) { o in
       var channels: [[Float]] = []
       for (t, count) in [(o.heatmap, 1), (o.scale, 2), (o.offset, 2), (o.landmarks, 10)] {
         for c in 0..<count {

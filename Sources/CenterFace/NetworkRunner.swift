@@ -71,11 +71,13 @@ extension NetworkPlan {
   ///   - width, height: Multiples of `NetworkPlan.alignment`.
   ///   - inputCapacity: When set, `input` was taken from `arena` (with this capacity) and is
   ///     given back to it once the network has read it, for later steps to reuse.
+  ///   - stripBytes: The bytes of expanded rows a block's strip keeps (see `stripWidth`); the
+  ///     results do not depend on it (tests make it small to cut rows into many strips).
   /// - Complexity: O(width × height × `macsPerInputPixel`), on all cores.
   func run<R>(
     input: UnsafeMutablePointer<Float>, width: Int, height: Int, kernel: CenterFaceKernel,
-    arena: BufferArena, inputCapacity: Int? = nil, observer: ((Int, Duration) -> Void)? = nil,
-    _ body: (NetworkOutputs) -> R
+    arena: BufferArena, inputCapacity: Int? = nil, stripBytes: Int = NetworkPlan.stripBytes,
+    observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
   ) -> R {
     precondition(width % Self.alignment == 0 && height % Self.alignment == 0 && width > 0 && height > 0)
     var live = [Tensor?](repeating: nil, count: values.count)
@@ -93,7 +95,9 @@ extension NetworkPlan {
         let t = Tensor(
           pointer: buffer.pointer, capacity: buffer.capacity, width: w, height: h, pixelStride: v.pixelStride)
         let start = observer == nil ? nil : ContinuousClock.now
-        execute(step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena)
+        execute(
+          step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena,
+          stripBytes: stripBytes)
         if let start, let observer { observer(index, ContinuousClock.now - start) }
         live[out] = t
         for i in step.inputs where lastUse[i] == index && (i != self.input || inputCapacity != nil) {
@@ -131,11 +135,12 @@ extension NetworkPlan {
 
   private func execute(
     _ step: Step, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
-    arena: BufferArena
+    arena: BufferArena, stripBytes: Int
   ) {
     switch step {
     case .block(let b):
-      executeBlock(b, output: output, live: live, kernel: kernel, zeros: zeros, arena: arena)
+      executeBlock(
+        b, output: output, live: live, kernel: kernel, zeros: zeros, arena: arena, stripBytes: stripBytes)
     case .convolution(let c):
       let x = live[c.input]!
       let r = c.residual.map { live[$0]! }
@@ -216,7 +221,7 @@ extension NetworkPlan {
   /// the depthwise convolution, then that row of the projection.
   private func executeBlock(
     _ b: Block, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
-    arena: BufferArena
+    arena: BufferArena, stripBytes: Int
   ) {
     let x = live[b.input]!
     let residual = b.project.residual.map { live[$0]! }
@@ -231,7 +236,7 @@ extension NetworkPlan {
     let dc = inner.pixelStride
     let s = d.stride
     let (outW, outH) = (output.width, output.height)
-    let stripWidth = Self.stripWidth(outputWidth: outW, channels: dc, stride: s)
+    let stripWidth = Self.stripWidth(outputWidth: outW, channels: dc, stride: s, bytes: stripBytes)
     // A ring slot holds the expanded columns x0 × s − 1 ... (x1 − 1) × s + 1 of a strip x0..<x1.
     let slotPixels = (stripWidth - 1) * s + 3
     let slot = slotPixels * dc
@@ -337,12 +342,12 @@ extension NetworkPlan {
     }
   }
 
-  /// The output columns of a block's strip: about `stripBytes` of expanded rows in the ring (three
+  /// The output columns of a block's strip: about `bytes` of expanded rows in the ring (three
   /// row pieces of `channels` floats a pixel), at least 8 columns, the row cut into equal strips.
   /// Measured at 2464×1504 (AVX-512): 192 KiB and 768 KiB ran the early blocks alike, 768 KiB ran
   /// the last three (960 channels) about 20% faster.
-  static func stripWidth(outputWidth: Int, channels: Int, stride: Int) -> Int {
-    let pixels = stripBytes / (3 * 4 * channels)
+  static func stripWidth(outputWidth: Int, channels: Int, stride: Int, bytes: Int = stripBytes) -> Int {
+    let pixels = bytes / (3 * 4 * channels)
     let columns = max(8, (pixels - 3) / stride + 1)
     let strips = max(1, (outputWidth + columns - 1) / columns)
     return (outputWidth + strips - 1) / strips
