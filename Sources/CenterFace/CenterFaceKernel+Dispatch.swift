@@ -25,7 +25,14 @@ extension CenterFaceKernel {
     switch self {
     case .baseline: BaselineKernels.depthwise(job, rows: rows)
     case .avx2: AVX2Kernels.depthwise(job, rows: rows)
-    case .avx512: AVX512Kernels.depthwise(job, rows: rows)
+    case .avx512:
+      // AVX-512's depthwise kernels take 16 channels at a time; AVX2's do the same operations
+      // on 8.
+      if job.pixelStride % 16 == 0 {
+        AVX512Kernels.depthwise(job, rows: rows)
+      } else {
+        AVX2Kernels.depthwise(job, rows: rows)
+      }
     }
   }
 
@@ -38,7 +45,12 @@ extension CenterFaceKernel {
     case .baseline:
       BaselineKernels.depthwiseRow(job, above: above, middle: middle, below: below, output: output)
     case .avx2: AVX2Kernels.depthwiseRow(job, above: above, middle: middle, below: below, output: output)
-    case .avx512: AVX512Kernels.depthwiseRow(job, above: above, middle: middle, below: below, output: output)
+    case .avx512:
+      if job.pixelStride % 16 == 0 {
+        AVX512Kernels.depthwiseRow(job, above: above, middle: middle, below: below, output: output)
+      } else {
+        AVX2Kernels.depthwiseRow(job, above: above, middle: middle, below: below, output: output)
+      }
     }
   }
 }

@@ -19,7 +19,7 @@ extension CenterFaceModel {
   ///   centre cell, top to bottom then left to right. The same image and options give the same
   ///   faces on one machine, whatever its core count.
   /// - Complexity: O(width × height × inputScale² × `macsPerInputPixel`), on all cores; memory
-  ///   about 55 bytes × `maxTilePixels` beside the image.
+  ///   about 35 bytes × `maxTilePixels` beside the image.
   public func faces(in image: Image, options: CenterFaceOptions) -> [CenterFaceDetection] {
     precondition(options.threshold > 0 && options.threshold < 1, "threshold must be in (0, 1)")
     precondition(options.inputScale > 0 && options.inputScale <= 1, "inputScale must be in (0, 1]")
@@ -63,12 +63,14 @@ extension CenterFaceModel {
     for tile in order.map({ grid.tiles[$0] }) {
       let input = arena.take(tile.width * tile.height * 4)
       sampler.fill(input.pointer, x: tile.x, y: tile.y, width: tile.width, height: tile.height)
-      plan.run(input: input.pointer, width: tile.width, height: tile.height, kernel: kernel, arena: arena) {
+      plan.run(
+        input: input.pointer, width: tile.width, height: tile.height, kernel: kernel, arena: arena,
+        inputCapacity: input.capacity
+      ) {
         outputs in
         collect(
           outputs, tile: tile, scaledWidth: sw, scaledHeight: sh, threshold: threshold, into: &found)
       }
-      arena.give(input)
     }
     return found
   }
@@ -164,8 +166,11 @@ struct OutputMaps {
 
 extension CenterFaceModel {
   /// Runs the network once over the whole image resampled to `scaledWidth × scaledHeight`
-  /// and padded to a multiple of 32.
-  func outputMaps(for image: Image, scaledWidth: Int, scaledHeight: Int) -> OutputMaps {
+  /// and padded to a multiple of 32 (blocks cut into strips of `stripBytes`, see
+  /// `NetworkPlan.run`).
+  func outputMaps(
+    for image: Image, scaledWidth: Int, scaledHeight: Int, stripBytes: Int = NetworkPlan.stripBytes
+  ) -> OutputMaps {
     let sampler = InputSampler(image, scaledWidth: scaledWidth, scaledHeight: scaledHeight)
     let align = NetworkPlan.alignment
     let pw = (scaledWidth + align - 1) / align * align
@@ -173,7 +178,9 @@ extension CenterFaceModel {
     let arena = BufferArena()
     let input = arena.take(pw * ph * 4)
     sampler.fill(input.pointer, x: 0, y: 0, width: pw, height: ph)
-    return plan.run(input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena) { o in
+    return plan.run(
+      input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena, stripBytes: stripBytes
+    ) { o in
       var channels: [[Float]] = []
       for (t, count) in [(o.heatmap, 1), (o.scale, 2), (o.offset, 2), (o.landmarks, 10)] {
         for c in 0..<count {

@@ -31,6 +31,8 @@ struct NetworkPlan: Sendable {
     var residual: Int? = nil
     /// `weights` packed by the kernel build in use.
     var packed: [Float] = []
+    /// `packed` holds one tap per window row (see `ConvolutionJob.rowTaps`): 3×3 kernels.
+    var rowTaps = false
   }
 
   struct Depthwise: Sendable {
@@ -116,6 +118,10 @@ struct NetworkPlan: Sendable {
   var outputs: Outputs
   /// The index of the last step that reads each value (`Int.max` for the outputs).
   var lastUse: [Int]
+  /// When the four heads are one convolution (see `fuseHeads`): the value that holds their 15
+  /// channels side by side (heatmap before its sigmoid, scale, offset, landmarks); the values
+  /// in `outputs` are then never computed.
+  var heads: Int?
   /// Multiply-accumulates per input pixel, for benchmarks.
   var macsPerInputPixel: Double
 
@@ -187,11 +193,12 @@ extension NetworkPlan {
     values = builder.values
     steps = Self.fuseBlocks(builder.steps, values: builder.values, outputs: Set(ids))
     outputs = Outputs(heatmap: ids[0], scale: ids[1], offset: ids[2], landmarks: ids[3])
+    heads = Self.fuseHeads(&steps, values: &values, outputs: outputs)
     var last = [Int](repeating: -1, count: values.count)
     for (i, step) in steps.enumerated() {
       for v in step.inputs { last[v] = i }
     }
-    for id in ids { last[id] = Int.max }
+    for id in heads.map({ [$0] }) ?? ids { last[id] = Int.max }
     lastUse = last
     macsPerInputPixel = builder.macs
     for i in steps.indices { Self.pack(&steps[i], kernel: kernel, values: values) }
@@ -259,13 +266,99 @@ extension NetworkPlan {
     return fused
   }
 
+  /// Replaces the four output convolutions, when they are 1×1 convolutions of one input that
+  /// nothing else reads (CenterFace's heads: 1 + 2 + 2 + 10 channels), and the heatmap's
+  /// sigmoid with one 1×1 convolution of 15 channels; the sigmoid is then applied to its
+  /// channel 0 in place (`run` does). Each channel is the same sum as before, in the same order.
+  /// Returns the new value, or nil when the graph is not of that shape.
+  private static func fuseHeads(_ steps: inout [Step], values: inout [Value], outputs: Outputs) -> Int? {
+    var readers = [Int](repeating: 0, count: values.count)
+    for step in steps {
+      for v in step.inputs { readers[v] += 1 }
+    }
+    var producer: [Int: Int] = [:]
+    for (i, step) in steps.enumerated() { producer[step.output] = i }
+    guard let si = producer[outputs.heatmap], case .sigmoid(let logits, _) = steps[si], readers[logits] == 1
+    else { return nil }
+    var convolutions: [(index: Int, conv: Convolution)] = []
+    for id in [logits, outputs.scale, outputs.offset, outputs.landmarks] {
+      guard let i = producer[id], case .convolution(let c) = steps[i], c.kernelSize == 1, c.stride == 1,
+        !c.relu, c.residual == nil, id == logits || readers[id] == 0
+      else { return nil }
+      convolutions.append((i, c))
+    }
+    let first = convolutions[0].conv
+    guard
+      convolutions.allSatisfy({ $0.conv.input == first.input && $0.conv.inputChannels == first.inputChannels }
+      )
+    else { return nil }
+    let k = first.inputChannels
+    let channels = convolutions.reduce(0) { $0 + values[$1.conv.output].channels }
+    let stride = pixelStride(channels: channels)
+    var weights = [Float]()
+    var bias = [Float]()
+    for (_, c) in convolutions {
+      let n = values[c.output].channels
+      weights += c.weights[0..<(n * k)]
+      bias += c.bias[0..<n]
+    }
+    weights += [Float](repeating: 0, count: (stride - channels) * k)
+    bias += [Float](repeating: 0, count: stride - channels)
+    values.append(Value(channels: channels, pixelStride: stride, exponent: values[outputs.heatmap].exponent))
+    let fused = Convolution(
+      input: first.input, output: values.count - 1, kernelSize: 1, stride: 1, padding: 0, inputChannels: k,
+      weights: weights, bias: bias)
+    // In the place of the last of them: their input is computed by then.
+    let last = convolutions.map(\.index).max()!
+    let removed = Set(convolutions.map(\.index) + [si])
+    var result: [Step] = []
+    for (i, step) in steps.enumerated() {
+      if i == last { result.append(.convolution(fused)) }
+      if !removed.contains(i) { result.append(step) }
+    }
+    steps = result
+    return values.count - 1
+  }
+
+  /// A `size × size` kernel's weights (output channel, tap, input channel) regrouped as `size`
+  /// taps (window rows) of `size × inputPixelStride` channels, zeros for the padding channels.
+  static func rowWeights(
+    _ weights: [Float], outputChannels: Int, size: Int, inputChannels: Int, inputPixelStride: Int
+  ) -> [Float] {
+    precondition(
+      inputChannels <= inputPixelStride && weights.count == outputChannels * size * size * inputChannels)
+    let rowK = size * inputPixelStride
+    var rows = [Float](repeating: 0, count: outputChannels * size * rowK)
+    for n in 0..<outputChannels {
+      for ky in 0..<size {
+        for kx in 0..<size {
+          for c in 0..<inputChannels {
+            rows[(n * size + ky) * rowK + kx * inputPixelStride + c] =
+              weights[((n * size + ky) * size + kx) * inputChannels + c]
+          }
+        }
+      }
+    }
+    return rows
+  }
+
   private static func pack(_ step: inout Step, kernel: CenterFaceKernel, values: [Value]) {
     func packed(_ w: [Float], _ n: Int, _ taps: Int, _ k: Int) -> [Float] {
       kernel.packConvolutionWeights(w, outputChannels: n, taps: taps, inputChannels: k)
     }
     switch step {
     case .convolution(var c):
-      c.packed = packed(c.weights, values[c.output].pixelStride, c.kernelSize * c.kernelSize, c.inputChannels)
+      if c.kernelSize > 1 {
+        // One tap per window row: a third of the taps, each three times as long.
+        let ps = values[c.input].pixelStride
+        let rows = rowWeights(
+          c.weights, outputChannels: values[c.output].pixelStride, size: c.kernelSize,
+          inputChannels: c.inputChannels, inputPixelStride: ps)
+        c.packed = packed(rows, values[c.output].pixelStride, c.kernelSize, c.kernelSize * ps)
+        c.rowTaps = true
+      } else {
+        c.packed = packed(c.weights, values[c.output].pixelStride, 1, c.inputChannels)
+      }
       c.weights = []
       step = .convolution(c)
     case .transposed(var t):

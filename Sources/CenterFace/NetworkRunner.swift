@@ -53,6 +53,8 @@ struct Tensor {
 
 /// The four output maps of one run, channels-last at a quarter of the input's size, each pixel
 /// `pixelStride` floats: heatmap (after the sigmoid) 1 channel, scale 2, offset 2, landmarks 10.
+/// When the heads are fused (`NetworkPlan.heads`), the four are views of one tensor of 16 floats
+/// a pixel, starting at channels 0, 1, 3 and 5.
 struct NetworkOutputs {
   var heatmap: Tensor
   var scale: Tensor
@@ -67,16 +69,22 @@ extension NetworkPlan {
   /// - Parameters:
   ///   - input: `width × height × 4` floats: R, G, B (0–255) and a zero, row by row.
   ///   - width, height: Multiples of `NetworkPlan.alignment`.
+  ///   - inputCapacity: When set, `input` was taken from `arena` (with this capacity) and is
+  ///     given back to it once the network has read it, for later steps to reuse.
+  ///   - stripBytes: The bytes of expanded rows a block's strip keeps (see `stripWidth`); the
+  ///     results do not depend on it (tests make it small to cut rows into many strips).
   /// - Complexity: O(width × height × `macsPerInputPixel`), on all cores.
   func run<R>(
     input: UnsafeMutablePointer<Float>, width: Int, height: Int, kernel: CenterFaceKernel,
-    arena: BufferArena, observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
+    arena: BufferArena, inputCapacity: Int? = nil, stripBytes: Int = NetworkPlan.stripBytes,
+    observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
   ) -> R {
     precondition(width % Self.alignment == 0 && height % Self.alignment == 0 && width > 0 && height > 0)
     var live = [Tensor?](repeating: nil, count: values.count)
     live[self.input] = Tensor(
       pointer: input, capacity: width * height * 4, width: width, height: height, pixelStride: 4)
-    let zeros = [Float](repeating: 0, count: 4096)
+    // What taps outside the input read: a window row of the widest pixels (`rowTaps`).
+    let zeros = [Float](repeating: 0, count: 3 * (values.map(\.pixelStride).max() ?? 0))
     zeros.withUnsafeBufferPointer { zeros in
       for (index, step) in steps.enumerated() {
         let out = step.output
@@ -87,32 +95,52 @@ extension NetworkPlan {
         let t = Tensor(
           pointer: buffer.pointer, capacity: buffer.capacity, width: w, height: h, pixelStride: v.pixelStride)
         let start = observer == nil ? nil : ContinuousClock.now
-        execute(step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena)
+        execute(
+          step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena,
+          stripBytes: stripBytes)
         if let start, let observer { observer(index, ContinuousClock.now - start) }
         live[out] = t
-        for i in step.inputs where lastUse[i] == index && i != self.input {
-          if let dead = live[i] { arena.give((dead.pointer, dead.capacity)) }
+        for i in step.inputs where lastUse[i] == index && (i != self.input || inputCapacity != nil) {
+          if let dead = live[i] {
+            arena.give((dead.pointer, i == self.input ? inputCapacity! : dead.capacity))
+          }
           live[i] = nil
         }
       }
     }
-    let result = body(
-      NetworkOutputs(
+    let maps: NetworkOutputs
+    if let heads {
+      // Views of the one tensor of the fused heads, after the heatmap's sigmoid.
+      let t = live[heads]!
+      for p in 0..<(t.width * t.height) {
+        t.pointer[p * t.pixelStride] = sigmoid(t.pointer[p * t.pixelStride])
+      }
+      func view(_ channel: Int) -> Tensor {
+        Tensor(
+          pointer: t.pointer + channel, capacity: t.capacity - channel, width: t.width, height: t.height,
+          pixelStride: t.pixelStride)
+      }
+      maps = NetworkOutputs(heatmap: view(0), scale: view(1), offset: view(3), landmarks: view(5))
+    } else {
+      maps = NetworkOutputs(
         heatmap: live[outputs.heatmap]!, scale: live[outputs.scale]!, offset: live[outputs.offset]!,
-        landmarks: live[outputs.landmarks]!))
-    for (i, t) in live.enumerated() where i != self.input {
-      if let t { arena.give((t.pointer, t.capacity)) }
+        landmarks: live[outputs.landmarks]!)
+    }
+    let result = body(maps)
+    for (i, t) in live.enumerated() where i != self.input || inputCapacity != nil {
+      if let t { arena.give((t.pointer, i == self.input ? inputCapacity! : t.capacity)) }
     }
     return result
   }
 
   private func execute(
     _ step: Step, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
-    arena: BufferArena
+    arena: BufferArena, stripBytes: Int
   ) {
     switch step {
     case .block(let b):
-      executeBlock(b, output: output, live: live, kernel: kernel, zeros: zeros, arena: arena)
+      executeBlock(
+        b, output: output, live: live, kernel: kernel, zeros: zeros, arena: arena, stripBytes: stripBytes)
     case .convolution(let c):
       let x = live[c.input]!
       let r = c.residual.map { live[$0]! }
@@ -126,7 +154,7 @@ extension NetworkPlan {
             outputOffsetX: 0, outputOffsetY: 0, outputChannels: output.pixelStride,
             weights: w.baseAddress!, bias: b.baseAddress!, relu: c.relu,
             residual: r.map { UnsafePointer($0.pointer) }, residualPixelStride: r?.pixelStride ?? 0,
-            zeros: zeros)
+            zeros: zeros, rowTaps: c.rowTaps)
           let work = c.inputChannels * c.kernelSize * c.kernelSize * output.pixelStride * output.width
           Self.parallelRows(output.height, work: work) { rows in
             kernel.convolve(job, rows: rows)
@@ -185,13 +213,15 @@ extension NetworkPlan {
     }
   }
 
-  /// Runs a fused block: the output rows are split between threads; each thread computes the
-  /// rows of the expanded tensor its rows need (one or two more than its share, which its
-  /// neighbour computes too, identically) into a ring of three padded rows, then one row of the
-  /// depthwise convolution, then that row of the projection.
+  /// Runs a fused block: the output rows are split between threads, and each thread's rows are
+  /// cut into strips of columns narrow enough that the expanded rows a strip needs stay in the
+  /// processor's cache. For each strip the thread computes the pieces of the expanded rows its
+  /// rows need (one or two rows more than its share, and a column or two beside the strip, which
+  /// its neighbours compute too, identically) into a ring of three row pieces, then one row of
+  /// the depthwise convolution, then that row of the projection.
   private func executeBlock(
     _ b: Block, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
-    arena: BufferArena
+    arena: BufferArena, stripBytes: Int
   ) {
     let x = live[b.input]!
     let residual = b.project.residual.map { live[$0]! }
@@ -206,8 +236,11 @@ extension NetworkPlan {
     let dc = inner.pixelStride
     let s = d.stride
     let (outW, outH) = (output.width, output.height)
-    let slot = (ew + 2) * dc
-    let perChunk = 4 * slot + outW * dc
+    let stripWidth = Self.stripWidth(outputWidth: outW, channels: dc, stride: s, bytes: stripBytes)
+    // A ring slot holds the expanded columns x0 × s − 1 ... (x1 − 1) × s + 1 of a strip x0..<x1.
+    let slotPixels = (stripWidth - 1) * s + 3
+    let slot = slotPixels * dc
+    let perChunk = 4 * slot + stripWidth * dc
     let chunks = min(Parallel.workerCount * 2, max(1, outH / 4))
     let scratch = arena.take(chunks * perChunk)
     defer { arena.give(scratch) }
@@ -221,63 +254,84 @@ extension NetworkPlan {
               d.bias.withUnsafeBufferPointer { db in
                 Parallel.forEach(chunks) { ci in
                   let base = shared.value + ci * perChunk
-                  // Slots 0-2 hold expanded rows (iy % 3), slot 3 is all zeros (rows outside);
-                  // every slot's first and last pixel are zeros (columns outside).
+                  // Slots 0-2 hold pieces of expanded rows (iy % 3), slot 3 is all zeros (rows
+                  // outside).
+                  let zeroSlot = UnsafePointer(base + 3 * slot)
                   (base + 3 * slot).initialize(repeating: 0, count: slot)
-                  for k in 0..<3 {
-                    (base + k * slot).initialize(repeating: 0, count: dc)
-                    (base + k * slot + (ew + 1) * dc).initialize(repeating: 0, count: dc)
-                  }
                   let dwRow = base + 4 * slot
-                  var held = (-1, -1, -1)
                   let rows = (outH * ci / chunks)..<(outH * (ci + 1) / chunks)
-                  for oy in rows {
-                    var pointers: [UnsafePointer<Float>] = []
-                    for ky in 0..<3 {
-                      let iy = oy * s - 1 + ky
-                      guard iy >= 0 && iy < eh else {
-                        pointers.append(UnsafePointer(base + 3 * slot + dc))
-                        continue
-                      }
-                      let k = iy % 3
-                      let row = base + k * slot + dc
-                      let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
-                      if have != iy {
-                        if let e = b.expand {
-                          let job = ConvolutionJob(
-                            input: x.pointer, inputWidth: x.width, inputHeight: x.height,
-                            inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
-                            kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: ew,
-                            gridHeight: eh, output: row, outputWidth: ew, outputPixelStride: dc,
-                            outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
-                            weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
-                            zeros: zeros, outputRowBase: iy)
-                          kernel.convolve(job, rows: iy..<(iy + 1))
-                        } else {
-                          row.update(from: x.pointer + iy * x.width * x.pixelStride, count: ew * dc)
-                        }
-                        if k == 0 { held.0 = iy } else if k == 1 { held.1 = iy } else { held.2 = iy }
-                      }
-                      pointers.append(UnsafePointer(row))
+                  var x0 = 0
+                  while x0 < outW {
+                    let x1 = min(outW, x0 + stripWidth)
+                    let width = x1 - x0
+                    let used = (width - 1) * s + 3
+                    let left = x0 * s - 1
+                    // The expanded columns inside the map; the slots' other pixels are zeros.
+                    let c0 = max(0, left)
+                    let c1 = min(ew, left + used)
+                    for k in 0..<3 {
+                      let sl = base + k * slot
+                      sl.initialize(repeating: 0, count: (c0 - left) * dc)
+                      (sl + (c1 - left) * dc).initialize(repeating: 0, count: (left + used - c1) * dc)
                     }
-                    let dj = DepthwiseJob(
-                      input: pointers[1], inputWidth: ew, inputHeight: eh, pixelStride: dc, stride: s,
-                      output: dwRow, outputWidth: outW, outputHeight: outH, weights: dw.baseAddress!,
-                      bias: db.baseAddress!, relu: d.relu)
-                    kernel.depthwiseRow(
-                      dj, above: pointers[0], middle: pointers[1], below: pointers[2], output: dwRow)
-                    let pj = ConvolutionJob(
-                      input: dwRow, inputWidth: outW, inputHeight: 1, inputPixelStride: dc,
-                      inputChannels: p.inputChannels, kernelSize: 1, stride: 1, padding: 0, gridWidth: outW,
-                      gridHeight: 1, output: output.pointer + oy * outW * output.pixelStride,
-                      outputWidth: outW,
-                      outputPixelStride: output.pixelStride, outputStep: 1, outputOffsetX: 0,
-                      outputOffsetY: 0,
-                      outputChannels: output.pixelStride, weights: pw.baseAddress!, bias: pb.baseAddress!,
-                      relu: false,
-                      residual: residual.map { UnsafePointer($0.pointer + oy * outW * $0.pixelStride) },
-                      residualPixelStride: residual?.pixelStride ?? 0, zeros: zeros)
-                    kernel.convolve(pj, rows: 0..<1)
+                    var held = (-1, -1, -1)
+                    for oy in rows {
+                      var pointers = (zeroSlot, zeroSlot, zeroSlot)
+                      for ky in 0..<3 {
+                        let iy = oy * s - 1 + ky
+                        guard iy >= 0 && iy < eh else { continue }
+                        let k = iy % 3
+                        let row = base + k * slot
+                        let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
+                        if have != iy {
+                          if let e = b.expand {
+                            let job = ConvolutionJob(
+                              input: x.pointer, inputWidth: x.width, inputHeight: x.height,
+                              inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
+                              kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: c1,
+                              gridHeight: eh, output: row, outputWidth: used, outputPixelStride: dc,
+                              outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
+                              weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
+                              zeros: zeros, outputRowBase: iy, firstColumn: c0, outputColumnBase: left,
+                              rowTaps: e.rowTaps)
+                            kernel.convolve(job, rows: iy..<(iy + 1))
+                          } else {
+                            (row + (c0 - left) * dc).update(
+                              from: x.pointer + (iy * x.width + c0) * x.pixelStride, count: (c1 - c0) * dc)
+                          }
+                          if k == 0 { held.0 = iy } else if k == 1 { held.1 = iy } else { held.2 = iy }
+                        }
+                        let piece = UnsafePointer(row)
+                        if ky == 0 {
+                          pointers.0 = piece
+                        } else if ky == 1 {
+                          pointers.1 = piece
+                        } else {
+                          pointers.2 = piece
+                        }
+                      }
+                      let dj = DepthwiseJob(
+                        input: pointers.1 + dc, inputWidth: (width - 1) * s + 1, inputHeight: eh,
+                        pixelStride: dc,
+                        stride: s, output: dwRow, outputWidth: width, outputHeight: outH,
+                        weights: dw.baseAddress!, bias: db.baseAddress!, relu: d.relu)
+                      kernel.depthwiseRow(
+                        dj, above: pointers.0 + dc, middle: pointers.1 + dc, below: pointers.2 + dc,
+                        output: dwRow)
+                      let pixel = oy * outW + x0
+                      let pj = ConvolutionJob(
+                        input: dwRow, inputWidth: width, inputHeight: 1, inputPixelStride: dc,
+                        inputChannels: p.inputChannels, kernelSize: 1, stride: 1, padding: 0,
+                        gridWidth: width,
+                        gridHeight: 1, output: output.pointer + pixel * output.pixelStride,
+                        outputWidth: width, outputPixelStride: output.pixelStride, outputStep: 1,
+                        outputOffsetX: 0, outputOffsetY: 0, outputChannels: output.pixelStride,
+                        weights: pw.baseAddress!, bias: pb.baseAddress!, relu: false,
+                        residual: residual.map { UnsafePointer($0.pointer + pixel * $0.pixelStride) },
+                        residualPixelStride: residual?.pixelStride ?? 0, zeros: zeros)
+                      kernel.convolve(pj, rows: 0..<1)
+                    }
+                    x0 = x1
                   }
                 }
               }
@@ -287,6 +341,20 @@ extension NetworkPlan {
       }
     }
   }
+
+  /// The output columns of a block's strip: about `bytes` of expanded rows in the ring (three
+  /// row pieces of `channels` floats a pixel), at least 8 columns, the row cut into equal strips.
+  /// Measured at 2464×1504 (AVX-512): 192 KiB and 768 KiB ran the early blocks alike, 768 KiB ran
+  /// the last three (960 channels) about 20% faster.
+  static func stripWidth(outputWidth: Int, channels: Int, stride: Int, bytes: Int = stripBytes) -> Int {
+    let pixels = bytes / (3 * 4 * channels)
+    let columns = max(8, (pixels - 3) / stride + 1)
+    let strips = max(1, (outputWidth + columns - 1) / columns)
+    return (outputWidth + strips - 1) / strips
+  }
+
+  /// Bytes of expanded rows a block's strip keeps (in L2, 1-2 MB a core on current x86 servers).
+  static let stripBytes = 768 * 1024
 
   /// Splits `rows` over the cores when each row is worth it (`work` multiply-adds per row).
   private static func parallelRows(_ rows: Int, work: Int, _ body: (Range<Int>) -> Void) {

@@ -11,8 +11,9 @@
 /// Output position (gx, gy) of the `gridWidth` × `gridHeight` grid reads, for each tap (kx, ky)
 /// of the `kernelSize` × `kernelSize` window, input pixel
 /// (gx × stride − padding + kx, gy × stride − padding + ky) (zeros outside the input), and
-/// writes output pixel (gx × outputStep + outputOffsetX, (gy − outputRowBase) × outputStep +
-/// outputOffsetY).
+/// writes output pixel ((gx − outputColumnBase) × outputStep + outputOffsetX,
+/// (gy − outputRowBase) × outputStep + outputOffsetY). Only grid columns
+/// `firstColumn..<gridWidth` are computed.
 /// With `outputStep` 2 and the four offsets, four 1×1 jobs make a 2×2, stride-2 transposed
 /// convolution.
 ///
@@ -40,6 +41,10 @@ public struct ConvolutionJob {
   public var outputOffsetY: Int
   /// The grid row written to output row 0 (one row of a map computed into a row buffer).
   public var outputRowBase: Int = 0
+  /// The first grid column computed (a piece of a row computed into a row buffer).
+  public var firstColumn: Int = 0
+  /// The grid column written to output column 0 (may be negative).
+  public var outputColumnBase: Int = 0
   /// Output channels written, a multiple of 8, at most `outputPixelStride`.
   public var outputChannels: Int
   /// Packed by the same build's `packConvolutionWeights`.
@@ -49,8 +54,14 @@ public struct ConvolutionJob {
   public var relu: Bool
   public var residual: UnsafePointer<Float>?
   public var residualPixelStride: Int
-  /// At least `inputChannels` zeros: what a tap outside the input reads.
+  /// At least `inputChannels` zeros (`kernelSize × inputPixelStride` with `rowTaps`): what a
+  /// tap outside the input reads.
   public var zeros: UnsafePointer<Float>
+  /// One tap per window row, whose `kernelSize` pixels are read as `kernelSize ×
+  /// inputPixelStride` channels side by side: the weights are packed for `kernelSize` taps of
+  /// `kernelSize × inputPixelStride` channels (zeros for the padding channels). Each output is the same sum in the same order, with exact
+  /// zero terms for the padding channels; the inner loop runs `kernelSize` times longer.
+  public var rowTaps = false
 
   public init(
     input: UnsafePointer<Float>, inputWidth: Int, inputHeight: Int, inputPixelStride: Int,
@@ -58,9 +69,13 @@ public struct ConvolutionJob {
     output: UnsafeMutablePointer<Float>, outputWidth: Int, outputPixelStride: Int, outputStep: Int,
     outputOffsetX: Int, outputOffsetY: Int, outputChannels: Int, weights: UnsafePointer<Float>,
     bias: UnsafePointer<Float>, relu: Bool, residual: UnsafePointer<Float>?, residualPixelStride: Int,
-    zeros: UnsafePointer<Float>, outputRowBase: Int = 0
+    zeros: UnsafePointer<Float>, outputRowBase: Int = 0, firstColumn: Int = 0, outputColumnBase: Int = 0,
+    rowTaps: Bool = false
   ) {
+    self.rowTaps = rowTaps
     self.outputRowBase = outputRowBase
+    self.firstColumn = firstColumn
+    self.outputColumnBase = outputColumnBase
     self.input = input
     self.inputWidth = inputWidth
     self.inputHeight = inputHeight

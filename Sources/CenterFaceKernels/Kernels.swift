@@ -9,12 +9,13 @@
 #if CENTERFACE_AVX512
   import CenterFaceKernels
 
-  /// The kernels for processors with AVX-512: 16-float vectors in the convolutions, 8-float
-  /// ones in the depthwise convolutions (whose channels come in eights), fused multiply-add.
+  /// The kernels for processors with AVX-512: 16-float vectors, fused multiply-add. Its
+  /// depthwise convolutions need a multiple of 16 channels a pixel (CenterFace's all are); the
+  /// others go to `AVX2Kernels`, whose 8-float lanes do the same operations.
   public enum AVX512Kernels {}
   typealias Kernels = AVX512Kernels
   typealias Vector = SIMD16<Float>
-  typealias DepthwiseVector = SIMD8<Float>
+  typealias DepthwiseVector = SIMD16<Float>
 #elseif CENTERFACE_AVX2
   import CenterFaceKernels
 
@@ -68,7 +69,7 @@ private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
 }
 
 #if CENTERFACE_AVX512
-  // 8-float vectors beside the 16-float ones: the depthwise kernels and the last, narrow panel.
+  // 8-float vectors beside the 16-float ones: the last, narrow panels.
   typealias Half = SIMD8<Float>
 
   @inline(__always)
@@ -92,7 +93,7 @@ private func madd(_ acc: inout Vector, _ a: Vector, _ b: Vector) {
   }
 
   @inline(__always)
-  private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { loadHalf(p) }
+  private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { load(p) }
 #else
   @inline(__always)
   private func loadD(_ p: UnsafePointer<Float>) -> DepthwiseVector { load(p) }
@@ -110,13 +111,25 @@ extension Kernels {
     #endif
   }
 
-  /// Output channels per weight panel (the last ones may be a half or a quarter as wide).
-  public static var panelWidth: Int { 2 * lanes }
+  /// Output channels per weight panel (the last ones may be narrower).
+  public static var panelWidth: Int {
+    #if CENTERFACE_AVX512
+      4 * lanes
+    #else
+      2 * lanes
+    #endif
+  }
 
-  /// The width of the panel that starts with `remaining` output channels left (a multiple of 8).
+  /// The width of the panel that starts with `remaining` output channels left (a multiple of 8):
+  /// four vectors (AVX-512 only: its 32 registers hold 6 × 4 sums), two, one, or 8 channels; in
+  /// the AVX-512 build a last 24 channels are one panel of a vector and a half.
   @inline(__always)
   static func panel(_ remaining: Int) -> Int {
-    remaining >= 2 * lanes ? 2 * lanes : (remaining >= lanes ? lanes : 8)
+    #if CENTERFACE_AVX512
+      if remaining >= 4 * lanes { return 4 * lanes }
+      if remaining == 24 { return 24 }
+    #endif
+    return remaining >= 2 * lanes ? 2 * lanes : (remaining >= lanes ? lanes : 8)
   }
 
   /// Weights for `convolve`, packed in panels of `panelWidth` output channels (a last panel of
@@ -152,90 +165,329 @@ extension Kernels {
   ///
   /// - Complexity: O(rows × gridWidth × taps × inputChannels × outputChannels).
   public static func convolve(_ job: ConvolutionJob, rows: Range<Int>) {
-    let taps = job.kernelSize * job.kernelSize
+    let taps = job.rowTaps ? job.kernelSize : job.kernelSize * job.kernelSize
     precondition(job.outputChannels % 8 == 0 && job.outputChannels <= job.outputPixelStride)
     precondition(rows.lowerBound >= 0 && rows.upperBound <= job.gridHeight)
-    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps * blockPixels) { a in
-      withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: blockPixels) {
-        dst in
-        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: blockPixels) { res in
+    precondition(job.firstColumn >= 0 && job.firstColumn <= job.gridWidth)
+    let pixels = groupBlocks * blockPixels
+    // Window rows that cross the input's left or right edge are copied here, zeros outside.
+    let edgeFloats = job.rowTaps ? taps * pixels * job.kernelSize * job.inputPixelStride : 1
+    withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: taps * pixels) { a in
+      withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: pixels) { dst in
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: pixels) { res in
           withUnsafeTemporaryAllocation(of: Float.self, capacity: blockPixels * job.outputPixelStride) {
             scratch in
             scratch.initialize(repeating: 0)
-            convolveRows(
-              job, rows: rows, taps: taps, a: a.baseAddress!, dst: dst.baseAddress!,
-              res: res.baseAddress!, scratch: scratch.baseAddress!)
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: edgeFloats) { edge in
+              convolveRows(
+                job, rows: rows, taps: taps, a: a.baseAddress!, dst: dst.baseAddress!,
+                res: res.baseAddress!, scratch: scratch.baseAddress!, edge: edge.baseAddress!)
+            }
           }
         }
       }
     }
   }
 
+  /// Blocks of `blockPixels` pixels computed panel by panel together, so that each panel's
+  /// weights are read once for all of them (from L1 when they fit) rather than once per block.
+  private static let groupBlocks = 8
+
   private static func convolveRows(
     _ job: ConvolutionJob, rows: Range<Int>, taps: Int, a: UnsafeMutablePointer<UnsafePointer<Float>>,
     dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, res: UnsafeMutablePointer<UnsafePointer<Float>>,
-    scratch: UnsafeMutablePointer<Float>
+    scratch: UnsafeMutablePointer<Float>, edge: UnsafeMutablePointer<Float>
   ) {
-    let size = job.kernelSize
-    let k = job.inputChannels
-    let residual = job.residual
+    let k = job.rowTaps ? job.kernelSize * job.inputPixelStride : job.inputChannels
+    let residual = job.residual != nil
     for gy in rows {
-      var gx = 0
+      var gx = job.firstColumn
       while gx < job.gridWidth {
-        let n = min(blockPixels, job.gridWidth - gx)
-        // Where each of the block's pixels reads each tap; a pixel past the row's end repeats
-        // the last one and writes to scratch.
-        for i in 0..<blockPixels {
-          let x = (gx + min(i, n - 1)) * job.stride - job.padding
-          let y = gy * job.stride - job.padding
-          for ky in 0..<size {
-            let iy = y + ky
-            for kx in 0..<size {
-              let ix = x + kx
-              let inside = iy >= 0 && iy < job.inputHeight && ix >= 0 && ix < job.inputWidth
-              a[(ky * size + kx) * blockPixels + i] =
-                inside ? job.input + (iy * job.inputWidth + ix) * job.inputPixelStride : job.zeros
-            }
-          }
-          if i < n {
-            let ox = (gx + i) * job.outputStep + job.outputOffsetX
-            let oy = (gy - job.outputRowBase) * job.outputStep + job.outputOffsetY
-            let pixel = oy * job.outputWidth + ox
-            dst[i] = job.output + pixel * job.outputPixelStride
-            res[i] = UnsafePointer(
-              residual.map { $0 + pixel * job.residualPixelStride } ?? UnsafePointer(scratch))
-          } else {
-            dst[i] = scratch + i * job.outputPixelStride
-            res[i] = UnsafePointer(scratch)
-          }
+        // Where each pixel of a group of blocks reads each tap and writes.
+        let end = min(job.gridWidth, gx + groupBlocks * blockPixels)
+        var blocks = 0
+        var bx = gx
+        while bx < end {
+          let n = min(blockPixels, end - bx)
+          setUpBlock(
+            job, gx: bx, gy: gy, n: n, taps: taps, k: k, a: a + blocks * taps * blockPixels,
+            dst: dst + blocks * blockPixels, res: res + blocks * blockPixels, scratch: scratch,
+            edge: edge + blocks * taps * blockPixels * k)
+          blocks += 1
+          bx += n
         }
         var n0 = 0
         while n0 < job.outputChannels {
           let w = job.weights + n0 * taps * k
           let width = panel(job.outputChannels - n0)
-          if width == 2 * lanes {
-            block2(
-              a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-              residual: residual != nil, res: res, dst: dst, n0: n0)
-          } else if width == lanes {
-            block1(
-              a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-              residual: residual != nil, res: res, dst: dst, n0: n0)
-          } else {
+          let bias = job.bias + n0
+          for b in 0..<blocks {
+            let (a, dst, res) = (a + b * taps * blockPixels, dst + b * blockPixels, res + b * blockPixels)
             #if CENTERFACE_AVX512
-              blockHalf(
-                a: a, taps: taps, k: k, w: w, bias: job.bias + n0, relu: job.relu,
-                residual: residual != nil, res: res, dst: dst, n0: n0)
-            #else
-              preconditionFailure("panels narrower than a vector exist only in the AVX-512 build")
+              if width == 4 * lanes {
+                block4(
+                  a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                  dst: dst, n0: n0)
+                continue
+              }
+              if width == 24 {
+                block24(
+                  a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                  dst: dst, n0: n0)
+                continue
+              }
             #endif
+            if width == 2 * lanes {
+              block2(
+                a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                dst: dst, n0: n0)
+            } else if width == lanes {
+              block1(
+                a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                dst: dst, n0: n0)
+            } else {
+              #if CENTERFACE_AVX512
+                blockHalf(
+                  a: a, taps: taps, k: k, w: w, bias: bias, relu: job.relu, residual: residual, res: res,
+                  dst: dst, n0: n0)
+              #else
+                preconditionFailure("panels narrower than a vector exist only in the AVX-512 build")
+              #endif
+            }
           }
           n0 += width
         }
-        gx += n
+        gx = end
       }
     }
   }
+
+  /// Where each of a block's pixels (`n` of them from grid column `gx`) reads each tap and
+  /// writes; a pixel past the row's end repeats the last one and writes to scratch.
+  @inline(__always)
+  private static func setUpBlock(
+    _ job: ConvolutionJob, gx: Int, gy: Int, n: Int, taps: Int, k: Int,
+    a: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+    res: UnsafeMutablePointer<UnsafePointer<Float>>, scratch: UnsafeMutablePointer<Float>,
+    edge: UnsafeMutablePointer<Float>
+  ) {
+    let size = job.kernelSize
+    for i in 0..<blockPixels {
+      let x = (gx + min(i, n - 1)) * job.stride - job.padding
+      let y = gy * job.stride - job.padding
+      if job.rowTaps {
+        // One tap per window row: its `size` pixels side by side, read in place when they are
+        // all inside the input.
+        let ps = job.inputPixelStride
+        for ky in 0..<size {
+          let iy = y + ky
+          let slot = ky * blockPixels + i
+          if iy < 0 || iy >= job.inputHeight {
+            a[slot] = job.zeros
+          } else if x >= 0 && x + size <= job.inputWidth {
+            a[slot] = job.input + (iy * job.inputWidth + x) * ps
+          } else {
+            let e = edge + slot * k
+            for kx in 0..<size {
+              let ix = x + kx
+              if ix >= 0 && ix < job.inputWidth {
+                (e + kx * ps).update(from: job.input + (iy * job.inputWidth + ix) * ps, count: ps)
+              } else {
+                (e + kx * ps).initialize(repeating: 0, count: ps)
+              }
+            }
+            a[slot] = UnsafePointer(e)
+          }
+        }
+      } else {
+        for ky in 0..<size {
+          let iy = y + ky
+          for kx in 0..<size {
+            let ix = x + kx
+            let inside = iy >= 0 && iy < job.inputHeight && ix >= 0 && ix < job.inputWidth
+            a[(ky * size + kx) * blockPixels + i] =
+              inside ? job.input + (iy * job.inputWidth + ix) * job.inputPixelStride : job.zeros
+          }
+        }
+      }
+      if i < n {
+        let ox = (gx + i - job.outputColumnBase) * job.outputStep + job.outputOffsetX
+        let oy = (gy - job.outputRowBase) * job.outputStep + job.outputOffsetY
+        let pixel = oy * job.outputWidth + ox
+        dst[i] = job.output + pixel * job.outputPixelStride
+        res[i] = UnsafePointer(
+          job.residual.map { $0 + pixel * job.residualPixelStride } ?? UnsafePointer(scratch))
+      } else {
+        dst[i] = scratch + i * job.outputPixelStride
+        res[i] = UnsafePointer(scratch)
+      }
+    }
+  }
+
+  #if CENTERFACE_AVX512
+    /// Six pixels × four vectors of output channels (24 of the 32 registers hold sums).
+    @inline(__always)
+    private static func block4(
+      a: UnsafeMutablePointer<UnsafePointer<Float>>, taps: Int, k: Int, w: UnsafePointer<Float>,
+      bias: UnsafePointer<Float>, relu: Bool, residual: Bool,
+      res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+      n0: Int
+    ) {
+      let b0: Vector = load(bias)
+      let b1: Vector = load(bias + lanes)
+      let b2: Vector = load(bias + 2 * lanes)
+      let b3: Vector = load(bias + 3 * lanes)
+      var c00 = b0
+      var c01 = b1
+      var c02 = b2
+      var c03 = b3
+      var c10 = b0
+      var c11 = b1
+      var c12 = b2
+      var c13 = b3
+      var c20 = b0
+      var c21 = b1
+      var c22 = b2
+      var c23 = b3
+      var c30 = b0
+      var c31 = b1
+      var c32 = b2
+      var c33 = b3
+      var c40 = b0
+      var c41 = b1
+      var c42 = b2
+      var c43 = b3
+      var c50 = b0
+      var c51 = b1
+      var c52 = b2
+      var c53 = b3
+      var wp = w
+      for t in 0..<taps {
+        let p = a + t * blockPixels
+        let a0 = p[0]
+        let a1 = p[1]
+        let a2 = p[2]
+        let a3 = p[3]
+        let a4 = p[4]
+        let a5 = p[5]
+        for kk in 0..<k {
+          let w0: Vector = load(wp)
+          let w1: Vector = load(wp + lanes)
+          let w2: Vector = load(wp + 2 * lanes)
+          let w3: Vector = load(wp + 3 * lanes)
+          wp += 4 * lanes
+          var s = Vector(repeating: a0[kk])
+          madd(&c00, s, w0)
+          madd(&c01, s, w1)
+          madd(&c02, s, w2)
+          madd(&c03, s, w3)
+          s = Vector(repeating: a1[kk])
+          madd(&c10, s, w0)
+          madd(&c11, s, w1)
+          madd(&c12, s, w2)
+          madd(&c13, s, w3)
+          s = Vector(repeating: a2[kk])
+          madd(&c20, s, w0)
+          madd(&c21, s, w1)
+          madd(&c22, s, w2)
+          madd(&c23, s, w3)
+          s = Vector(repeating: a3[kk])
+          madd(&c30, s, w0)
+          madd(&c31, s, w1)
+          madd(&c32, s, w2)
+          madd(&c33, s, w3)
+          s = Vector(repeating: a4[kk])
+          madd(&c40, s, w0)
+          madd(&c41, s, w1)
+          madd(&c42, s, w2)
+          madd(&c43, s, w3)
+          s = Vector(repeating: a5[kk])
+          madd(&c50, s, w0)
+          madd(&c51, s, w1)
+          madd(&c52, s, w2)
+          madd(&c53, s, w3)
+        }
+      }
+      finish(c00, c01, 0, relu, residual, res, dst, n0)
+      finish(c02, c03, 0, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c10, c11, 1, relu, residual, res, dst, n0)
+      finish(c12, c13, 1, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c20, c21, 2, relu, residual, res, dst, n0)
+      finish(c22, c23, 2, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c30, c31, 3, relu, residual, res, dst, n0)
+      finish(c32, c33, 3, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c40, c41, 4, relu, residual, res, dst, n0)
+      finish(c42, c43, 4, relu, residual, res, dst, n0 + 2 * lanes)
+      finish(c50, c51, 5, relu, residual, res, dst, n0)
+      finish(c52, c53, 5, relu, residual, res, dst, n0 + 2 * lanes)
+    }
+  #endif
+
+  #if CENTERFACE_AVX512
+    /// Six pixels × 24 output channels (a 16-float and an 8-float vector): 12 sums in flight
+    /// where a panel of 16 and one of 8 would have 6 each.
+    @inline(__always)
+    private static func block24(
+      a: UnsafeMutablePointer<UnsafePointer<Float>>, taps: Int, k: Int, w: UnsafePointer<Float>,
+      bias: UnsafePointer<Float>, relu: Bool, residual: Bool,
+      res: UnsafeMutablePointer<UnsafePointer<Float>>, dst: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+      n0: Int
+    ) {
+      let b0: Vector = load(bias)
+      let b1: Half = loadHalf(bias + lanes)
+      var c00 = b0
+      var c01 = b1
+      var c10 = b0
+      var c11 = b1
+      var c20 = b0
+      var c21 = b1
+      var c30 = b0
+      var c31 = b1
+      var c40 = b0
+      var c41 = b1
+      var c50 = b0
+      var c51 = b1
+      var wp = w
+      for t in 0..<taps {
+        let p = a + t * blockPixels
+        let a0 = p[0]
+        let a1 = p[1]
+        let a2 = p[2]
+        let a3 = p[3]
+        let a4 = p[4]
+        let a5 = p[5]
+        for kk in 0..<k {
+          let w0: Vector = load(wp)
+          let w1: Half = loadHalf(wp + lanes)
+          wp += 24
+          madd(&c00, Vector(repeating: a0[kk]), w0)
+          madd(&c01, Half(repeating: a0[kk]), w1)
+          madd(&c10, Vector(repeating: a1[kk]), w0)
+          madd(&c11, Half(repeating: a1[kk]), w1)
+          madd(&c20, Vector(repeating: a2[kk]), w0)
+          madd(&c21, Half(repeating: a2[kk]), w1)
+          madd(&c30, Vector(repeating: a3[kk]), w0)
+          madd(&c31, Half(repeating: a3[kk]), w1)
+          madd(&c40, Vector(repeating: a4[kk]), w0)
+          madd(&c41, Half(repeating: a4[kk]), w1)
+          madd(&c50, Vector(repeating: a5[kk]), w0)
+          madd(&c51, Half(repeating: a5[kk]), w1)
+        }
+      }
+      finish1(c00, 0, relu, residual, res, dst, n0)
+      finishHalf(c01, 0, relu, residual, res, dst, n0 + lanes)
+      finish1(c10, 1, relu, residual, res, dst, n0)
+      finishHalf(c11, 1, relu, residual, res, dst, n0 + lanes)
+      finish1(c20, 2, relu, residual, res, dst, n0)
+      finishHalf(c21, 2, relu, residual, res, dst, n0 + lanes)
+      finish1(c30, 3, relu, residual, res, dst, n0)
+      finishHalf(c31, 3, relu, residual, res, dst, n0 + lanes)
+      finish1(c40, 4, relu, residual, res, dst, n0)
+      finishHalf(c41, 4, relu, residual, res, dst, n0 + lanes)
+      finish1(c50, 5, relu, residual, res, dst, n0)
+      finishHalf(c51, 5, relu, residual, res, dst, n0 + lanes)
+    }
+  #endif
 
   /// Six pixels × two vectors of output channels.
   @inline(__always)
@@ -477,7 +729,7 @@ extension Kernels {
     below: UnsafePointer<Float>,
     output: UnsafeMutablePointer<Float>
   ) {
-    precondition(job.pixelStride % 8 == 0 && (job.stride == 1 || job.stride == 2))
+    precondition(job.pixelStride % depthwiseLanes == 0 && (job.stride == 1 || job.stride == 2))
     precondition(job.outputWidth == (job.inputWidth - 1) / job.stride + 1)
     depthwiseInterior(job, above, middle, below, out: output, from: 0, to: job.outputWidth)
   }

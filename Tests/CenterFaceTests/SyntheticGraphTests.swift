@@ -47,6 +47,8 @@ func syntheticNetwork(width: Int = 160, height: Int = 96, seed: UInt64 = 7) -> (
     // The plan fused what it should: two blocks with expansion, one convolution + residual.
     let blocks = m.plan.steps.filter { if case .block = $0 { true } else { false } }.count
     #expect(blocks == 3)
+    // The four heads are one convolution of 15 channels.
+    #expect(m.plan.heads.map { m.plan.values[$0].channels } == 15)
     let input = g.values["input"]!
     var bytes = [UInt8](repeating: 255, count: input.w * input.h * 4)
     for y in 0..<input.h {
@@ -96,6 +98,40 @@ func syntheticNetwork(width: Int = 160, height: Int = 96, seed: UInt64 = 7) -> (
     if let a = results[.avx2], let b = results[.avx512] {
       #expect(a == b, "AVX2 and AVX-512 differ")
     }
+  }
+
+  /// Blocks run their rows in strips of columns; cutting the rows into strips of 8 columns
+  /// (every strip edge recomputing its neighbours' expanded columns) gives the same bits as
+  /// whole rows.
+  @Test(arguments: CenterFaceKernel.allCases.filter(\.isAvailable))
+  func blockStripsGiveTheSameBits(kernel: CenterFaceKernel) throws {
+    let (g, outputs) = syntheticNetwork(width: 224, height: 128, seed: 5)
+    let m = try CenterFaceModel(onnx: g.model(outputs: outputs), kernel: kernel)
+    let input = g.values["input"]!
+    var bytes = [UInt8](repeating: 255, count: input.w * input.h * 4)
+    for y in 0..<input.h {
+      for x in 0..<input.w {
+        for ch in 0..<3 { bytes[(y * input.w + x) * 4 + ch] = UInt8(input[ch, y, x]) }
+      }
+    }
+    let image = Image(width: input.w, height: input.h, bytes: bytes)
+    let whole = m.outputMaps(for: image, scaledWidth: input.w, scaledHeight: input.h, stripBytes: 1 << 30)
+    let strips = m.outputMaps(for: image, scaledWidth: input.w, scaledHeight: input.h, stripBytes: 1)
+    #expect(NetworkPlan.stripWidth(outputWidth: 112, channels: 8, stride: 1, bytes: 1) == 8)
+    #expect(whole.channels == strips.channels)
+    #expect(whole.channels[0].contains { $0 > 0.01 && $0 < 0.99 })
+  }
+
+  /// On CenterFace itself (whose depthwise convolutions all have a multiple of 16 channels, so
+  /// AVX-512 runs its own 16-channel depthwise kernel, its 64- and 24-channel panels), AVX2 and
+  /// AVX-512 give the same bits.
+  @Test(.enabled(if: CenterFaceKernel.avx512.isAvailable))
+  func avx512MatchesAVX2OnCenterFace() throws {
+    let image = try decodedFixture("faces/astronaut.png")
+    let a = try model(.avx2).outputMaps(for: image, scaledWidth: image.width, scaledHeight: image.height)
+    let b = try model(.avx512).outputMaps(for: image, scaledWidth: image.width, scaledHeight: image.height)
+    #expect(a.channels == b.channels)
+    #expect(a.channels[0].max()! > 0.9)
   }
 
 }
