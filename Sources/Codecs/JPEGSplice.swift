@@ -306,6 +306,7 @@ struct JPEGSplice {
     }
     while m < stop {
       if r < replaced.endIndex && replaced[r].mcu == m {
+        try checkPosition(reader)
         writer.copyBits(bytes, from: copied, to: reader.position)
         if !afterRun { written = predictors }
         for c in 0..<count {
