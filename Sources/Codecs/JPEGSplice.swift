@@ -22,11 +22,16 @@ struct JPEGSplice {
     var h: Int, v: Int
     /// Blocks of this component in one MCU (1 in a single-component scan).
     var blocksPerMCU: Int
-    var dc: JPEGHuffmanTable, ac: JPEGHuffmanTable
+    /// Not retained (`huffmanTables` keeps them), so that the decoding loops touch no
+    /// reference count.
+    unowned(unsafe) var dc: JPEGHuffmanTable
+    unowned(unsafe) var ac: JPEGHuffmanTable
   }
 
   let jpeg: UnsafeBufferPointer<UInt8>
   let components: [Component]
+  /// Every Huffman table the file defines, kept alive for `components`.
+  let huffmanTables: [JPEGHuffmanTable]
   /// MCU size in pixels (8 * max sampling factor; 8 for a single component).
   let mcuWidth: Int, mcuHeight: Int
   let mcusAcross: Int, mcusDown: Int
@@ -121,6 +126,7 @@ struct JPEGSplice {
           let symbols = Array(jpeg[(o + 17)..<(o + 17 + total)])
           let table = try JPEGHuffmanTable(counts: counts, symbols: symbols, isDC: kind >> 4 == 0)
           if kind >> 4 == 0 { dcTables[Int(kind & 15)] = table } else { acTables[Int(kind & 15)] = table }
+          // A later table of the same slot replaces it: the scan uses the last one defined.
           o += 17 + total
         }
         tables += segment
@@ -167,6 +173,7 @@ struct JPEGSplice {
       i = end
     }
     components = scanComponents
+    huffmanTables = (dcTables + acTables).compactMap { $0 }
     let hmax = frame.map(\.h).max() ?? 1, vmax = frame.map(\.v).max() ?? 1
     if frame.count == 1 {
       // A single-component scan's MCU is one block of that component's own sampling.
@@ -290,6 +297,9 @@ struct JPEGSplice {
     let bytes = reader.bytes
 
     let count = components.count
+    let componentList = UnsafeMutableBufferPointer<Component>.allocate(capacity: count)
+    _ = componentList.initialize(from: components)
+    defer { componentList.deallocate() }
     var predictors = [Int](repeating: 0, count: count)
     var written = [Int](repeating: 0, count: count)
     var copied = 0
@@ -350,7 +360,7 @@ struct JPEGSplice {
         }
         afterRun = false
       } else {
-        try skipMCU(&reader, &predictors)
+        try skipMCU(UnsafeBufferPointer(componentList), &reader, &predictors)
       }
       m += 1
     }
@@ -370,7 +380,7 @@ struct JPEGSplice {
         return true
       }
       while m < mcus.upperBound {
-        try skipMCU(&reader, &predictors)
+        try skipMCU(UnsafeBufferPointer(componentList), &reader, &predictors)
         m += 1
       }
       try checkPosition(reader)
@@ -383,7 +393,9 @@ struct JPEGSplice {
 
   /// Decodes one MCU, keeping only its DC predictors.
   @inline(__always)
-  private func skipMCU(_ reader: inout JPEGBitReader, _ predictors: inout [Int]) throws(CodecError) {
+  private func skipMCU(
+    _ components: UnsafeBufferPointer<Component>, _ reader: inout JPEGBitReader, _ predictors: inout [Int]
+  ) throws(CodecError) {
     for c in 0..<components.count {
       let component = components[c]
       for _ in 0..<component.blocksPerMCU {
