@@ -67,10 +67,12 @@ struct JPEGSplice {
     var dcTables = [JPEGHuffmanTable?](repeating: nil, count: 4)
     var acTables = [JPEGHuffmanTable?](repeating: nil, count: 4)
     var frame: [(id: UInt8, h: Int, v: Int)] = []
-    var width = 0, height = 0
+    var width = 0
+    var height = 0
     var restart = 0
     var tables: [UInt8] = []
-    var jfif: [UInt8] = [], adobe: [UInt8] = []
+    var jfif: [UInt8] = []
+    var adobe: [UInt8] = []
     var i = 2
     var scanComponents: [Component] = []
     segments: while true {
@@ -157,7 +159,8 @@ struct JPEGSplice {
           else { throw .corruptData(.jpeg, "a scan whose Huffman table is not defined") }
           scanComponents.append(
             Component(
-              h: frame[c].h, v: frame[c].v, blocksPerMCU: single ? 1 : frame[c].h * frame[c].v, dc: dc, ac: ac))
+              h: frame[c].h, v: frame[c].v, blocksPerMCU: single ? 1 : frame[c].h * frame[c].v, dc: dc, ac: ac
+            ))
         }
         let o = start + 1 + 2 * count
         guard jpeg[o] == 0, jpeg[o + 1] == 63, jpeg[o + 2] == 0 else { return nil }
@@ -174,7 +177,8 @@ struct JPEGSplice {
     }
     components = scanComponents
     huffmanTables = (dcTables + acTables).compactMap { $0 }
-    let hmax = frame.map(\.h).max() ?? 1, vmax = frame.map(\.v).max() ?? 1
+    let hmax = frame.map(\.h).max() ?? 1
+    let vmax = frame.map(\.v).max() ?? 1
     if frame.count == 1 {
       // A single-component scan's MCU is one block of that component's own sampling.
       mcuWidth = 8
@@ -214,7 +218,9 @@ struct JPEGSplice {
         guard marker == 0xD9 else { return nil }  // another scan, DNL, ...
         break
       }
-      guard restart > 0 else { throw .corruptData(.jpeg, "a restart marker in a scan without restart interval") }
+      guard restart > 0 else {
+        throw .corruptData(.jpeg, "a restart marker in a scan without restart interval")
+      }
       guard Int(marker - 0xD0) == (intervals.count - 1) & 7 else {
         throw .corruptData(.jpeg, "restart markers out of sequence")
       }
@@ -225,7 +231,8 @@ struct JPEGSplice {
     let expected = restart > 0 ? (total + restart - 1) / restart : 1
     guard intervals.count == expected else {
       throw .corruptData(
-        .jpeg, "the scan has \(intervals.count) restart intervals, not the \(expected) its restart interval makes")
+        .jpeg,
+        "the scan has \(intervals.count) restart intervals, not the \(expected) its restart interval makes")
     }
     self.intervals = intervals
   }
@@ -243,7 +250,9 @@ struct JPEGSplice {
   ///
   /// - Complexity: O(file size) for the copies, plus decoding the scan up to the MCU after the
   ///   last replaced one (the restart intervals holding replaced MCUs, with restart markers).
-  func splice(_ replaced: [(mcu: Int, blocks: [Int16])], metadataSegments: [UInt8]) throws(CodecError) -> [UInt8]? {
+  func splice(_ replaced: [(mcu: Int, blocks: [Int16])], metadataSegments: [UInt8]) throws(CodecError)
+    -> [UInt8]?
+  {
     let perMCU = blocksPerMCU * 64
     let sorted = replaced.sorted { $0.mcu < $1.mcu }
     for (k, r) in sorted.enumerated() {
@@ -285,7 +294,8 @@ struct JPEGSplice {
   /// decoded, so that it ends exactly where its last MCU does; otherwise decoding stops after the
   /// MCU after the last replaced one when the original's last byte shows where to end.
   private func spliceInterval(
-    _ range: Range<Int>, mcus: Range<Int>, _ replaced: ArraySlice<(mcu: Int, blocks: [Int16])>, exactEnd: Bool,
+    _ range: Range<Int>, mcus: Range<Int>, _ replaced: ArraySlice<(mcu: Int, blocks: [Int16])>,
+    exactEnd: Bool,
     into out: inout [UInt8]
   ) throws(CodecError) -> Bool {
     let source = Self.unstuff(UnsafeBufferPointer(rebasing: jpeg[range]))
@@ -389,6 +399,22 @@ struct JPEGSplice {
     writer.padWithOnes()
     Self.stuff(writer, into: &out)
     return true
+  }
+
+  /// Where the scan's last MCU ends and how many bits of data it has (unstuffed), for a file
+  /// without restart markers: a decoder reads everything after that end (fewer than 8 bits, when
+  /// the file is well made) as padding.
+  func scanBits() throws(CodecError) -> (end: Int, total: Int) {
+    precondition(restartInterval == 0, "a scan with restart markers ends at each interval")
+    let source = Self.unstuff(UnsafeBufferPointer(rebasing: jpeg[intervals[0]]))
+    defer { source.deallocate() }
+    var reader = JPEGBitReader(
+      bytes: UnsafePointer(source.baseAddress!), limit: (source.count - JPEGBitReader.padding) * 8)
+    var predictors = [Int](repeating: 0, count: components.count)
+    try components.withUnsafeBufferPointer { list throws(CodecError) in
+      for _ in 0..<mcuCount { try skipMCU(list, &reader, &predictors) }
+    }
+    return (reader.position, reader.limit)
   }
 
   /// Decodes one MCU, keeping only its DC predictors.
