@@ -60,7 +60,7 @@ let package = Package(
     // What every test target shares: fixtures, temporary folders, deterministic test images.
     .target(name: "TestSupport", dependencies: ["PhotoCore"], path: "Tests/TestSupport"),
     .testTarget(name: "PhotoCoreTests", dependencies: ["PhotoCore", "TestSupport"]),
-    .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore", "TestSupport"]),
+    .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore", "TestSupport", "CJPEGShim"]),
     // Detection against OpenCV's reference boxes needs real decoded photos.
     .testTarget(name: "FaceDetectionTests", dependencies: ["PhotoCore", "Codecs", "TestSupport"]),
     .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore", "TestSupport"]),

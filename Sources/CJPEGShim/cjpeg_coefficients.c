@@ -78,6 +78,33 @@ static void patch_free(patch_state *state) {
   free(state);
 }
 
+/* True for the files cjpeg_coefficients_read accepts, from their header. */
+static int is_supported(const struct jpeg_decompress_struct *info) {
+  int ycc = info->jpeg_color_space == JCS_YCbCr && info->num_components == 3;
+  int grey = info->jpeg_color_space == JCS_GRAYSCALE && info->num_components == 1;
+  return info->data_precision == 8 && (ycc || grey);
+}
+
+int cjpeg_coefficients_supported(const unsigned char *data, size_t size, unsigned int *imcuWidth,
+                                 unsigned int *imcuHeight) {
+  cjpeg_coefficients *c = calloc(1, sizeof(cjpeg_coefficients));
+  if (c == NULL) return -1;
+  c->info.err = cjpeg_init_errors(&c->errors);
+  if (setjmp(c->errors.jump)) {
+    cjpeg_coefficients_close(c);
+    return -1;
+  }
+  jpeg_create_decompress(&c->info);
+  c->created = 1;
+  jpeg_mem_src(&c->info, data, (unsigned long)size);
+  jpeg_read_header(&c->info, TRUE);
+  int supported = is_supported(&c->info);
+  *imcuWidth = cjpeg_coefficients_imcu_width(c);
+  *imcuHeight = cjpeg_coefficients_imcu_height(c);
+  cjpeg_coefficients_close(c);
+  return supported;
+}
+
 cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t size, int *unsupported,
                                             char *message, size_t messageSize) {
   *unsupported = 0;
@@ -96,9 +123,7 @@ cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t si
   c->created = 1;
   jpeg_mem_src(&c->info, data, (unsigned long)size);
   jpeg_read_header(&c->info, TRUE);
-  int ycc = c->info.jpeg_color_space == JCS_YCbCr && c->info.num_components == 3;
-  int grey = c->info.jpeg_color_space == JCS_GRAYSCALE && c->info.num_components == 1;
-  if (c->info.data_precision != 8 || !(ycc || grey)) {
+  if (!is_supported(&c->info)) {
     *unsupported = 1;
     cjpeg_set_message(message, messageSize, "not an 8-bit YCbCr or greyscale JPEG");
     cjpeg_coefficients_close(c);
@@ -119,6 +144,29 @@ unsigned int cjpeg_coefficients_imcu_width(const cjpeg_coefficients *c) {
 
 unsigned int cjpeg_coefficients_imcu_height(const cjpeg_coefficients *c) {
   return (unsigned int)(DCTSIZE * c->info.max_v_samp_factor);
+}
+
+int cjpeg_coefficients_component_count(const cjpeg_coefficients *c) { return c->info.num_components; }
+
+unsigned int cjpeg_coefficients_blocks_across(const cjpeg_coefficients *c, int component) {
+  if (component < 0 || component >= c->info.num_components) return 0;
+  return c->info.comp_info[component].width_in_blocks;
+}
+
+unsigned int cjpeg_coefficients_blocks_down(const cjpeg_coefficients *c, int component) {
+  if (component < 0 || component >= c->info.num_components) return 0;
+  return c->info.comp_info[component].height_in_blocks;
+}
+
+int cjpeg_coefficients_block(cjpeg_coefficients *c, int component, unsigned int row, unsigned int column,
+                             short *out) {
+  if (column >= cjpeg_coefficients_blocks_across(c, component) ||
+      row >= cjpeg_coefficients_blocks_down(c, component))
+    return -1;
+  if (setjmp(c->errors.jump)) return -1;
+  JBLOCKARRAY rows = (*c->info.mem->access_virt_barray)((j_common_ptr)&c->info, c->arrays[component], row, 1, FALSE);
+  for (int k = 0; k < DCTSIZE2; k++) out[k] = rows[0][column][k];
+  return 0;
 }
 
 int cjpeg_coefficients_is_progressive(const cjpeg_coefficients *c) { return c->info.progressive_mode ? 1 : 0; }
@@ -204,6 +252,25 @@ int cjpeg_coefficients_encode_patch(cjpeg_coefficients *c, const unsigned char *
   return result;
 }
 
+/* The symbols a table codes. */
+static int symbol_count(const JHUFF_TBL *table) {
+  int count = 0;
+  for (int length = 1; length <= 16; length++) count += table->bits[length];
+  return count;
+}
+
+/* True when every Huffman table the file has codes every symbol of its class (12 DC, 162 AC), as
+   the standard tables of the JPEG specification and cameras' do: libjpeg's standard tables then
+   make a file of about the same size, and optimised tables would only cost a second pass. A file
+   written with optimised tables codes only the symbols it uses. */
+static int has_complete_tables(const struct jpeg_decompress_struct *info) {
+  for (int i = 0; i < NUM_HUFF_TBLS; i++) {
+    if (info->dc_huff_tbl_ptrs[i] != NULL && symbol_count(info->dc_huff_tbl_ptrs[i]) < 12) return 0;
+    if (info->ac_huff_tbl_ptrs[i] != NULL && symbol_count(info->ac_huff_tbl_ptrs[i]) < 162) return 0;
+  }
+  return 1;
+}
+
 /* Writes the coefficients with the file's critical parameters: progressive, or baseline with a
    restart interval and optimised or standard Huffman tables. */
 static unsigned char *write_coefficients(cjpeg_coefficients *c, int progressive, unsigned int restartInterval,
@@ -238,7 +305,8 @@ static unsigned char *write_coefficients(cjpeg_coefficients *c, int progressive,
 
 unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *c, int progressive, size_t *size, char *message,
                                         size_t messageSize) {
-  return write_coefficients(c, progressive, 0, getenv("NOOPT") ? 0 : 1, size, message, messageSize);
+  int optimize = progressive || !has_complete_tables(&c->info) || c->info.arith_code;
+  return write_coefficients(c, progressive, 0, optimize, size, message, messageSize);
 }
 
 unsigned char *cjpeg_coefficients_write_baseline(cjpeg_coefficients *c, unsigned int restartInterval, int optimize,

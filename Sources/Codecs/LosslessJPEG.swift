@@ -1,4 +1,5 @@
 import CJPEGShim
+import CTurboJPEG
 import PhotoCore
 
 /// A JPEG rendered from a JPEG without re-encoding what no step changes: the original's DCT
@@ -25,11 +26,18 @@ public enum LosslessJPEG {
   /// of the original's rows as wide as the footprints and as high as a patch plus the steps' reach.
   ///
   /// - Throws: `CodecError` for damaged data (as decoding reports it) or what libjpeg cannot write.
-  public static func render(_ bytes: [UInt8], kernels: [any StepKernel], options: EncodeOptions)
-    throws(CodecError) -> [UInt8]?
-  {
+  public static func render(
+    _ bytes: [UInt8], transform: PixelTransform? = nil, kernels: [any StepKernel], options: EncodeOptions
+  ) throws(CodecError) -> [UInt8]? {
     precondition(kernels.allSatisfy { $0.capability.isLocal }, "only local steps keep the original's blocks")
+    if let transform, !transform.isIdentity {
+      guard let moved = try transformed(bytes, by: transform) else { return nil }
+      return try render(moved, kernels: kernels, options: options)
+    }
     let header = try JPEGMarkers.parseHeader(bytes, metadata: false)
+    // As a decode checks it: libjpeg only warns of a cut file, and makes up the rest.
+    let scans = try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
+    if scans > JPEGMarkers.maxScans { throw .tooManyScans(count: scans, limit: JPEGMarkers.maxScans) }
     return try bytes.withUnsafeBufferPointer { data throws(CodecError) -> [UInt8]? in
       var message = [CChar](repeating: 0, count: 256)
       var unsupported: Int32 = 0
@@ -68,8 +76,83 @@ public enum LosslessJPEG {
       else { throw .encodingFailed(.jpeg, String(cMessage: message)) }
       defer { cjpeg_free(written) }
       let jpeg = Array(UnsafeBufferPointer(start: written, count: count))
-      return JPEGCodec.withMetadata(jpeg, ImageCodec.renderable(options.metadata, policy: options.metadataPolicy))
+      return JPEGCodec.withMetadata(
+        jpeg, ImageCodec.renderable(options.metadata, policy: options.metadataPolicy))
     }
+  }
+
+  /// Whether `render` can take the JPEG `bytes` (YCbCr or grey, 8-bit) with `transform` made
+  /// exactly (see `transformed`), from the header alone: so that a caller knows before it lets
+  /// go of what the other route would need.
+  ///
+  /// The coefficients (twice over with a transform: the original's and the moved ones) must fit
+  /// `budget` bytes (the decode's memory budget by default).
+  public static func accepts(
+    _ bytes: [UInt8], transform: PixelTransform?, budget: Int = DecodeOptions.defaultMaxMemoryBytes
+  ) -> Bool {
+    guard let header = try? JPEGMarkers.parseHeader(bytes, metadata: false) else { return false }
+    let moved = transform.map { !$0.isIdentity } ?? false
+    guard header.coefficientBytes <= budget / (moved ? 2 : 1) else { return false }
+    var (width, height): (UInt32, UInt32) = (0, 0)
+    let supported = bytes.withUnsafeBufferPointer {
+      cjpeg_coefficients_supported($0.baseAddress, $0.count, &width, &height)
+    }
+    guard supported == 1, width > 0, height > 0 else { return false }
+    guard let transform, !transform.isIdentity else { return true }
+    return isExact(transform, cell: ImageSize(Int(width), Int(height)))
+  }
+
+  /// True when `transform` moves only whole iMCUs of `cell` pixels (libjpeg's perfect
+  /// transforms, `jtransform_perfect_transform`) and its crop window starts on an iMCU of the
+  /// turned image.
+  static func isExact(_ transform: PixelTransform, cell: ImageSize) -> Bool {
+    let size = transform.inputSize
+    let (across, down) = (size.width % cell.width == 0, size.height % cell.height == 0)
+    let perfect =
+      switch transform.orientation {
+      case 2, 8: across  // a left-right mirror, a turn by 270°: the right edge moves
+      case 4, 6: down  // a top-bottom mirror, a turn by 90°: the bottom edge moves
+      case 3, 7: across && down  // a half turn, a transverse
+      default: true  // none, a transpose
+      }
+    let turned = transform.orientation >= 5 ? ImageSize(cell.height, cell.width) : cell
+    let window = transform.window
+    return perfect && window.x % turned.width == 0 && window.y % turned.height == 0
+  }
+
+  /// `bytes` turned, mirrored and cropped by `transform` without decoding them (TurboJPEG's
+  /// `tjTransform`: the blocks are moved, and their coefficients transposed or negated), or nil
+  /// when that cannot be done exactly: a turn or mirror that would move partial iMCUs at the
+  /// image's right or bottom edge (an image whose size is not whole iMCUs), or a crop window whose
+  /// top left corner is not on an iMCU boundary of the turned image. No metadata is kept.
+  static func transformed(_ bytes: [UInt8], by transform: PixelTransform) throws(CodecError) -> [UInt8]? {
+    let operations: [Int: TJXOP] = [
+      1: TJXOP_NONE, 2: TJXOP_HFLIP, 3: TJXOP_ROT180, 4: TJXOP_VFLIP, 5: TJXOP_TRANSPOSE, 6: TJXOP_ROT90,
+      7: TJXOP_TRANSVERSE, 8: TJXOP_ROT270,
+    ]
+    let window = transform.window
+    let turned = transform.orientation >= 5
+    let whole =
+      turned ? ImageSize(transform.inputSize.height, transform.inputSize.width) : transform.inputSize
+    var spec = tjtransform()
+    spec.op = Int32(operations[transform.orientation]!.rawValue)
+    spec.options = TJXOPT_PERFECT | TJXOPT_COPYNONE
+    if window != PixelRect(whole) {
+      spec.options |= TJXOPT_CROP
+      spec.r = tjregion(
+        x: Int32(window.x), y: Int32(window.y), w: Int32(window.width), h: Int32(window.height))
+    }
+    guard let handle = tjInitTransform() else { throw .encodingFailed(.jpeg, "cannot start libjpeg-turbo") }
+    defer { tjDestroy(handle) }
+    var output: UnsafeMutablePointer<UInt8>? = nil
+    var size: UInt = 0
+    defer { if let output { tjFree(output) } }
+    let status = bytes.withUnsafeBufferPointer { data in
+      tjTransform(handle, data.baseAddress, UInt(data.count), 1, &output, &size, &spec, 0)
+    }
+    // The original decodes (its render was checked): a refusal is an imperfect transform or crop.
+    guard status == 0, let output else { return nil }
+    return Array(UnsafeBufferPointer(start: output, count: Int(size)))
   }
 
   /// The rectangles of whole iMCUs (`cell`s, cut at the image's right and bottom edges) that
@@ -114,7 +197,8 @@ public enum LosslessJPEG {
           next[run] = k
         } else {
           let x = run.lowerBound * cell.width
-          patches.append(PixelRect(x: x, y: y, width: min(run.upperBound * cell.width, size.width) - x, height: height))
+          patches.append(
+            PixelRect(x: x, y: y, width: min(run.upperBound * cell.width, size.width) - x, height: height))
           next[run] = patches.count - 1
         }
       }

@@ -171,7 +171,8 @@ public struct RenderRecord: Equatable, Sendable {
       pinned = value
     }
     self.init(
-      sha256: sha, format: format, quality: Int(q), subsampling: subsampling, metadata: metadata, route: route,
+      sha256: sha, format: format, quality: Int(q), subsampling: subsampling, metadata: metadata,
+      route: route,
       pinned: pinned)
   }
 }

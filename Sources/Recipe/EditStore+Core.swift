@@ -290,7 +290,8 @@ public struct EditStore: Sendable {
     let options = encodeOptions(existing: existing, details: rendered.details)
     let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
     let record = RenderRecord(
-      of: bytes, format: format, options: options, route: .reencode, pinned: reencodingIsPinned(existing: existing))
+      of: bytes, format: format, options: options, route: .reencode,
+      pinned: reencodingIsPinned(existing: existing))
     return (rendered, bytes, record)
   }
 

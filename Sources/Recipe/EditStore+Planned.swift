@@ -25,7 +25,8 @@ extension EditStore {
       try engine.withSource(original, maxPixels: settings.maxPixels) { opened in
         guard let opened else { return }
         outcome = Result { () throws(StoreError) in
-          try planned(opened, original: original, steps: steps, adding: requests, as: format, existing: existing)
+          try planned(
+            opened, original: original, steps: steps, adding: requests, as: format, existing: existing)
         }
       }
     } catch {
@@ -36,7 +37,7 @@ extension EditStore {
 
   private func planned(
     _ opened: PhotoSource, original: [UInt8], steps: [Step], adding requests: [StepRequest],
-    as format: ImageFormat, existing: RenderRecord?
+    as format: ImageFormat, existing: RenderRecord?, allowLossless: Bool = true
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
     if format == .jpeg && !JPEGSink.isAvailable { return nil }
     let source = opened.source
@@ -109,20 +110,27 @@ extension EditStore {
     if format == .png && opacity == .unknown { _ = try hold() }
     let options = encodeOptions(existing: existing, details: details)
     let pinned = reencodingIsPinned(existing: existing)
-    if format == .jpeg && details.format == .jpeg && !pinned, let chain = fromSource,
-      chain.allSatisfy(\.capability.isLocal)
+    if format == .jpeg && details.format == .jpeg && !pinned && allowLossless,
+      let (moved, chain) = fromSource.flatMap(Self.lossless), LosslessJPEG.accepts(original, transform: moved)
     {
       (held, kernels) = (nil, [])  // the detection's image is not needed any more
       let lossless: [UInt8]?
-      do { lossless = try LosslessJPEG.render(original, kernels: chain, options: options) } catch {
+      do {
+        lossless = try LosslessJPEG.render(original, transform: moved, kernels: chain, options: options)
+      } catch {
         throw .codec(error)
       }
-      if let lossless {
-        return (
-          Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), lossless,
-          RenderRecord(of: lossless, format: format, options: options, route: .lossless, pinned: false)
-        )
+      guard let lossless else {
+        // `accepts` said it would: should libjpeg disagree, the other route (detecting again).
+        return try planned(
+          opened, original: original, steps: steps, adding: requests, as: format, existing: existing,
+          allowLossless: false)
       }
+      return (
+        Rendered(details: details, image: nil, added: added, width: size.width, height: size.height),
+        lossless,
+        RenderRecord(of: lossless, format: format, options: options, route: .lossless, pinned: false)
+      )
     }
     let bytes: [UInt8]
     do throws(CodecError) {
@@ -158,6 +166,20 @@ extension EditStore {
       Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), bytes,
       RenderRecord(of: bytes, format: format, options: options, route: .reencode, pinned: pinned)
     )
+  }
+
+  /// The lossless route's form of a chain from the stored pixels: the transforms it starts with
+  /// (the EXIF orientation, turns, mirrors, crops), as one, and the local steps after them; nil
+  /// when anything else follows (a step that changes every pixel, a transform after a local step).
+  static func lossless(_ chain: [any StepKernel]) -> (PixelTransform?, [any StepKernel])? {
+    var moved: PixelTransform? = nil
+    var rest = chain[...]
+    while let first = rest.first, case .transform(let t) = first.capability {
+      moved = moved.map { $0.then(t) } ?? t
+      rest = rest.dropFirst()
+    }
+    guard rest.allSatisfy(\.capability.isLocal) else { return nil }
+    return (moved, Array(rest))
   }
 
   /// The image `kernels` make from `source` (of `size`), whole, and the decoder's warnings.

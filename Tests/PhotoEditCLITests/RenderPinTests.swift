@@ -6,7 +6,9 @@ import Testing
 /// JPEG and PNG inputs and outputs, EXIF orientation and metadata.
 ///
 /// A case whose bytes change on purpose is updated here in the same commit, with the reason in
-/// the commit message. `PHOTOEDIT_PIN_PRINT=1` prints the values measured instead of checking.
+/// the commit message. The cases of local steps on JPEG originals are pinned on both routes: with
+/// `--quality 90` (the re-encoding route: the bytes from before the lossless route existed) and
+/// without (the lossless route). `PHOTOEDIT_PIN_PRINT=1` prints the values measured instead of checking.
 @Suite struct RenderPinTests {
   struct Case: Sendable, CustomTestStringConvertible {
     var photo: String
@@ -29,11 +31,12 @@ import Testing
       photo: "faces/hopper.jpg", arguments: ["-f", "vignette:intensity=0.6,radius=0.8"],
       sha256: "4d893f5bfdc06d208b96198aebb8d1ded3855f904f9d783ad6e5e4db358183e1"),
     Case(
-      photo: "faces/hopper.jpg", arguments: ["-f", "pixelate:x=10,y=20,width=60,height=50,block=8"],
+      photo: "faces/hopper.jpg",
+      arguments: ["--quality", "90", "-f", "pixelate:x=10,y=20,width=60,height=50,block=8"],
       sha256: "11e8d7855f186599856bb604d274603ebaf0ace36b8b313eac14b09f2bcd7182"),
     Case(
       photo: "faces/hopper.jpg",
-      arguments: ["-f", "pixelate:shape=circle,center=50%:50%,radius=20%,block=12"],
+      arguments: ["--quality", "90", "-f", "pixelate:shape=circle,center=50%:50%,radius=20%,block=12"],
       sha256: "cdcd03fc3d5ac1cd2c7162d45909369b5e71d084535b628e5c15594632db0f8e"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["-f", "crop:x=10,y=5,width=100,height=80"],
@@ -49,29 +52,36 @@ import Testing
       photo: "faces/astronaut.png", arguments: ["-f", "crop:shape=circle,scale=0.5"], output: "out.png",
       sha256: "e961c68746c472900b9632e4377a228c8110320d4ee92d08371d92cc7a300fa8"),
     Case(
-      photo: "faces/hopper.jpg", arguments: ["-f", "brush:pen=highlight,points=10:30/100:30/100:100"],
+      photo: "faces/hopper.jpg",
+      arguments: ["--quality", "90", "-f", "brush:pen=highlight,points=10:30/100:30/100:100"],
       sha256: "a87726a4ba3cd1a517a78ffaf154bde9a1d66e91cdebd6997d75c41a43be82d9"),
     Case(
       photo: "faces/hopper.jpg",
-      arguments: ["-f", "brush:pen=custom,color=#00FF0080,size=12,hardness=1,points=10:10/120:10/120:120"],
+      arguments: [
+        "--quality", "90", "-f",
+        "brush:pen=custom,color=#00FF0080,size=12,hardness=1,points=10:10/120:10/120:120",
+      ],
       sha256: "7e7d3f43208f6493b167f1e842c8872ba3f09a848563a53f99ed1d42429951cf"),
     Case(
-      photo: "jpeg/testorig.jpg", arguments: ["-f", "brush:pen=red,size=3,strokes=\(recipes)/strokes.json"],
+      photo: "jpeg/testorig.jpg",
+      arguments: ["--quality", "90", "-f", "brush:pen=red,size=3,strokes=\(recipes)/strokes.json"],
       sha256: "f8743ce5615e7e89f98a649d6a10a07a8cbc15dcc110d9f246b5c59d1e5a5f4a"),
     Case(
-      photo: "faces/hopper.jpg", arguments: ["-f", "rotate:angle=270", "-f", "flip:direction=vertical"],
+      photo: "faces/hopper.jpg",
+      arguments: ["--quality", "90", "-f", "rotate:angle=270", "-f", "flip:direction=vertical"],
       sha256: "de58369e760e5d02e9beb0b597ae9f8428b4dd12738fd4782c3bd42c3e6498c5"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["-f", "rotate", "-f", "flip"], output: "out.png",
       sha256: "d4e9e64a5c6d2758bddd7582948a9e011910a23573f9d71c3cd3a5b8ec3a4d0c"),
     Case(
-      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur"],
+      photo: "faces/hopper.jpg", arguments: ["--quality", "90", "-f", "faceblur"],
       sha256: "0c5d7aa94de44a799d0ec27e009e0b5ff3f386e19721be16ea04c9f6931f6abb"),
     Case(
-      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=blur,blocks=6"],
+      photo: "faces/hopper.jpg", arguments: ["--quality", "90", "-f", "faceblur:style=blur,blocks=6"],
       sha256: "8ce01878d9037a95217ec4b57b130723c0a7b5eb190caff58c761921b1455231"),
     Case(
-      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=solid,color=#FF0000,scale=1.3"],
+      photo: "faces/hopper.jpg",
+      arguments: ["--quality", "90", "-f", "faceblur:style=solid,color=#FF0000,scale=1.3"],
       sha256: "69bcc792bbe0187cdda5c9ac56c05ac466e480c598c4ced1aed115ee074937cb"),
     Case(
       photo: "faces/astronaut.png", arguments: ["-f", "faceblur:blocks=16,scale=1.3"],
@@ -80,7 +90,8 @@ import Testing
       photo: "faces/astronaut.png", arguments: ["-f", "sepia", "-f", "vignette", "-f", "faceblur"],
       output: "out.jpg", sha256: "d217c0af03fd2f16ab16f7214681db2e872bd5727683758e976e566fc0b9d1c6"),
     Case(
-      photo: "faces/hopper_orientation_6.jpg", arguments: ["-f", "pixelate:x=0,y=0,width=50%,height=50%"],
+      photo: "faces/hopper_orientation_6.jpg",
+      arguments: ["--quality", "90", "-f", "pixelate:x=0,y=0,width=50%,height=50%"],
       sha256: "3f9c0f085787cb6da57d35300c281c9266e2ab64da2d22d8184cedce442d813e"),
     Case(
       photo: "jpeg/xmp_test.jpg", arguments: ["-f", "sepia:intensity=0.5"],
@@ -89,7 +100,7 @@ import Testing
       photo: "jpeg/testorig.jpg", arguments: ["--recipe", "\(recipes)/house-look.json"],
       sha256: "7526c5209dfecc900a101b86354611477d22d70e8e28b11aea260e9ef84d9a5a"),
     Case(
-      photo: "faces/hopper.jpg", arguments: ["--recipe", "\(recipes)/redact.json"],
+      photo: "faces/hopper.jpg", arguments: ["--quality", "90", "--recipe", "\(recipes)/redact.json"],
       sha256: "db32f8923aa538c3090ba98ebcc25ec463121b107d9ef8ad006a0a832bca71cd"),
     Case(
       photo: "photos/coffee.png", arguments: ["--recipe", "\(recipes)/profile-picture.json"],
@@ -104,6 +115,43 @@ import Testing
     Case(
       photo: "jpeg/pil_sample_cmyk.jpg", arguments: ["-f", "vignette"],
       sha256: "91930b9000d0fa2155036ceae097a12726ff64105be4c907f8ed5cf9edb7389e"),
+    // The lossless route (exact turns, mirrors and crops, then local steps; no --quality): new
+    // bytes, the original's blocks kept.
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "pixelate:x=10,y=20,width=60,height=50,block=8"],
+      sha256: "79984f543ab8db2e9a7de2d4c10413eb69ad61cd2de55ad50a5d883176842bf2"),
+    Case(
+      photo: "faces/hopper.jpg",
+      arguments: ["-f", "pixelate:shape=circle,center=50%:50%,radius=20%,block=12"],
+      sha256: "79ac27168af66d4373e82746e43c6c119a4b1ccecf1afa24690d1f422b8d4821"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "brush:pen=highlight,points=10:30/100:30/100:100"],
+      sha256: "d01ab5771a79795115cfba5b345a1f11862d18f52ff01501b83f6bd1788a3fc0"),
+    Case(
+      photo: "faces/hopper.jpg",
+      arguments: ["-f", "brush:pen=custom,color=#00FF0080,size=12,hardness=1,points=10:10/120:10/120:120"],
+      sha256: "116cbba50b4350aaf7a550653da2d3159ad0b56a36a8147e1970c47f9bc00a71"),
+    Case(
+      photo: "jpeg/testorig.jpg", arguments: ["-f", "brush:pen=red,size=3,strokes=\(recipes)/strokes.json"],
+      sha256: "4c7803c73c2614762b06757e75fa07d21661ca9fe6189b2140597e77a5b4bb8a"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur"],
+      sha256: "5677edd84cfec2c2e631a7001307f5ebc68f64884e6f2b603939516b7a9e1c52"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=blur,blocks=6"],
+      sha256: "ff1db51399e014e5fbb1b6aa522c5453127a23412cfb2f8593dad17c4e2f0a52"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=solid,color=#FF0000,scale=1.3"],
+      sha256: "68efc6d8795f38e508751ca232b25f1f521d5c79709a016337a4050e148d70be"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["--recipe", "\(recipes)/redact.json"],
+      sha256: "6b55ce1b8187396f2e354cfe33555017327366c709257e32d5b59d66dc7758ee"),
+    Case(
+      photo: "faces/hopper.jpg", arguments: ["-f", "rotate:angle=270", "-f", "flip:direction=vertical"],
+      sha256: "2f671af65d60e8ddcf15759c8c9c70fe1def9bc9448c869f4b5f56f1adf093be"),
+    Case(
+      photo: "faces/hopper_orientation_6.jpg", arguments: ["-f", "pixelate:x=0,y=0,width=50%,height=50%"],
+      sha256: "eec89e53687991123b081e606b96058f26e1905fb43fe389d9c7cd7f26e3a9a7"),
   ]
 
   static let printing = ProcessInfo.processInfo.environment["PHOTOEDIT_PIN_PRINT"] == "1"

@@ -93,9 +93,24 @@ typedef struct cjpeg_coefficients cjpeg_coefficients;
 cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t size, int *unsupported,
                                             char *message, size_t messageSize);
 
+/// From the header alone: 1 when cjpeg_coefficients_read accepts the file, 0 when not, -1 for a
+/// header libjpeg refuses; with its iMCU size in pixels.
+int cjpeg_coefficients_supported(const unsigned char *data, size_t size, unsigned int *imcuWidth,
+                                 unsigned int *imcuHeight);
+
 /// An iMCU's size in pixels: every component's blocks start on these boundaries.
 unsigned int cjpeg_coefficients_imcu_width(const cjpeg_coefficients *coefficients);
 unsigned int cjpeg_coefficients_imcu_height(const cjpeg_coefficients *coefficients);
+
+/// The file's components (1 or 3), and component `component`'s size in blocks (0 for none).
+int cjpeg_coefficients_component_count(const cjpeg_coefficients *coefficients);
+unsigned int cjpeg_coefficients_blocks_across(const cjpeg_coefficients *coefficients, int component);
+unsigned int cjpeg_coefficients_blocks_down(const cjpeg_coefficients *coefficients, int component);
+
+/// Copies the 64 coefficients (natural order, quantised) of block (`row`, `column`) of
+/// `component` into `out`. 0, or -1 for a block the file does not have.
+int cjpeg_coefficients_block(cjpeg_coefficients *coefficients, int component, unsigned int row,
+                             unsigned int column, short *out);
 
 /// 1 when the file is progressive.
 int cjpeg_coefficients_is_progressive(const cjpeg_coefficients *coefficients);
@@ -110,8 +125,10 @@ int cjpeg_coefficients_encode_patch(cjpeg_coefficients *coefficients, const unsi
                                     char *message, size_t messageSize);
 
 /// Writes the coefficients as a JPEG (jpeg_write_coefficients with the file's critical parameters:
-/// quantisation tables, sampling factors, JFIF density), with optimised Huffman tables, progressive
-/// when `progressive` is 1, and no other marker. The bytes are freed with cjpeg_free; NULL with a
+/// quantisation tables, sampling factors, JFIF density), progressive when `progressive` is 1, and
+/// no other marker. Its Huffman tables are the standard ones when the file's code every symbol
+/// (as the standard tables do: a camera's, libjpeg's defaults), else optimised (a second pass,
+/// so that a file written with optimised tables does not grow). The bytes are freed with cjpeg_free; NULL with a
 /// reason on an error.
 unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *coefficients, int progressive, size_t *size,
                                         char *message, size_t messageSize);

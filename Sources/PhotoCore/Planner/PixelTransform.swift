@@ -109,6 +109,17 @@ public struct PixelTransform: Sendable, Hashable {
     }
   }
 
+  /// Where its output lies in the output of its quarter turn or mirror made on the whole input
+  /// (`upright(exifOrientation: orientation, of: inputSize)`): its crop window there.
+  public var window: PixelRect {
+    let whole = PixelTransform.upright(exifOrientation: orientation, of: inputSize)
+    // Both map (X, Y) to M (X, Y) + their offset, so this one's origin is the whole one's
+    // M⁻¹ (t - t') = Mᵀ (t - t').
+    let (dx, dy) = (tx - whole.tx, ty - whole.ty)
+    return PixelRect(
+      x: a * dx + c * dy, y: b * dx + d * dy, width: outputSize.width, height: outputSize.height)
+  }
+
   /// The input pixels the output pixels of `rect` copy: the rectangle they map to.
   public func inputRect(for rect: PixelRect) -> PixelRect {
     if rect.isEmpty { return .empty }

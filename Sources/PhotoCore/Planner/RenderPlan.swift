@@ -27,7 +27,8 @@ public struct RenderPlan: Sendable {
     let count = (size.height + bandHeight - 1) / bandHeight
     bands = (0..<count).map { k in
       let band = PixelRect(
-        x: 0, y: k * bandHeight, width: size.width, height: Swift.min(bandHeight, size.height - k * bandHeight))
+        x: 0, y: k * bandHeight, width: size.width,
+        height: Swift.min(bandHeight, size.height - k * bandHeight))
       return Self.demand(of: band, through: kernels)
     }
   }

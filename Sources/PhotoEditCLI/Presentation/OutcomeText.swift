@@ -29,7 +29,8 @@ extension FileResult {
       let found = hidden.reduce(0) { $0 + $1.all }
       fields["faces"] = .number(Double(faces))
       if found == 0 {
-        line += o.added.count == 1 ? ": no face found; the photo's pixels are as they were" : ": no face found"
+        line +=
+          o.added.count == 1 ? ": no face found; the photo's pixels are as they were" : ": no face found"
       } else {
         line +=
           ": \(Self.count(faces, "face")) hidden" + (faces < found ? " (\(found - faces) excluded)" : "")
@@ -239,7 +240,7 @@ extension FileResult {
       "\(s.state.rawValue): \(Self.count(data.steps.count, "operation")), \(data.undone.count) undone"
         + (reason.map { " (\($0))" } ?? ""),
       "original: \(original.path), \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation), sha256 \(original.sha256.prefix(12))",
-      "render: \(render.format.rawValue), quality \(render.quality)\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.prefix(12)), \(current ? "current" : "not current")",
+      "render: \(render.format.rawValue), \(Self.route(render))\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.prefix(12)), \(current ? "current" : "not current")",
       render.metadata == .stripped
         ? "metadata: identifying metadata stripped (GPS, serial numbers, names, XMP, IPTC places, comments)"
         : "metadata: the original's, kept (--strip-identifying removes what identifies)",
@@ -341,6 +342,13 @@ extension FileResult {
     return lines
   }
 
+  /// How the render was made: `lossless outside the edits`, or `quality 90` (`, pinned` when a
+  /// command line's --quality or --subsampling pinned re-encoding).
+  static func route(_ r: RenderRecord) -> String {
+    r.route == .lossless
+      ? "lossless outside the edits" : "quality \(r.quality)" + (r.pinned ? ", pinned" : "")
+  }
+
   static func json(_ r: RenderRecord) -> JSONValue {
     var o: [String: JSONValue] = [
       "sha256": .string(r.sha256), "format": .string(r.format.rawValue),
@@ -348,6 +356,8 @@ extension FileResult {
     ]
     if let s = r.subsampling { o["subsampling"] = .string(s.rawValue) }
     o["metadata"] = .string(r.metadata.rawValue)
+    if let route = r.route { o["route"] = .string(route.rawValue) }
+    o["pinned"] = .bool(r.pinned)
     return .object(o)
   }
 
