@@ -8,7 +8,7 @@
 /// codes are found by length from the canonical codes' largest value per length, as in the JPEG
 /// standard's Annex F. Encoding is a code and a length per symbol; a symbol the table lacks has
 /// length 0 (optimised tables hold only the symbols their file uses).
-final class JPEGHuffmanTable {
+struct JPEGHuffmanTable {
   static let lookupBits = 9
 
   /// `lookupBits` bits -> code length << 8 | symbol; 0 when the code is longer.
@@ -22,11 +22,21 @@ final class JPEGHuffmanTable {
   let codes: UnsafeMutablePointer<UInt16>
   let lengths: UnsafeMutablePointer<UInt8>
 
-  /// The table from a DHT entry's 16 counts and its symbols.
+  /// The table from a DHT entry's 16 counts and its symbols; its memory is freed by `deallocate`
+  /// (`JPEGHuffmanStorage` does). A plain value of pointers, so that the decoding loops touch no
+  /// reference count.
   ///
   /// - Throws: `.corruptData` when the counts overflow the code space, or a DC table holds a
   ///   symbol over 15 (libjpeg refuses both).
   init(counts: [Int], symbols values: [UInt8], isDC: Bool) throws(CodecError) {
+    self.init()
+    do { try build(counts: counts, symbols: values, isDC: isDC) } catch {
+      deallocate()
+      throw error
+    }
+  }
+
+  private init() {
     lookup = .allocate(capacity: 1 << Self.lookupBits)
     lookup.initialize(repeating: 0, count: 1 << Self.lookupBits)
     maxCode = .allocate(capacity: 18)
@@ -40,6 +50,9 @@ final class JPEGHuffmanTable {
     lengths = .allocate(capacity: 256)
     lengths.initialize(repeating: 0, count: 256)
     maxCode[17] = Int32.max
+  }
+
+  private func build(counts: [Int], symbols values: [UInt8], isDC: Bool) throws(CodecError) {
     var code = 0
     var index = 0
     for length in 1...16 {
@@ -74,7 +87,7 @@ final class JPEGHuffmanTable {
     }
   }
 
-  deinit {
+  func deallocate() {
     lookup.deallocate()
     maxCode.deallocate()
     valueOffset.deallocate()
@@ -97,6 +110,13 @@ final class JPEGHuffmanTable {
     }
     return nil
   }
+}
+
+/// Owns a `JPEGHuffmanTable`'s memory.
+final class JPEGHuffmanStorage {
+  let table: JPEGHuffmanTable
+  init(_ table: JPEGHuffmanTable) { self.table = table }
+  deinit { table.deallocate() }
 }
 
 /// The zigzag order: `naturalOrder[k]` is the natural (row-major) index of the k-th coefficient

@@ -22,16 +22,14 @@ struct JPEGSplice {
     var h: Int, v: Int
     /// Blocks of this component in one MCU (1 in a single-component scan).
     var blocksPerMCU: Int
-    /// Not retained (`huffmanTables` keeps them), so that the decoding loops touch no
-    /// reference count.
-    unowned(unsafe) var dc: JPEGHuffmanTable
-    unowned(unsafe) var ac: JPEGHuffmanTable
+    /// Their memory is owned by `huffmanTables`.
+    var dc: JPEGHuffmanTable, ac: JPEGHuffmanTable
   }
 
   let jpeg: UnsafeBufferPointer<UInt8>
   let components: [Component]
   /// Every Huffman table the file defines, kept alive for `components`.
-  let huffmanTables: [JPEGHuffmanTable]
+  let huffmanTables: [JPEGHuffmanStorage]
   /// MCU size in pixels (8 * max sampling factor; 8 for a single component).
   let mcuWidth: Int, mcuHeight: Int
   let mcusAcross: Int, mcusDown: Int
@@ -66,6 +64,8 @@ struct JPEGSplice {
     guard n >= 4, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { throw .notAnImage }
     var dcTables = [JPEGHuffmanTable?](repeating: nil, count: 4)
     var acTables = [JPEGHuffmanTable?](repeating: nil, count: 4)
+    // Every table made, freed when the splice goes (a table a later one replaces too).
+    var storage: [JPEGHuffmanStorage] = []
     var frame: [(id: UInt8, h: Int, v: Int)] = []
     var width = 0
     var height = 0
@@ -127,6 +127,7 @@ struct JPEGSplice {
           guard total <= 256, o + 17 + total <= end else { throw .corruptData(.jpeg, "bad Huffman table") }
           let symbols = Array(jpeg[(o + 17)..<(o + 17 + total)])
           let table = try JPEGHuffmanTable(counts: counts, symbols: symbols, isDC: kind >> 4 == 0)
+          storage.append(JPEGHuffmanStorage(table))
           if kind >> 4 == 0 { dcTables[Int(kind & 15)] = table } else { acTables[Int(kind & 15)] = table }
           // A later table of the same slot replaces it: the scan uses the last one defined.
           o += 17 + total
@@ -176,7 +177,7 @@ struct JPEGSplice {
       i = end
     }
     components = scanComponents
-    huffmanTables = (dcTables + acTables).compactMap { $0 }
+    huffmanTables = storage
     let hmax = frame.map(\.h).max() ?? 1
     let vmax = frame.map(\.v).max() ?? 1
     if frame.count == 1 {
