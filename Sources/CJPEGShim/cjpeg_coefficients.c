@@ -271,8 +271,10 @@ static int has_complete_tables(const struct jpeg_decompress_struct *info) {
   return 1;
 }
 
-unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *c, int progressive, size_t *size, char *message,
-                                        size_t messageSize) {
+/* Writes the coefficients with the file's critical parameters: progressive, or baseline with a
+   restart interval and optimised or standard Huffman tables. */
+static unsigned char *write_coefficients(cjpeg_coefficients *c, int progressive, unsigned int restartInterval,
+                                         int optimize, size_t *size, char *message, size_t messageSize) {
   patch_state *state = calloc(1, sizeof(patch_state));
   if (state == NULL) {
     cjpeg_set_message(message, messageSize, "out of memory");
@@ -289,7 +291,8 @@ unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *c, int progressive, 
   if (!start_destination(state, (size_t)c->info.image_width * c->info.image_height / 4 + 65536))
     ERREXIT1(&state->compress, JERR_OUT_OF_MEMORY, 2);
   jpeg_copy_critical_parameters(&c->info, &state->compress);
-  state->compress.optimize_coding = progressive || !has_complete_tables(&c->info) || c->info.arith_code;
+  state->compress.optimize_coding = optimize ? TRUE : FALSE;
+  state->compress.restart_interval = restartInterval;
   if (progressive) jpeg_simple_progression(&state->compress);
   jpeg_write_coefficients(&state->compress, c->arrays);
   jpeg_finish_compress(&state->compress);
@@ -298,6 +301,137 @@ unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *c, int progressive, 
   state->bytes = NULL;
   patch_free(state);
   return bytes;
+}
+
+unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *c, int progressive, size_t *size, char *message,
+                                        size_t messageSize) {
+  int optimize = progressive || !has_complete_tables(&c->info) || c->info.arith_code;
+  return write_coefficients(c, progressive, 0, optimize, size, message, messageSize);
+}
+
+unsigned char *cjpeg_coefficients_write_baseline(cjpeg_coefficients *c, unsigned int restartInterval, int optimize,
+                                                 size_t *size, char *message, size_t messageSize) {
+  if (restartInterval > 65535) {
+    cjpeg_set_message(message, messageSize, "a restart interval over 65535 MCUs");
+    return NULL;
+  }
+  return write_coefficients(c, 0, restartInterval, optimize, size, message, messageSize);
+}
+
+/* What compressing a patch with a file's parameters holds: the file's header is read by a
+   decompressor of its own. `patch` first, so that the destination's client data (the patch) and
+   the allocation are one pointer. */
+typedef struct {
+  patch_state patch;
+  struct jpeg_decompress_struct source;
+  int sourceCreated;
+} blocks_state;
+
+static void blocks_free(blocks_state *state) {
+  if (state->sourceCreated) jpeg_destroy_decompress(&state->source);
+  patch_free(&state->patch);
+}
+
+int cjpeg_patch_blocks(const unsigned char *jpeg, size_t size, const unsigned char *pixels, size_t stride,
+                       unsigned int width, unsigned int height, short *blocks, size_t blockCapacity,
+                       size_t *blockCount, char *message, size_t messageSize) {
+  *blockCount = 0;
+  if (width == 0 || height == 0) {
+    cjpeg_set_message(message, messageSize, "an empty patch");
+    return -1;
+  }
+  blocks_state *state = calloc(1, sizeof(blocks_state));
+  if (state == NULL) {
+    cjpeg_set_message(message, messageSize, "out of memory");
+    return -1;
+  }
+  patch_state *patch = &state->patch;
+  state->source.err = cjpeg_init_errors(&patch->errors);
+  patch->compress.err = &patch->errors.manager;
+  patch->decompress.err = &patch->errors.manager;
+  if (setjmp(patch->errors.jump)) {
+    cjpeg_set_message(message, messageSize, patch->errors.message);
+    blocks_free(state);
+    return -1;
+  }
+  /* The file's parameters, from its header alone. */
+  jpeg_create_decompress(&state->source);
+  state->sourceCreated = 1;
+  jpeg_mem_src(&state->source, jpeg, (unsigned long)size);
+  jpeg_read_header(&state->source, TRUE);
+  int ycc = state->source.jpeg_color_space == JCS_YCbCr && state->source.num_components == 3;
+  int grey = state->source.jpeg_color_space == JCS_GRAYSCALE && state->source.num_components == 1;
+  if (state->source.data_precision != 8 || !(ycc || grey)) {
+    cjpeg_set_message(message, messageSize, "not an 8-bit YCbCr or greyscale JPEG");
+    blocks_free(state);
+    return -1;
+  }
+  /* The patch as a JPEG of its own with those parameters... */
+  jpeg_create_compress(&patch->compress);
+  patch->compressCreated = 1;
+  if (!start_destination(patch, (size_t)width * height / 2 + 4096)) ERREXIT1(&patch->compress, JERR_OUT_OF_MEMORY, 3);
+  jpeg_copy_critical_parameters(&state->source, &patch->compress);
+  patch->compress.image_width = width;
+  patch->compress.image_height = height;
+  patch->compress.in_color_space = JCS_EXT_RGBX;
+  patch->compress.input_components = 4;
+  patch->compress.dct_method = JDCT_ISLOW;
+  patch->compress.write_JFIF_header = FALSE;
+  jpeg_start_compress(&patch->compress, TRUE);
+  while (patch->compress.next_scanline < height) {
+    JSAMPROW row = (JSAMPROW)(pixels + (size_t)patch->compress.next_scanline * stride);
+    jpeg_write_scanlines(&patch->compress, &row, 1);
+  }
+  jpeg_finish_compress(&patch->compress);
+  /* ...whose coefficients are read back and copied out MCU by MCU. */
+  struct jpeg_decompress_struct *from = &patch->decompress;
+  jpeg_create_decompress(from);
+  patch->decompressCreated = 1;
+  jpeg_mem_src(from, patch->bytes, (unsigned long)patch->size);
+  jpeg_read_header(from, TRUE);
+  jvirt_barray_ptr *arrays = jpeg_read_coefficients(from);
+  int single = from->num_components == 1;
+  /* A single-component scan's MCU is one block; an interleaved one's is every component's
+     h x v blocks. */
+  size_t perMCU = 0;
+  for (int ci = 0; ci < from->num_components; ci++)
+    perMCU += single ? 1 : (size_t)from->comp_info[ci].h_samp_factor * from->comp_info[ci].v_samp_factor;
+  JDIMENSION across, down;
+  if (single) {
+    across = from->comp_info[0].width_in_blocks;
+    down = from->comp_info[0].height_in_blocks;
+  } else {
+    across = from->MCUs_per_row;
+    down = from->total_iMCU_rows;
+  }
+  size_t needed = (size_t)across * down * perMCU;
+  *blockCount = needed;
+  if (needed > blockCapacity) {
+    cjpeg_set_message(message, messageSize, "the block buffer is too small for the patch");
+    blocks_free(state);
+    return -1;
+  }
+  short *out = blocks;
+  for (JDIMENSION my = 0; my < down; my++) {
+    for (JDIMENSION mx = 0; mx < across; mx++) {
+      for (int ci = 0; ci < from->num_components; ci++) {
+        jpeg_component_info *comp = &from->comp_info[ci];
+        int h = single ? 1 : comp->h_samp_factor, v = single ? 1 : comp->v_samp_factor;
+        for (int by = 0; by < v; by++) {
+          /* Rows of the coefficient arrays are padded to whole MCUs. */
+          JBLOCKARRAY row = (*from->mem->access_virt_barray)((j_common_ptr)from, arrays[ci],
+                                                              my * (JDIMENSION)v + (JDIMENSION)by, 1, FALSE);
+          for (int bx = 0; bx < h; bx++) {
+            const JCOEF *block = row[0][mx * (JDIMENSION)h + (JDIMENSION)bx];
+            for (int k = 0; k < DCTSIZE2; k++) out[k] = block[k];
+            out += DCTSIZE2;
+          }
+        }
+      }
+    }
+  }
+  blocks_free(state);
+  return 0;
 }
 
 void cjpeg_free(unsigned char *bytes) { free(bytes); }

@@ -133,6 +133,24 @@ int cjpeg_coefficients_encode_patch(cjpeg_coefficients *coefficients, const unsi
 unsigned char *cjpeg_coefficients_write(cjpeg_coefficients *coefficients, int progressive, size_t *size,
                                         char *message, size_t messageSize);
 
+/// Compresses a patch of pixels (RGBA, rows `stride` bytes apart, alpha ignored; `width` and
+/// `height` whole MCUs of the file, or reaching its right and bottom edges) with the parameters of
+/// the JPEG `jpeg` (its header alone is read: quantisation tables, sampling factors, colour
+/// space; 8-bit YCbCr or greyscale) by libjpeg (the accurate integer DCT), and copies out the
+/// patch's quantised blocks: its MCUs in raster order, each MCU's blocks component by component,
+/// each component's h x v blocks in raster order (one block for a one-component file), each block
+/// 64 coefficients in natural order (JBLOCK). `*blockCount` is the number of blocks the patch has,
+/// also when `blockCapacity` is too small. 0, or -1 with a reason.
+int cjpeg_patch_blocks(const unsigned char *jpeg, size_t size, const unsigned char *pixels, size_t stride,
+                       unsigned int width, unsigned int height, short *blocks, size_t blockCapacity,
+                       size_t *blockCount, char *message, size_t messageSize);
+
+/// Writes the coefficients as a baseline JPEG with a restart marker every `restartInterval` MCUs
+/// (0: none), optimised Huffman tables when `optimize` is 1 (else libjpeg's standard ones), and
+/// no other marker than JFIF's. For tests and benchmarks of splicing. As cjpeg_coefficients_write.
+unsigned char *cjpeg_coefficients_write_baseline(cjpeg_coefficients *coefficients, unsigned int restartInterval,
+                                                 int optimize, size_t *size, char *message, size_t messageSize);
+
 /// Frees what cjpeg_coefficients_write returned. NULL is allowed.
 void cjpeg_free(unsigned char *bytes);
 
