@@ -39,6 +39,27 @@ public enum LosslessJPEG {
     let scans = try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
     if scans > JPEGMarkers.maxScans { throw .tooManyScans(count: scans, limit: JPEGMarkers.maxScans) }
     return try bytes.withUnsafeBufferPointer { data throws(CodecError) -> [UInt8]? in
+      let size = ImageSize(header.width, header.height)
+      precondition(kernels.first.map { $0.inputSize == size } ?? true, "the kernels take the stored pixels")
+      let footprints = kernels.flatMap { kernel -> [PixelRect] in
+        if case .local(_, let footprint) = kernel.capability { return footprint }
+        return []
+      }
+      // A baseline file: only the changed MCUs are coded again, the others' bits copied.
+      if let splice = try JPEGSplice(data) {
+        let cell = ImageSize(splice.mcuWidth, splice.mcuHeight)
+        let patches = Self.patches(covering: footprints, in: size, cell: cell, maxRows: patchRows)
+        var replaced: [(mcu: Int, blocks: [Int16])] = []
+        try encode(patches, through: kernels, from: JPEGSource(data, header: header)) {
+          pixels throws(CodecError) in
+          replaced += try splice.blocks(of: pixels)
+        }
+        let metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
+        if let spliced = try splice.splice(replaced, metadataSegments: JPEGMarkers.segments(for: metadata)) {
+          return spliced
+        }
+        // Tables that cannot code the new blocks (optimised ones): the coefficients' route.
+      }
       var message = [CChar](repeating: 0, count: 256)
       var unsupported: Int32 = 0
       guard
@@ -49,14 +70,8 @@ public enum LosslessJPEG {
         throw JPEGCodec.error(fromLibjpeg: String(cMessage: message), isWarning: false)
       }
       defer { cjpeg_coefficients_close(coefficients) }
-      let size = ImageSize(header.width, header.height)
-      precondition(kernels.first.map { $0.inputSize == size } ?? true, "the kernels take the stored pixels")
       let cell = ImageSize(
         Int(cjpeg_coefficients_imcu_width(coefficients)), Int(cjpeg_coefficients_imcu_height(coefficients)))
-      let footprints = kernels.flatMap { kernel -> [PixelRect] in
-        if case .local(_, let footprint) = kernel.capability { return footprint }
-        return []
-      }
       let patches = Self.patches(covering: footprints, in: size, cell: cell, maxRows: patchRows)
       if !patches.isEmpty {
         let source = JPEGSource(data, header: header)
@@ -261,5 +276,38 @@ public enum LosslessJPEG {
       }
       try body(rendered.view(patch))
     }
+  }
+}
+
+extension JPEGSplice {
+  /// The blocks of `pixels` (a patch of whole MCUs of the file, or reaching its right and bottom
+  /// edges), compressed with the file's own tables and sampling (`cjpeg_patch_blocks`), by MCU
+  /// index of the file: `splice`'s replacements.
+  func blocks(of pixels: PixelBuffer) throws(CodecError) -> [(mcu: Int, blocks: [Int16])] {
+    let r = pixels.rect
+    let perMCU = blocksPerMCU * 64
+    let across = (r.width + mcuWidth - 1) / mcuWidth
+    let down = (r.height + mcuHeight - 1) / mcuHeight
+    var coefficients = [Int16](repeating: 0, count: across * down * perMCU)
+    var count = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let status = coefficients.withUnsafeMutableBufferPointer { out in
+      cjpeg_patch_blocks(
+        jpeg.baseAddress, jpeg.count, pixels.base, pixels.stride, UInt32(r.width), UInt32(r.height),
+        out.baseAddress, across * down * blocksPerMCU, &count, &message, message.count)
+    }
+    guard status == 0, count == across * down * blocksPerMCU else {
+      throw .encodingFailed(.jpeg, String(cMessage: message))
+    }
+    let (x0, y0) = (r.x / mcuWidth, r.y / mcuHeight)
+    var replaced: [(mcu: Int, blocks: [Int16])] = []
+    replaced.reserveCapacity(across * down)
+    for my in 0..<down {
+      for mx in 0..<across {
+        let k = (my * across + mx) * perMCU
+        replaced.append(((y0 + my) * mcusAcross + x0 + mx, Array(coefficients[k..<(k + perMCU)])))
+      }
+    }
+    return replaced
   }
 }

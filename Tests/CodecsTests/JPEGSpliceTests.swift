@@ -69,29 +69,13 @@ import Testing
   static func blocks(_ patch: Patch, in jpeg: [UInt8], _ splice: JPEGSplice) throws -> [(
     mcu: Int, blocks: [Int16]
   )] {
-    let perMCU = splice.blocksPerMCU
-    let across = (patch.width + splice.mcuWidth - 1) / splice.mcuWidth
-    let down = (patch.height + splice.mcuHeight - 1) / splice.mcuHeight
-    var coefficients = [Int16](repeating: 0, count: across * down * perMCU * 64)
-    var count = 0
-    var message = [CChar](repeating: 0, count: 256)
-    let result = coefficients.withUnsafeMutableBufferPointer { out in
-      cjpeg_patch_blocks(
-        jpeg, jpeg.count, patch.pixels, patch.width * 4, UInt32(patch.width), UInt32(patch.height),
-        out.baseAddress,
-        across * down * perMCU, &count, &message, message.count)
+    var pixels = patch.pixels
+    return try pixels.withUnsafeMutableBufferPointer { p in
+      try splice.blocks(
+        of: PixelBuffer(
+          viewing: p.baseAddress!, stride: patch.width * 4,
+          rect: PixelRect(x: patch.x, y: patch.y, width: patch.width, height: patch.height)))
     }
-    guard result == 0 else { throw ShimError(description: String(cMessage: message)) }
-    #expect(count == across * down * perMCU)
-    var replaced: [(mcu: Int, blocks: [Int16])] = []
-    let (x0, y0) = (patch.x / splice.mcuWidth, patch.y / splice.mcuHeight)
-    for my in 0..<down {
-      for mx in 0..<across {
-        let k = (my * across + mx) * perMCU * 64
-        replaced.append(((y0 + my) * splice.mcusAcross + x0 + mx, Array(coefficients[k..<(k + perMCU * 64)])))
-      }
-    }
-    return replaced
   }
 
   /// libjpeg's full transcode of `jpeg` with `patches` compressed in place.
