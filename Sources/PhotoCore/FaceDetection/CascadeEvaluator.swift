@@ -85,13 +85,16 @@ struct CascadeEvaluator {
         at(r.x, r.y), at(r.x + r.width, r.y), at(r.x, r.y + r.height),
         at(r.x + r.width, r.y + r.height))
     }
+    // Compiled for every band of every scale, so without copying each feature's rectangles.
+    let none = HaarCascade.Rect(x: 0, y: 0, width: 0, height: 0, weight: 0)
     let compiled = cascade.features.map { f -> CompiledFeature in
-      var rects = f.rects
-      while rects.count < 3 { rects.append(HaarCascade.Rect(x: 0, y: 0, width: 0, height: 0, weight: 0)) }
+      let count = f.rects.count
+      let r0 = count > 0 ? f.rects[0] : none
+      let r1 = count > 1 ? f.rects[1] : none
+      let r2 = count > 2 ? f.rects[2] : none
       return CompiledFeature(
-        a: corners(rects[0], tilted: f.tilted), b: corners(rects[1], tilted: f.tilted),
-        c: corners(rects[2], tilted: f.tilted),
-        weightA: rects[0].weight, weightB: rects[1].weight, weightC: rects[2].weight)
+        a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
+        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight)
     }
     if cascade.isStumpBased {
       let stumps = cascade.trees.map { t in
@@ -269,9 +272,8 @@ struct CascadeEvaluator {
     /// A bit per set lane.
     @inline(__always)
     var bits: UInt8 {
-      var b: UInt8 = 0
-      for lane in 0..<8 where self[lane] { b |= 1 << lane }
-      return b
+      let b = (m0 & SIMD2(1, 2)) | (m1 & SIMD2(4, 8)) | (m2 & SIMD2(16, 32)) | (m3 & SIMD2(64, 128))
+      return UInt8(truncatingIfNeeded: b[0] | b[1])
     }
   }
 
@@ -313,45 +315,46 @@ struct CascadeEvaluator {
     }
     let mask = Int64(1) << lowBits - 1
     var laneStumps: [LaneStump] = []
+    laneStumps.reserveCapacity(stumps.count)
     var laneStages: [LaneStage] = []
+    laneStages.reserveCapacity(stages.count)
+    func bytes(_ c: SIMD4<Int32>) -> (Int32, Int32, Int32, Int32) {
+      (c[0] * 4, c[1] * 4, c[2] * 4, c[3] * 4)
+    }
     for stage in stages {
       guard stage.count > 0, stage.count < 2048, stage.threshold.isFinite else { return none }
       var bound: Int64 = 0
       var rightSum: Int64 = 0
-      var two: [LaneStump] = []
-      var three: [LaneStump] = []
-      for s in stumps[stage.start..<(stage.start + stage.count)] {
-        guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
-        bound += max(abs(left), abs(right))
-        rightSum += right
-        let change = left - right
-        let f = s.feature
-        func bytes(_ c: SIMD4<Int32>) -> (Int32, Int32, Int32, Int32) {
-          (c[0] * 4, c[1] * 4, c[2] * 4, c[3] * 4)
+      let start = laneStumps.count
+      var split = start
+      // The stumps with two rectangles, then those with three.
+      for three in [false, true] {
+        if three { split = laneStumps.count }
+        for s in stumps[stage.start..<(stage.start + stage.count)] where (s.feature.weightC != 0) == three {
+          guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
+          bound += max(abs(left), abs(right))
+          rightSum += right
+          let change = left - right
+          let f = s.feature
+          let (a0, a1, a2, a3) = bytes(f.a)
+          let (b0, b1, b2, b3) = bytes(f.b)
+          let (c0, c1, c2, c3) = bytes(f.c)
+          laneStumps.append(
+            LaneStump(
+              a0: a0, a1: a1, a2: a2, a3: a3, b0: b0, b1: b1, b2: b2, b3: b3, c0: c0, c1: c1, c2: c2,
+              c3: c3, weightA: SIMD4(repeating: f.weightA), weightB: SIMD4(repeating: f.weightB),
+              weightC: SIMD4(repeating: f.weightC), threshold: SIMD4(repeating: s.threshold),
+              low: SIMD4(repeating: Int32(change & mask)),
+              high: SIMD4(repeating: Int32(change >> Int64(lowBits)))))
         }
-        let (a0, a1, a2, a3) = bytes(f.a)
-        let (b0, b1, b2, b3) = bytes(f.b)
-        let (c0, c1, c2, c3) = bytes(f.c)
-        let lane = LaneStump(
-          a0: a0, a1: a1, a2: a2, a3: a3, b0: b0, b1: b1, b2: b2, b3: b3, c0: c0, c1: c1, c2: c2,
-          c3: c3, weightA: SIMD4(repeating: f.weightA), weightB: SIMD4(repeating: f.weightB),
-          weightC: SIMD4(repeating: f.weightC), threshold: SIMD4(repeating: s.threshold),
-          low: SIMD4(repeating: Int32(change & mask)),
-          high: SIMD4(repeating: Int32(change >> Int64(lowBits))))
-        if f.weightC != 0 { three.append(lane) } else { two.append(lane) }
       }
       // Every partial sum is at most `bound` counts of 2^−K: below 2^49, so exact in a Double.
       guard bound < Int64(1) << 49 else { return none }
       let threshold = (Double(stage.threshold) * unit).rounded(.up)
       guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return none }
       let need = Int64(threshold) - rightSum
-      let start = laneStumps.count
-      laneStumps += two
-      laneStumps += three
       laneStages.append(
-        LaneStage(
-          start: start, split: start + two.count, end: laneStumps.count,
-          need: SIMD2(repeating: Double(need))))
+        LaneStage(start: start, split: split, end: laneStumps.count, need: SIMD2(repeating: Double(need))))
     }
     return (laneStumps, laneStages)
   }
@@ -545,60 +548,56 @@ struct CascadeEvaluator {
   /// Stages 1 and on for the windows at `p`, `p + 1`, … `p + 7` whose flags are set, with their
   /// variance factors at `factors`.
   ///
-  /// Eight windows are evaluated together while both halves have some left; four when only one
-  /// half does; a window alone (or two in different halves) with the scalar code, which is then
-  /// cheaper. The results are the scalar ones.
+  /// Each stage runs on the windows still alive: four lanes starting at the first when they all
+  /// lie within four neighbours, else eight; a window alone, or two far apart, with the scalar
+  /// code, which is then cheaper. The results are the scalar ones.
   ///
   /// - Returns: a bit per lane, set when the window passes every stage.
   func laterStages(
     _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>, flags: UnsafePointer<Int8>
   ) -> UInt8 {
-    var alive = Mask8(flags: flags)
+    var alive = Mask8(flags: flags).bits
     let f0 = UnsafeRawPointer(factors).loadUnaligned(as: SIMD4<Float>.self)
     let f1 = UnsafeRawPointer(factors + 4).loadUnaligned(as: SIMD4<Float>.self)
     let pv = UnsafeRawPointer(p)
-    // The windows still alive from stage `from` on, one at a time.
-    func scalar(_ lanes: Mask8, from: Int) -> UInt8 {
-      var bits: UInt8 = 0
-      for lane in 0..<Self.laneCount where lanes[lane] {
-        if stumpStages(p + lane, factor: factors[lane], from: from) > 0 { bits |= 1 << lane }
-      }
-      return bits
-    }
     return laneStumps.withUnsafeBufferPointer { stumps in
       laneStages.withUnsafeBufferPointer { sg in
         var index = 1
         while index < sg.count {
-          let count = alive.count
-          if count == 0 { return 0 }
-          let low = alive.lowCount
-          if count <= 2 && (count == 1 || low == 1) { return scalar(alive, from: index) }
-          if low == 0 || low == count { break }
-          let passed = Self.laneStage(sg[index], pv, f0, f1, stumps.baseAddress!)
-          alive = Mask8(
-            alive.m0 & passed.m0, alive.m1 & passed.m1, alive.m2 & passed.m2, alive.m3 & passed.m3)
+          if alive == 0 { return 0 }
+          let first = alive.trailingZeroBitCount
+          let span = 8 - alive.leadingZeroBitCount - first
+          let count = alive.nonzeroBitCount
+          if span <= 4 && count > 1 {
+            // Four lanes from the first window alive.
+            let f = UnsafeRawPointer(factors + first).loadUnaligned(as: SIMD4<Float>.self)
+            let (m0, m1) = Self.laneStage4(sg[index], pv + 4 * first, f, stumps.baseAddress!)
+            alive &= Self.bits(m0, m1) << first
+          } else if count <= 2 {
+            // One window, or two far apart: the scalar code for each, to the end.
+            var bits: UInt8 = 0
+            var left = alive
+            while left != 0 {
+              let lane = left.trailingZeroBitCount
+              if stumpStages(p + lane, factor: factors[lane], from: index) > 0 { bits |= 1 << lane }
+              left &= left - 1
+            }
+            return bits
+          } else {
+            let passed = Self.laneStage(sg[index], pv, f0, f1, stumps.baseAddress!)
+            alive &= passed.bits
+          }
           index += 1
         }
-        if index == sg.count { return alive.bits }
-        // Only one half has windows left: go on with four lanes.
-        let high = alive.lowCount == 0
-        let (ph, fh) = high ? (pv + 16, f1) : (pv, f0)
-        var a0 = high ? alive.m2 : alive.m0
-        var a1 = high ? alive.m3 : alive.m1
-        while index < sg.count {
-          let s = a0 &+ a1
-          let count = -(s[0] &+ s[1])
-          if count == 0 { return 0 }
-          if count == 1 { break }
-          let (pass0, pass1) = Self.laneStage4(sg[index], ph, fh, stumps.baseAddress!)
-          a0 &= pass0
-          a1 &= pass1
-          index += 1
-        }
-        let zero = SIMD2<Int64>.zero
-        let lanes = high ? Mask8(zero, zero, a0, a1) : Mask8(a0, a1, zero, zero)
-        return index == sg.count ? lanes.bits : scalar(lanes, from: index)
+        return alive
       }
     }
+  }
+
+  /// A bit per set lane of two pairs of 64-bit masks (lanes 0–3).
+  @inline(__always)
+  static func bits(_ m0: SIMD2<Int64>, _ m1: SIMD2<Int64>) -> UInt8 {
+    let b = (m0 & SIMD2(1, 2)) | (m1 & SIMD2(4, 8))
+    return UInt8(truncatingIfNeeded: b[0] | b[1])
   }
 }
