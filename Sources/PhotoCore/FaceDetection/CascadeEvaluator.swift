@@ -213,6 +213,8 @@ struct CascadeEvaluator {
     var weightA: SIMD4<Float>, weightB: SIMD4<Float>, weightC: SIMD4<Float>
     var threshold: SIMD4<Float>
     var low: SIMD4<Int32>, high: SIMD4<Int32>
+    /// `(left − right) · 2^K` whole, for one window at a time.
+    var change: Int64
   }
 
   /// A stage for eight windows at a time: its stumps are ``laneStumps`` `start..<end`, those with
@@ -228,6 +230,8 @@ struct CascadeEvaluator {
   struct LaneStage {
     var start: Int, split: Int, end: Int
     var need: SIMD2<Double>
+    /// `need` as an integer, for one window at a time.
+    var needCount: Int64
   }
 
   /// The bits of a leaf change held in ``LaneStump/low``.
@@ -345,7 +349,7 @@ struct CascadeEvaluator {
               c3: c3, weightA: SIMD4(repeating: f.weightA), weightB: SIMD4(repeating: f.weightB),
               weightC: SIMD4(repeating: f.weightC), threshold: SIMD4(repeating: s.threshold),
               low: SIMD4(repeating: Int32(change & mask)),
-              high: SIMD4(repeating: Int32(change >> Int64(lowBits)))))
+              high: SIMD4(repeating: Int32(change >> Int64(lowBits))), change: change))
         }
       }
       // Every partial sum is at most `bound` counts of 2^−K: below 2^49, so exact in a Double.
@@ -354,7 +358,9 @@ struct CascadeEvaluator {
       guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return none }
       let need = Int64(threshold) - rightSum
       laneStages.append(
-        LaneStage(start: start, split: split, end: laneStumps.count, need: SIMD2(repeating: Double(need))))
+        LaneStage(
+          start: start, split: split, end: laneStumps.count, need: SIMD2(repeating: Double(need)),
+          needCount: need))
     }
     return (laneStumps, laneStages)
   }
@@ -477,14 +483,28 @@ struct CascadeEvaluator {
   ) {
     let n = (normCorners &* 4)
     let area = SIMD2<Double>(repeating: normArea)
+    // A window is rejected when area · factor ≥ 0.1, that is when its normaliser (area · Σx² −
+    // (Σx)²) is at most about 100 · area². Below this bound, 10⁻⁵ less, the rounding of the
+    // square root, the division and the Float (a few 10⁻⁸ in all) cannot make it pass.
+    let surelyFlat = SIMD2<Double>(repeating: 100 * normArea * normArea * (1 - 1e-5))
     let stage = laneStages[0]
     laneStumps.withUnsafeBufferPointer { stumps in
       var i = 0
       while i < count {
         let pv = UnsafeRawPointer(p + i)
         let qv = UnsafeRawPointer(q + i)
-        let (f0, ok0) = Self.varianceFactors(pv, qv, n, area)
-        let (f1, ok1) = Self.varianceFactors(pv + 16, qv + 16, n, area)
+        let (n0, n1) = Self.normalisers(pv, qv, n, area)
+        let (n2, n3) = Self.normalisers(pv + 16, qv + 16, n, area)
+        let flat = (n0 .<= surelyFlat) .& (n1 .<= surelyFlat) .& (n2 .<= surelyFlat) .& (n3 .<= surelyFlat)
+        if flat[0] && flat[1] {
+          // Eight flat windows (a clear sky, a blurred background): no factor or stage needed.
+          UnsafeMutableRawPointer(codes + i).storeBytes(
+            of: SIMD8<Int8>(repeating: -1), as: SIMD8<Int8>.self)
+          i += Self.laneCount
+          continue
+        }
+        let (f0, ok0) = Self.varianceFactors(n0, n1, area)
+        let (f1, ok1) = Self.varianceFactors(n2, n3, area)
         let anyAccepted = ok0.0 | ok0.1 | ok1.0 | ok1.1
         if anyAccepted[0] | anyAccepted[1] == 0 {
           // Eight flat windows (a clear sky, a blurred background): no stage to run.
@@ -514,28 +534,44 @@ struct CascadeEvaluator {
     }
   }
 
-  /// The variance factors of four neighbouring windows, and whether each is accepted (as two
-  /// 64-bit masks), computed as ``varianceFactor(_:_:)`` does; `n` holds the variance
-  /// rectangle's corners as byte offsets.
+  /// The variance normalisers `area · Σx² − (Σx)²` of four neighbouring windows, as
+  /// ``varianceFactor(_:_:)`` computes them; `n` holds the variance rectangle's corners as byte
+  /// offsets.
   @inline(__always)
-  static func varianceFactors(
+  static func normalisers(
     _ p: UnsafeRawPointer, _ q: UnsafeRawPointer, _ n: SIMD4<Int32>, _ area: SIMD2<Double>
-  ) -> (SIMD4<Float>, (SIMD2<Int64>, SIMD2<Int64>)) {
+  ) -> (SIMD2<Double>, SIMD2<Double>) {
     let sum = laneSums(p, n[0], n[1], n[2], n[3])
     // Squared sums are unsigned: u = (u − 2³¹ as a signed value) + 2³¹, exactly.
     let squares = laneSums(q, n[0], n[1], n[2], n[3]) ^ Int32.min
-    func half(_ s: SIMD2<Int32>, _ u: SIMD2<Int32>) -> (SIMD2<Double>, SIMD2<Int64>) {
+    @inline(__always) func half(_ s: SIMD2<Int32>, _ u: SIMD2<Int32>) -> SIMD2<Double> {
       let sd = SIMD2<Double>(s)
       let ud = SIMD2<Double>(u) + 2_147_483_648
-      let nf = area * ud - sd * sd
+      return area * ud - sd * sd
+    }
+    return (
+      half(SIMD2(sum[0], sum[1]), SIMD2(squares[0], squares[1])),
+      half(SIMD2(sum[2], sum[3]), SIMD2(squares[2], squares[3]))
+    )
+  }
+
+  /// The variance factors of four windows from their normalisers, and whether each is accepted
+  /// (as two 64-bit masks), computed as ``varianceFactor(_:_:)`` does.
+  @inline(__always)
+  static func varianceFactors(
+    _ n0: SIMD2<Double>, _ n1: SIMD2<Double>, _ area: SIMD2<Double>
+  ) -> (SIMD4<Float>, (SIMD2<Int64>, SIMD2<Int64>)) {
+    @inline(__always) func half(_ nf: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Int64>) {
       let positive = unsafeBitCast(nf .> 0, to: SIMD2<Int64>.self)
       // Lanes without variance take 1 (their factor is not used), so sqrt never sees a negative.
-      let safe = nf.replacing(with: 1, where: nf .<= 0)
+      let one = unsafeBitCast(SIMD2<Double>(repeating: 1), to: SIMD2<Int64>.self)
+      let safe = unsafeBitCast(
+        (unsafeBitCast(nf, to: SIMD2<Int64>.self) & positive) | (one & ~positive), to: SIMD2<Double>.self)
       let root = SIMD2<Double>(safe[0].squareRoot(), safe[1].squareRoot())
       return (1 / root, positive)
     }
-    let (d0, pos0) = half(SIMD2(sum[0], sum[1]), SIMD2(squares[0], squares[1]))
-    let (d1, pos1) = half(SIMD2(sum[2], sum[3]), SIMD2(squares[2], squares[3]))
+    let (d0, pos0) = half(n0)
+    let (d1, pos1) = half(n1)
     let f = SIMD4<Float>(Float(d0[0]), Float(d0[1]), Float(d1[0]), Float(d1[1]))
     let small = SIMD2<Double>(repeating: 0.1)
     let back0 = SIMD2<Double>(Double(f[0]), Double(f[1]))
@@ -579,7 +615,9 @@ struct CascadeEvaluator {
             var left = alive
             while left != 0 {
               let lane = left.trailingZeroBitCount
-              if stumpStages(p + lane, factor: factors[lane], from: index) > 0 { bits |= 1 << lane }
+              if Self.laneScalar(pv + 4 * lane, factors[lane], from: index, stumps.baseAddress!, sg) {
+                bits |= 1 << lane
+              }
               left &= left - 1
             }
             return bits
@@ -590,6 +628,55 @@ struct CascadeEvaluator {
           index += 1
         }
         return alive
+      }
+    }
+  }
+
+  /// Stages `first` and on for the one window at `p`, whose variance factor is `factor`, on the
+  /// lane tables: true when every stage passes. Feature values as the scalar code computes them,
+  /// stage sums exact (see ``LaneStage``), so the verdict is the scalar one.
+  @inline(__always)
+  static func laneScalar(
+    _ p: UnsafeRawPointer, _ factor: Float, from first: Int, _ stumps: UnsafePointer<LaneStump>,
+    _ stages: UnsafeBufferPointer<LaneStage>
+  ) -> Bool {
+    @inline(__always) func sum(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Float {
+      Float(
+        p.load(fromByteOffset: Int(o0), as: Int32.self) &- p.load(fromByteOffset: Int(o1), as: Int32.self)
+          &- p.load(fromByteOffset: Int(o2), as: Int32.self)
+          &+ p.load(fromByteOffset: Int(o3), as: Int32.self))
+    }
+    @inline(__always) func two(_ s: UnsafePointer<LaneStump>) -> Float {
+      s.pointee.weightA[0] * sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3)
+        + s.pointee.weightB[0] * sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
+    }
+    for index in first..<stages.count {
+      let stage = stages[index]
+      var total: Int64 = 0
+      var s = stumps + stage.start
+      let split = stumps + stage.split
+      while s < split {
+        let below = two(s) * factor < s.pointee.threshold[0]
+        total &+= below ? s.pointee.change : 0
+        s += 1
+      }
+      let end = stumps + stage.end
+      while s < end {
+        let v = two(s) + s.pointee.weightC[0] * sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)
+        total &+= v * factor < s.pointee.threshold[0] ? s.pointee.change : 0
+        s += 1
+      }
+      if total < stage.needCount { return false }
+    }
+    return true
+  }
+
+  /// ``laneScalar(_:_:from:_:_:)`` for the window at `p`: true when it passes stages `first` and
+  /// on. Only when ``laneReady``.
+  func laterStages(_ p: UnsafePointer<Int32>, factor: Float, from first: Int) -> Bool {
+    laneStumps.withUnsafeBufferPointer { stumps in
+      laneStages.withUnsafeBufferPointer { sg in
+        Self.laneScalar(UnsafeRawPointer(p), factor, from: first, stumps.baseAddress!, sg)
       }
     }
   }

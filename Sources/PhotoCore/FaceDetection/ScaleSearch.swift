@@ -144,7 +144,7 @@ struct ScaleSearch {
             }
             let flags = UnsafeRawPointer(codes + i).loadUnaligned(as: UInt64.self)
             if flags & ~0xFF == 0 {
-              if evaluator.stumpStages(p + i, factor: factors[i], from: 1) > 0 { hit(i) }
+              if evaluator.laterStages(p + i, factor: factors[i], from: 1) { hit(i) }
               i += 1
               continue
             }
