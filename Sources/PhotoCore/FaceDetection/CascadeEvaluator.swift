@@ -85,13 +85,16 @@ struct CascadeEvaluator {
         at(r.x, r.y), at(r.x + r.width, r.y), at(r.x, r.y + r.height),
         at(r.x + r.width, r.y + r.height))
     }
+    // Compiled for every band of every scale, so without copying each feature's rectangles.
+    let none = HaarCascade.Rect(x: 0, y: 0, width: 0, height: 0, weight: 0)
     let compiled = cascade.features.map { f -> CompiledFeature in
-      var rects = f.rects
-      while rects.count < 3 { rects.append(HaarCascade.Rect(x: 0, y: 0, width: 0, height: 0, weight: 0)) }
+      let count = f.rects.count
+      let r0 = count > 0 ? f.rects[0] : none
+      let r1 = count > 1 ? f.rects[1] : none
+      let r2 = count > 2 ? f.rects[2] : none
       return CompiledFeature(
-        a: corners(rects[0], tilted: f.tilted), b: corners(rects[1], tilted: f.tilted),
-        c: corners(rects[2], tilted: f.tilted),
-        weightA: rects[0].weight, weightB: rects[1].weight, weightC: rects[2].weight)
+        a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
+        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight)
     }
     if cascade.isStumpBased {
       let stumps = cascade.trees.map { t in
@@ -102,10 +105,10 @@ struct CascadeEvaluator {
       }
       self.stumps = stumps
       nodes = []
-      (laneStumps, laneRects) = Self.laneTables(stumps)
+      (laneStumps, laneStages) = Self.laneTables(stumps, cascade.stages)
     } else {
       stumps = []
-      (laneStumps, laneRects) = ([], [])
+      (laneStumps, laneStages) = ([], [])
       nodes = cascade.nodes.map { n in
         TreeNode(
           feature: compiled[n.featureIndex], threshold: n.threshold, left: Int32(n.left),
@@ -198,27 +201,43 @@ struct CascadeEvaluator {
 
   // MARK: Eight windows at a time
 
-  /// A rectangle of a feature as byte offsets of its corners (p0 − p1 − p2 + p3) and its weight,
-  /// for vector loads: lane i reads the entry i after each corner.
-  struct LaneRect {
-    var o0: Int, o1: Int, o2: Int, o3: Int
-    var weight: SIMD4<Float>
-  }
-
-  /// A stump for eight windows at a time: its rectangles `rects` in ``laneRects``, its threshold,
-  /// and its leaves as the bit patterns of `Double`s (so that choosing one is bitwise).
+  /// A stump for eight windows at a time, lane i reading the table entry i after each corner:
+  /// its rectangles' corners as byte offsets (p0 − p1 − p2 + p3, the third rectangle's only read
+  /// when its weight is not 0), weights and threshold; and the change its leaf makes to the
+  /// stage's sum, `(left − right) · 2^K` as an exact integer (see ``LaneStage``), split into its
+  /// low ``lowBits`` bits (`low`, not negative) and the rest (`high`).
   struct LaneStump {
-    var rects: Int, rectsEnd: Int
+    var a0: Int32, a1: Int32, a2: Int32, a3: Int32
+    var b0: Int32, b1: Int32, b2: Int32, b3: Int32
+    var c0: Int32, c1: Int32, c2: Int32, c3: Int32
+    var weightA: SIMD4<Float>, weightB: SIMD4<Float>, weightC: SIMD4<Float>
     var threshold: SIMD4<Float>
-    var left: SIMD2<Int64>, right: SIMD2<Int64>
+    var low: SIMD4<Int32>, high: SIMD4<Int32>
+    /// `(left − right) · 2^K` whole, for one window at a time.
+    var change: Int64
   }
 
-  /// Eight lanes of `Double`s, or of 64-bit masks, as four pairs.
-  struct Lanes8 {
-    var q0: SIMD2<Double> = .zero, q1: SIMD2<Double> = .zero
-    var q2: SIMD2<Double> = .zero, q3: SIMD2<Double> = .zero
+  /// A stage for eight windows at a time: its stumps are ``laneStumps`` `start..<end`, those with
+  /// two rectangles first (`start..<split`), then those with three.
+  ///
+  /// The stage's sum is computed exactly, as an integer count of 2^−K (K the fewest fraction bits
+  /// that make every leaf of the cascade an integer): `right sum + Σ (left − right)` over the
+  /// stumps whose feature is below its threshold, the first part a constant. ``laneTables(_:_:)``
+  /// only builds these tables when every partial sum of OpenCV's `Double` sum is an integer count
+  /// of 2^−K below 2^49 of them, so that each is exact in a `Double` and OpenCV's sum is that
+  /// integer too, whatever the order of the stumps: a window passes when its integer
+  /// `high · 2^lowBits + low` is at least `need` (⌈threshold · 2^K⌉ less the right sum).
+  struct LaneStage {
+    var start: Int, split: Int, end: Int
+    var need: SIMD2<Double>
+    /// `need` as an integer, for one window at a time.
+    var needCount: Int64
   }
 
+  /// The bits of a leaf change held in ``LaneStump/low``.
+  static let lowBits = 20
+
+  /// Eight lanes of 64-bit masks, as four pairs.
   struct Mask8 {
     var m0: SIMD2<Int64>, m1: SIMD2<Int64>, m2: SIMD2<Int64>, m3: SIMD2<Int64>
 
@@ -257,113 +276,198 @@ struct CascadeEvaluator {
     /// A bit per set lane.
     @inline(__always)
     var bits: UInt8 {
-      var b: UInt8 = 0
-      for lane in 0..<8 where self[lane] { b |= 1 << lane }
-      return b
+      let b = (m0 & SIMD2(1, 2)) | (m1 & SIMD2(4, 8)) | (m2 & SIMD2(16, 32)) | (m3 & SIMD2(64, 128))
+      return UInt8(truncatingIfNeeded: b[0] | b[1])
     }
   }
 
   /// True when ``firstStage(_:_:count:codes:factors:)`` and ``laterStages(_:factors:flags:)``
-  /// may be used: a stump cascade whose stages all have weak classifiers.
-  var laneReady: Bool { !laneStumps.isEmpty && stages.allSatisfy { $0.count > 0 } }
+  /// may be used: a stump cascade whose stages all have weak classifiers and whose sums are exact
+  /// as integers (see ``LaneStage``).
+  var laneReady: Bool { !laneStages.isEmpty }
 
-  /// ``laneStumps`` and ``laneRects`` for every stump, when the cascade is stump based.
+  /// The cascade's stumps and stages for eight windows at a time, when ``laneReady``.
   let laneStumps: [LaneStump]
-  let laneRects: [LaneRect]
+  let laneStages: [LaneStage]
 
   static let laneCount = 8
 
-  /// Compiles the stumps for eight windows at a time.
-  static func laneTables(_ stumps: [Stump]) -> ([LaneStump], [LaneRect]) {
-    var rects: [LaneRect] = []
-    var result: [LaneStump] = []
+  /// The fewest fraction bits that make `x` (finite) an integer.
+  static func fractionBits(_ x: Double) -> Int {
+    x == 0 ? 0 : max(0, Int(x.significandWidth) - Int(x.exponent))
+  }
+
+  /// Compiles the stumps for eight windows at a time, or returns empty tables when some stage
+  /// has no weak classifier or more than 2 047 (the low parts' sum must stay below 2³¹), or the
+  /// stage sums could not be exact integers (see ``LaneStage``).
+  static func laneTables(
+    _ stumps: [Stump], _ stages: [HaarCascade.Stage]
+  ) -> ([LaneStump], [LaneStage]) {
+    let none: ([LaneStump], [LaneStage]) = ([], [])
+    var k = 0
     for s in stumps {
-      let first = rects.count
-      let f = s.feature
-      for (corners, weight) in [(f.a, f.weightA), (f.b, f.weightB), (f.c, f.weightC)]
-      where weight != 0 || rects.count == first {
-        rects.append(
-          LaneRect(
-            o0: Int(corners[0]) * 4, o1: Int(corners[1]) * 4, o2: Int(corners[2]) * 4,
-            o3: Int(corners[3]) * 4, weight: SIMD4(repeating: weight)))
-      }
-      result.append(
-        LaneStump(
-          rects: first, rectsEnd: rects.count, threshold: SIMD4(repeating: s.threshold),
-          left: SIMD2(repeating: Int64(bitPattern: Double(s.left).bitPattern)),
-          right: SIMD2(repeating: Int64(bitPattern: Double(s.right).bitPattern))))
+      guard s.left.isFinite, s.right.isFinite else { return none }
+      k = max(k, fractionBits(Double(s.left)), fractionBits(Double(s.right)))
     }
-    return (result, rects)
+    guard k <= 300 else { return none }
+    let unit = Double(sign: .plus, exponent: k, significand: 1)
+    let limit = Double(sign: .plus, exponent: 49, significand: 1)
+    // Each leaf as an integer count of 2^−K, when it is below 2^49.
+    func scaled(_ leaf: Float) -> Int64? {
+      let x = Double(leaf) * unit
+      return abs(x) < limit ? Int64(x) : nil
+    }
+    let mask = Int64(1) << lowBits - 1
+    var laneStumps: [LaneStump] = []
+    laneStumps.reserveCapacity(stumps.count)
+    var laneStages: [LaneStage] = []
+    laneStages.reserveCapacity(stages.count)
+    func bytes(_ c: SIMD4<Int32>) -> (Int32, Int32, Int32, Int32) {
+      (c[0] * 4, c[1] * 4, c[2] * 4, c[3] * 4)
+    }
+    for stage in stages {
+      guard stage.count > 0, stage.count < 2048, stage.threshold.isFinite else { return none }
+      var bound: Int64 = 0
+      var rightSum: Int64 = 0
+      let start = laneStumps.count
+      var split = start
+      // The stumps with two rectangles, then those with three.
+      for three in [false, true] {
+        if three { split = laneStumps.count }
+        for s in stumps[stage.start..<(stage.start + stage.count)] where (s.feature.weightC != 0) == three {
+          guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
+          bound += max(abs(left), abs(right))
+          rightSum += right
+          let change = left - right
+          let f = s.feature
+          let (a0, a1, a2, a3) = bytes(f.a)
+          let (b0, b1, b2, b3) = bytes(f.b)
+          let (c0, c1, c2, c3) = bytes(f.c)
+          laneStumps.append(
+            LaneStump(
+              a0: a0, a1: a1, a2: a2, a3: a3, b0: b0, b1: b1, b2: b2, b3: b3, c0: c0, c1: c1, c2: c2,
+              c3: c3, weightA: SIMD4(repeating: f.weightA), weightB: SIMD4(repeating: f.weightB),
+              weightC: SIMD4(repeating: f.weightC), threshold: SIMD4(repeating: s.threshold),
+              low: SIMD4(repeating: Int32(change & mask)),
+              high: SIMD4(repeating: Int32(change >> Int64(lowBits))), change: change))
+        }
+      }
+      // Every partial sum is at most `bound` counts of 2^−K: below 2^49, so exact in a Double.
+      guard bound < Int64(1) << 49 else { return none }
+      let threshold = (Double(stage.threshold) * unit).rounded(.up)
+      guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return none }
+      let need = Int64(threshold) - rightSum
+      laneStages.append(
+        LaneStage(
+          start: start, split: split, end: laneStumps.count, need: SIMD2(repeating: Double(need)),
+          needCount: need))
+    }
+    return (laneStumps, laneStages)
   }
 
   @inline(__always)
-  static func laneSums(_ p: UnsafeRawPointer, _ r: LaneRect) -> SIMD4<Int32> {
-    p.loadUnaligned(fromByteOffset: r.o0, as: SIMD4<Int32>.self)
-      &- p.loadUnaligned(fromByteOffset: r.o1, as: SIMD4<Int32>.self)
-      &- p.loadUnaligned(fromByteOffset: r.o2, as: SIMD4<Int32>.self)
-      &+ p.loadUnaligned(fromByteOffset: r.o3, as: SIMD4<Int32>.self)
+  static func laneSums(
+    _ p: UnsafeRawPointer, _ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32
+  ) -> SIMD4<Int32> {
+    p.loadUnaligned(fromByteOffset: Int(o0), as: SIMD4<Int32>.self)
+      &- p.loadUnaligned(fromByteOffset: Int(o1), as: SIMD4<Int32>.self)
+      &- p.loadUnaligned(fromByteOffset: Int(o2), as: SIMD4<Int32>.self)
+      &+ p.loadUnaligned(fromByteOffset: Int(o3), as: SIMD4<Int32>.self)
   }
 
-  /// Lanes i and i + 1 of a 32-bit mask, widened to 64 bits.
+  /// The feature values of four neighbouring windows at `p`, in the scalar order: `(wA·sA +
+  /// wB·sB) [+ wC·sC]`.
   @inline(__always)
-  static func widen(_ m: SIMD4<Int32>) -> (SIMD2<Int64>, SIMD2<Int64>) {
-    (
-      unsafeBitCast(SIMD4<Int32>(m[0], m[0], m[1], m[1]), to: SIMD2<Int64>.self),
-      unsafeBitCast(SIMD4<Int32>(m[2], m[2], m[3], m[3]), to: SIMD2<Int64>.self)
+  static func laneValues(
+    _ s: UnsafePointer<LaneStump>, _ p: UnsafeRawPointer, three: Bool
+  ) -> SIMD4<Float> {
+    var v =
+      s.pointee.weightA * SIMD4<Float>(laneSums(p, s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3))
+      + s.pointee.weightB
+      * SIMD4<Float>(laneSums(p, s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3))
+    if three {
+      v +=
+        s.pointee.weightC * SIMD4<Float>(laneSums(p, s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3))
+    }
+    return v
+  }
+
+  /// Whether four windows' stage sums reach `need`.
+  @inline(__always)
+  static func reach(
+    _ low: SIMD4<Int32>, _ high: SIMD4<Int32>, _ need: SIMD2<Double>
+  ) -> (SIMD2<Int64>, SIMD2<Int64>) {
+    // high · 2^20 + low is below 2^52 in magnitude: exact in a Double.
+    let scale = SIMD2<Double>(repeating: Double(1 << lowBits))
+    let x0 =
+      SIMD2<Double>(SIMD2<Int32>(high[0], high[1])) * scale + SIMD2<Double>(SIMD2<Int32>(low[0], low[1]))
+    let x1 =
+      SIMD2<Double>(SIMD2<Int32>(high[2], high[3])) * scale + SIMD2<Double>(SIMD2<Int32>(low[2], low[3]))
+    return (
+      unsafeBitCast(x0 .>= need, to: SIMD2<Int64>.self), unsafeBitCast(x1 .>= need, to: SIMD2<Int64>.self)
     )
   }
 
-  /// `mask ? a : b` on the bits of two `Double`s.
+  /// Which of eight neighbouring windows (lane i at `p` + i entries) pass `stage`, each lane
+  /// computing the scalar feature values (`Float`, times the lane's factor) and the exact sum.
   @inline(__always)
-  static func choose(_ mask: SIMD2<Int64>, _ a: SIMD2<Int64>, _ b: SIMD2<Int64>) -> SIMD2<Double> {
-    unsafeBitCast((mask & a) | (~mask & b), to: SIMD2<Double>.self)
-  }
-
-  /// The sum of stage `stage`'s leaves for eight neighbouring windows (lane i at `p` + i entries),
-  /// each lane in the scalar order: `Float` feature values times the lane's factor, `Double` sums.
-  @inline(__always)
-  func laneStage(
-    _ stage: HaarCascade.Stage, _ p: UnsafeRawPointer, _ f0: SIMD4<Float>, _ f1: SIMD4<Float>,
-    _ stumps: UnsafePointer<LaneStump>, _ rects: UnsafePointer<LaneRect>
-  ) -> Lanes8 {
-    var sum = Lanes8()
+  static func laneStage(
+    _ stage: LaneStage, _ p: UnsafeRawPointer, _ f0: SIMD4<Float>, _ f1: SIMD4<Float>,
+    _ stumps: UnsafePointer<LaneStump>
+  ) -> Mask8 {
+    var low0 = SIMD4<Int32>.zero
+    var high0 = SIMD4<Int32>.zero
+    var low1 = SIMD4<Int32>.zero
+    var high1 = SIMD4<Int32>.zero
     let p1 = p + 16
-    var stump = stumps + stage.start
-    let last = stump + stage.count
-    repeat {
-      let s = stump.pointee
-      stump += 1
-      var v0 = SIMD4<Float>.zero
-      var v1 = SIMD4<Float>.zero
-      // One rectangle at a time: v = (w0·s0 + w1·s1) + w2·s2, as the scalar code adds them (the
-      // first addition, 0 + w0·s0, is exact).
-      var r = rects + s.rects
-      let end = rects + s.rectsEnd
-      repeat {
-        let rect = r.pointee
-        v0 += rect.weight * SIMD4<Float>(Self.laneSums(p, rect))
-        v1 += rect.weight * SIMD4<Float>(Self.laneSums(p1, rect))
-        r += 1
-      } while r < end
-      let below0 = unsafeBitCast(v0 * f0 .< s.threshold, to: SIMD4<Int32>.self)
-      let below1 = unsafeBitCast(v1 * f1 .< s.threshold, to: SIMD4<Int32>.self)
-      let (m0, m1) = Self.widen(below0)
-      let (m2, m3) = Self.widen(below1)
-      sum.q0 += Self.choose(m0, s.left, s.right)
-      sum.q1 += Self.choose(m1, s.left, s.right)
-      sum.q2 += Self.choose(m2, s.left, s.right)
-      sum.q3 += Self.choose(m3, s.left, s.right)
-    } while stump < last
-    return sum
+    var s = stumps + stage.start
+    @inline(__always) func add(_ v0: SIMD4<Float>, _ v1: SIMD4<Float>) {
+      let below0 = unsafeBitCast(v0 * f0 .< s.pointee.threshold, to: SIMD4<Int32>.self)
+      let below1 = unsafeBitCast(v1 * f1 .< s.pointee.threshold, to: SIMD4<Int32>.self)
+      low0 &+= below0 & s.pointee.low
+      high0 &+= below0 & s.pointee.high
+      low1 &+= below1 & s.pointee.low
+      high1 &+= below1 & s.pointee.high
+    }
+    let split = stumps + stage.split
+    while s < split {
+      add(laneValues(s, p, three: false), laneValues(s, p1, three: false))
+      s += 1
+    }
+    let end = stumps + stage.end
+    while s < end {
+      add(laneValues(s, p, three: true), laneValues(s, p1, three: true))
+      s += 1
+    }
+    let (m0, m1) = reach(low0, high0, stage.need)
+    let (m2, m3) = reach(low1, high1, stage.need)
+    return Mask8(m0, m1, m2, m3)
   }
 
-  /// Lanes whose stage sum is not below `threshold` (as `Double`).
+  /// Which of four neighbouring windows pass `stage`, as ``laneStage(_:_:_:_:_:)`` for eight.
   @inline(__always)
-  static func passing(_ sum: Lanes8, _ threshold: Float) -> Mask8 {
-    let t = SIMD2<Double>(repeating: Double(threshold))
-    return Mask8(
-      unsafeBitCast(sum.q0 .>= t, to: SIMD2<Int64>.self), unsafeBitCast(sum.q1 .>= t, to: SIMD2<Int64>.self),
-      unsafeBitCast(sum.q2 .>= t, to: SIMD2<Int64>.self), unsafeBitCast(sum.q3 .>= t, to: SIMD2<Int64>.self))
+  static func laneStage4(
+    _ stage: LaneStage, _ p: UnsafeRawPointer, _ f: SIMD4<Float>, _ stumps: UnsafePointer<LaneStump>
+  ) -> (SIMD2<Int64>, SIMD2<Int64>) {
+    var low = SIMD4<Int32>.zero
+    var high = SIMD4<Int32>.zero
+    var s = stumps + stage.start
+    @inline(__always) func add(_ v: SIMD4<Float>) {
+      let below = unsafeBitCast(v * f .< s.pointee.threshold, to: SIMD4<Int32>.self)
+      low &+= below & s.pointee.low
+      high &+= below & s.pointee.high
+    }
+    let split = stumps + stage.split
+    while s < split {
+      add(laneValues(s, p, three: false))
+      s += 1
+    }
+    let end = stumps + stage.end
+    while s < end {
+      add(laneValues(s, p, three: true))
+      s += 1
+    }
+    return reach(low, high, stage.need)
   }
 
   /// The variance test and stage 0 for the `count` windows whose top-left table entries are
@@ -372,76 +476,102 @@ struct CascadeEvaluator {
   /// `codes[i]` becomes −1 when window i is rejected before stage 0, 0 when it fails stage 0,
   /// and 1 when it passes; `factors[i]` its variance factor (meaningful when `codes[i]` is 1).
   /// Up to 7 entries past `count` are written too. The tables must be readable 7 entries past
-  /// the last window's entries. Stump cascades only.
+  /// the last window's entries. Only when ``laneReady``.
   func firstStage(
     _ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, count: Int,
     codes: UnsafeMutablePointer<Int8>, factors: UnsafeMutablePointer<Float>
   ) {
-    let n = LaneRect(
-      o0: Int(normCorners[0]) * 4, o1: Int(normCorners[1]) * 4, o2: Int(normCorners[2]) * 4,
-      o3: Int(normCorners[3]) * 4, weight: .zero)
+    let n = (normCorners &* 4)
     let area = SIMD2<Double>(repeating: normArea)
-    let stage = stages[0]
+    // A window is rejected when area · factor ≥ 0.1, that is when its normaliser (area · Σx² −
+    // (Σx)²) is at most about 100 · area². Below this bound, 10⁻⁵ less, the rounding of the
+    // square root, the division and the Float (a few 10⁻⁸ in all) cannot make it pass.
+    let surelyFlat = SIMD2<Double>(repeating: 100 * normArea * normArea * (1 - 1e-5))
+    let stage = laneStages[0]
     laneStumps.withUnsafeBufferPointer { stumps in
-      laneRects.withUnsafeBufferPointer { rects in
-        var i = 0
-        while i < count {
-          let pv = UnsafeRawPointer(p + i)
-          let qv = UnsafeRawPointer(q + i)
-          let (f0, ok0) = Self.varianceFactors(pv, qv, n, area)
-          let (f1, ok1) = Self.varianceFactors(pv + 16, qv + 16, n, area)
-          let anyAccepted = ok0.0 | ok0.1 | ok1.0 | ok1.1
-          if anyAccepted[0] | anyAccepted[1] == 0 {
-            // Eight flat windows (a clear sky, a blurred background): no stage to run.
-            UnsafeMutableRawPointer(codes + i).storeBytes(
-              of: SIMD8<Int8>(repeating: -1), as: SIMD8<Int8>.self)
-            i += Self.laneCount
-            continue
-          }
-          let sum = laneStage(stage, pv, f0, f1, stumps.baseAddress!, rects.baseAddress!)
-          let passed = Self.passing(sum, stage.threshold)
-          // −1 when rejected, else 1 when passed, 0 when failed.
-          func code(_ ok: SIMD2<Int64>, _ pass: SIMD2<Int64>) -> SIMD2<Int64> {
-            (pass & 1) | ~ok
-          }
-          let c0 = code(ok0.0, passed.m0)
-          let c1 = code(ok0.1, passed.m1)
-          let c2 = code(ok1.0, passed.m2)
-          let c3 = code(ok1.1, passed.m3)
-          let bytes = SIMD8<Int8>(
-            Int8(truncatingIfNeeded: c0[0]), Int8(truncatingIfNeeded: c0[1]), Int8(truncatingIfNeeded: c1[0]),
-            Int8(truncatingIfNeeded: c1[1]), Int8(truncatingIfNeeded: c2[0]), Int8(truncatingIfNeeded: c2[1]),
-            Int8(truncatingIfNeeded: c3[0]), Int8(truncatingIfNeeded: c3[1]))
-          UnsafeMutableRawPointer(codes + i).storeBytes(of: bytes, as: SIMD8<Int8>.self)
-          UnsafeMutableRawPointer(factors + i).storeBytes(of: f0, as: SIMD4<Float>.self)
-          UnsafeMutableRawPointer(factors + i + 4).storeBytes(of: f1, as: SIMD4<Float>.self)
+      var i = 0
+      while i < count {
+        let pv = UnsafeRawPointer(p + i)
+        let qv = UnsafeRawPointer(q + i)
+        let (n0, n1) = Self.normalisers(pv, qv, n, area)
+        let (n2, n3) = Self.normalisers(pv + 16, qv + 16, n, area)
+        let flat = (n0 .<= surelyFlat) .& (n1 .<= surelyFlat) .& (n2 .<= surelyFlat) .& (n3 .<= surelyFlat)
+        if flat[0] && flat[1] {
+          // Eight flat windows (a clear sky, a blurred background): no factor or stage needed.
+          UnsafeMutableRawPointer(codes + i).storeBytes(
+            of: SIMD8<Int8>(repeating: -1), as: SIMD8<Int8>.self)
           i += Self.laneCount
+          continue
         }
+        let (f0, ok0) = Self.varianceFactors(n0, n1, area)
+        let (f1, ok1) = Self.varianceFactors(n2, n3, area)
+        let anyAccepted = ok0.0 | ok0.1 | ok1.0 | ok1.1
+        if anyAccepted[0] | anyAccepted[1] == 0 {
+          // Eight flat windows (a clear sky, a blurred background): no stage to run.
+          UnsafeMutableRawPointer(codes + i).storeBytes(
+            of: SIMD8<Int8>(repeating: -1), as: SIMD8<Int8>.self)
+          i += Self.laneCount
+          continue
+        }
+        let passed = Self.laneStage(stage, pv, f0, f1, stumps.baseAddress!)
+        // −1 when rejected, else 1 when passed, 0 when failed.
+        func code(_ ok: SIMD2<Int64>, _ pass: SIMD2<Int64>) -> SIMD2<Int64> {
+          (pass & 1) | ~ok
+        }
+        let c0 = code(ok0.0, passed.m0)
+        let c1 = code(ok0.1, passed.m1)
+        let c2 = code(ok1.0, passed.m2)
+        let c3 = code(ok1.1, passed.m3)
+        let bytes = SIMD8<Int8>(
+          Int8(truncatingIfNeeded: c0[0]), Int8(truncatingIfNeeded: c0[1]), Int8(truncatingIfNeeded: c1[0]),
+          Int8(truncatingIfNeeded: c1[1]), Int8(truncatingIfNeeded: c2[0]), Int8(truncatingIfNeeded: c2[1]),
+          Int8(truncatingIfNeeded: c3[0]), Int8(truncatingIfNeeded: c3[1]))
+        UnsafeMutableRawPointer(codes + i).storeBytes(of: bytes, as: SIMD8<Int8>.self)
+        UnsafeMutableRawPointer(factors + i).storeBytes(of: f0, as: SIMD4<Float>.self)
+        UnsafeMutableRawPointer(factors + i + 4).storeBytes(of: f1, as: SIMD4<Float>.self)
+        i += Self.laneCount
       }
     }
   }
 
-  /// The variance factors of four neighbouring windows, and whether each is accepted (as two
-  /// 64-bit masks), computed as ``varianceFactor(_:_:)`` does.
+  /// The variance normalisers `area · Σx² − (Σx)²` of four neighbouring windows, as
+  /// ``varianceFactor(_:_:)`` computes them; `n` holds the variance rectangle's corners as byte
+  /// offsets.
   @inline(__always)
-  static func varianceFactors(
-    _ p: UnsafeRawPointer, _ q: UnsafeRawPointer, _ n: LaneRect, _ area: SIMD2<Double>
-  ) -> (SIMD4<Float>, (SIMD2<Int64>, SIMD2<Int64>)) {
-    let sum = laneSums(p, n)
+  static func normalisers(
+    _ p: UnsafeRawPointer, _ q: UnsafeRawPointer, _ n: SIMD4<Int32>, _ area: SIMD2<Double>
+  ) -> (SIMD2<Double>, SIMD2<Double>) {
+    let sum = laneSums(p, n[0], n[1], n[2], n[3])
     // Squared sums are unsigned: u = (u − 2³¹ as a signed value) + 2³¹, exactly.
-    let squares = laneSums(q, n) ^ Int32.min
-    func half(_ s: SIMD2<Int32>, _ u: SIMD2<Int32>) -> (SIMD2<Double>, SIMD2<Int64>) {
+    let squares = laneSums(q, n[0], n[1], n[2], n[3]) ^ Int32.min
+    @inline(__always) func half(_ s: SIMD2<Int32>, _ u: SIMD2<Int32>) -> SIMD2<Double> {
       let sd = SIMD2<Double>(s)
       let ud = SIMD2<Double>(u) + 2_147_483_648
-      let nf = area * ud - sd * sd
+      return area * ud - sd * sd
+    }
+    return (
+      half(SIMD2(sum[0], sum[1]), SIMD2(squares[0], squares[1])),
+      half(SIMD2(sum[2], sum[3]), SIMD2(squares[2], squares[3]))
+    )
+  }
+
+  /// The variance factors of four windows from their normalisers, and whether each is accepted
+  /// (as two 64-bit masks), computed as ``varianceFactor(_:_:)`` does.
+  @inline(__always)
+  static func varianceFactors(
+    _ n0: SIMD2<Double>, _ n1: SIMD2<Double>, _ area: SIMD2<Double>
+  ) -> (SIMD4<Float>, (SIMD2<Int64>, SIMD2<Int64>)) {
+    @inline(__always) func half(_ nf: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Int64>) {
       let positive = unsafeBitCast(nf .> 0, to: SIMD2<Int64>.self)
       // Lanes without variance take 1 (their factor is not used), so sqrt never sees a negative.
-      let safe = nf.replacing(with: 1, where: nf .<= 0)
+      let one = unsafeBitCast(SIMD2<Double>(repeating: 1), to: SIMD2<Int64>.self)
+      let safe = unsafeBitCast(
+        (unsafeBitCast(nf, to: SIMD2<Int64>.self) & positive) | (one & ~positive), to: SIMD2<Double>.self)
       let root = SIMD2<Double>(safe[0].squareRoot(), safe[1].squareRoot())
       return (1 / root, positive)
     }
-    let (d0, pos0) = half(SIMD2(sum[0], sum[1]), SIMD2(squares[0], squares[1]))
-    let (d1, pos1) = half(SIMD2(sum[2], sum[3]), SIMD2(squares[2], squares[3]))
+    let (d0, pos0) = half(n0)
+    let (d1, pos1) = half(n1)
     let f = SIMD4<Float>(Float(d0[0]), Float(d0[1]), Float(d1[0]), Float(d1[1]))
     let small = SIMD2<Double>(repeating: 0.1)
     let back0 = SIMD2<Double>(Double(f[0]), Double(f[1]))
@@ -451,97 +581,110 @@ struct CascadeEvaluator {
     return (f, (ok0, ok1))
   }
 
-  /// The sum of stage `stage`'s leaves for four neighbouring windows, as ``laneStage`` for eight.
-  @inline(__always)
-  func laneStage4(
-    _ stage: HaarCascade.Stage, _ p: UnsafeRawPointer, _ f: SIMD4<Float>,
-    _ stumps: UnsafePointer<LaneStump>, _ rects: UnsafePointer<LaneRect>
-  ) -> (SIMD2<Double>, SIMD2<Double>) {
-    var sum0 = SIMD2<Double>.zero
-    var sum1 = SIMD2<Double>.zero
-    var stump = stumps + stage.start
-    let last = stump + stage.count
-    repeat {
-      let s = stump.pointee
-      stump += 1
-      var v = SIMD4<Float>.zero
-      var r = rects + s.rects
-      let end = rects + s.rectsEnd
-      repeat {
-        let rect = r.pointee
-        v += rect.weight * SIMD4<Float>(Self.laneSums(p, rect))
-        r += 1
-      } while r < end
-      let (m0, m1) = Self.widen(unsafeBitCast(v * f .< s.threshold, to: SIMD4<Int32>.self))
-      sum0 += Self.choose(m0, s.left, s.right)
-      sum1 += Self.choose(m1, s.left, s.right)
-    } while stump < last
-    return (sum0, sum1)
-  }
-
   /// Stages 1 and on for the windows at `p`, `p + 1`, … `p + 7` whose flags are set, with their
   /// variance factors at `factors`.
   ///
-  /// Eight windows are evaluated together while both halves have some left; four when only one
-  /// half does; a window alone (or two in different halves) with the scalar code, which is then
-  /// cheaper. The results are the scalar ones.
+  /// Each stage runs on the windows still alive: four lanes starting at the first when they all
+  /// lie within four neighbours, else eight; a window alone, or two far apart, with the scalar
+  /// code, which is then cheaper. The results are the scalar ones.
   ///
   /// - Returns: a bit per lane, set when the window passes every stage.
   func laterStages(
     _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>, flags: UnsafePointer<Int8>
   ) -> UInt8 {
-    var alive = Mask8(flags: flags)
+    var alive = Mask8(flags: flags).bits
     let f0 = UnsafeRawPointer(factors).loadUnaligned(as: SIMD4<Float>.self)
     let f1 = UnsafeRawPointer(factors + 4).loadUnaligned(as: SIMD4<Float>.self)
     let pv = UnsafeRawPointer(p)
-    // The windows still alive from stage `from` on, one at a time.
-    func scalar(_ lanes: Mask8, from: Int) -> UInt8 {
-      var bits: UInt8 = 0
-      for lane in 0..<Self.laneCount where lanes[lane] {
-        if stumpStages(p + lane, factor: factors[lane], from: from) > 0 { bits |= 1 << lane }
-      }
-      return bits
-    }
     return laneStumps.withUnsafeBufferPointer { stumps in
-      laneRects.withUnsafeBufferPointer { rects in
-        stages.withUnsafeBufferPointer { sg in
-          var index = 1
-          while index < sg.count {
-            let count = alive.count
-            if count == 0 { return 0 }
-            let low = alive.lowCount
-            if count <= 2 && (count == 1 || low == 1) { return scalar(alive, from: index) }
-            if low == 0 || low == count { break }
-            let stage = sg[index]
-            let sum = laneStage(stage, pv, f0, f1, stumps.baseAddress!, rects.baseAddress!)
-            let passed = Self.passing(sum, stage.threshold)
-            alive = Mask8(
-              alive.m0 & passed.m0, alive.m1 & passed.m1, alive.m2 & passed.m2, alive.m3 & passed.m3)
-            index += 1
+      laneStages.withUnsafeBufferPointer { sg in
+        var index = 1
+        while index < sg.count {
+          if alive == 0 { return 0 }
+          let first = alive.trailingZeroBitCount
+          let span = 8 - alive.leadingZeroBitCount - first
+          let count = alive.nonzeroBitCount
+          if span <= 4 && count > 1 {
+            // Four lanes from the first window alive.
+            let f = UnsafeRawPointer(factors + first).loadUnaligned(as: SIMD4<Float>.self)
+            let (m0, m1) = Self.laneStage4(sg[index], pv + 4 * first, f, stumps.baseAddress!)
+            alive &= Self.bits(m0, m1) << first
+          } else if count <= 2 {
+            // One window, or two far apart: the scalar code for each, to the end.
+            var bits: UInt8 = 0
+            var left = alive
+            while left != 0 {
+              let lane = left.trailingZeroBitCount
+              if Self.laneScalar(pv + 4 * lane, factors[lane], from: index, stumps.baseAddress!, sg) {
+                bits |= 1 << lane
+              }
+              left &= left - 1
+            }
+            return bits
+          } else {
+            let passed = Self.laneStage(sg[index], pv, f0, f1, stumps.baseAddress!)
+            alive &= passed.bits
           }
-          if index == sg.count { return alive.bits }
-          // Only one half has windows left: go on with four lanes.
-          let high = alive.lowCount == 0
-          let (ph, fh) = high ? (pv + 16, f1) : (pv, f0)
-          var a0 = high ? alive.m2 : alive.m0
-          var a1 = high ? alive.m3 : alive.m1
-          while index < sg.count {
-            let s = a0 &+ a1
-            let count = -(s[0] &+ s[1])
-            if count == 0 { return 0 }
-            if count == 1 { break }
-            let stage = sg[index]
-            let (sum0, sum1) = laneStage4(stage, ph, fh, stumps.baseAddress!, rects.baseAddress!)
-            let t = SIMD2<Double>(repeating: Double(stage.threshold))
-            a0 &= unsafeBitCast(sum0 .>= t, to: SIMD2<Int64>.self)
-            a1 &= unsafeBitCast(sum1 .>= t, to: SIMD2<Int64>.self)
-            index += 1
-          }
-          let zero = SIMD2<Int64>.zero
-          let lanes = high ? Mask8(zero, zero, a0, a1) : Mask8(a0, a1, zero, zero)
-          return index == sg.count ? lanes.bits : scalar(lanes, from: index)
+          index += 1
         }
+        return alive
       }
     }
+  }
+
+  /// Stages `first` and on for the one window at `p`, whose variance factor is `factor`, on the
+  /// lane tables: true when every stage passes. Feature values as the scalar code computes them,
+  /// stage sums exact (see ``LaneStage``), so the verdict is the scalar one.
+  @inline(__always)
+  static func laneScalar(
+    _ p: UnsafeRawPointer, _ factor: Float, from first: Int, _ stumps: UnsafePointer<LaneStump>,
+    _ stages: UnsafeBufferPointer<LaneStage>
+  ) -> Bool {
+    @inline(__always) func sum(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Float {
+      Float(
+        p.load(fromByteOffset: Int(o0), as: Int32.self) &- p.load(fromByteOffset: Int(o1), as: Int32.self)
+          &- p.load(fromByteOffset: Int(o2), as: Int32.self)
+          &+ p.load(fromByteOffset: Int(o3), as: Int32.self))
+    }
+    @inline(__always) func two(_ s: UnsafePointer<LaneStump>) -> Float {
+      s.pointee.weightA[0] * sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3)
+        + s.pointee.weightB[0] * sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
+    }
+    for index in first..<stages.count {
+      let stage = stages[index]
+      var total: Int64 = 0
+      var s = stumps + stage.start
+      let split = stumps + stage.split
+      while s < split {
+        let below = two(s) * factor < s.pointee.threshold[0]
+        total &+= below ? s.pointee.change : 0
+        s += 1
+      }
+      let end = stumps + stage.end
+      while s < end {
+        let v = two(s) + s.pointee.weightC[0] * sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)
+        total &+= v * factor < s.pointee.threshold[0] ? s.pointee.change : 0
+        s += 1
+      }
+      if total < stage.needCount { return false }
+    }
+    return true
+  }
+
+  /// ``laneScalar(_:_:from:_:_:)`` for the window at `p`: true when it passes stages `first` and
+  /// on. Only when ``laneReady``.
+  func laterStages(_ p: UnsafePointer<Int32>, factor: Float, from first: Int) -> Bool {
+    laneStumps.withUnsafeBufferPointer { stumps in
+      laneStages.withUnsafeBufferPointer { sg in
+        Self.laneScalar(UnsafeRawPointer(p), factor, from: first, stumps.baseAddress!, sg)
+      }
+    }
+  }
+
+  /// A bit per set lane of two pairs of 64-bit masks (lanes 0–3).
+  @inline(__always)
+  static func bits(_ m0: SIMD2<Int64>, _ m1: SIMD2<Int64>) -> UInt8 {
+    let b = (m0 & SIMD2(1, 2)) | (m1 & SIMD2(4, 8))
+    return UInt8(truncatingIfNeeded: b[0] | b[1])
   }
 }

@@ -20,7 +20,7 @@ struct ScaleSearch {
   let boxWidth: Int, boxHeight: Int
 
   /// Window rows whose table rows are made before they are searched, at a time.
-  static let chunkRows = 64
+  static let chunkRows = 128
 
   /// The search at `scale` of a `greyWidth` × `greyHeight` image, or nil when no window fits.
   /// `stripes` is OpenCV's stripe count (see ``HaarDetector/searchedRows(_:step:stripes:)``).
@@ -125,6 +125,12 @@ struct ScaleSearch {
           // that fails stage 0. Keep a flag for each visited window that passed it.
           var i = 0
           while i < positions {
+            if i + 8 <= positions && UnsafeRawPointer(codes + i).loadUnaligned(as: UInt64.self) == .max {
+              // Eight flat windows, all visited.
+              UnsafeMutableRawPointer(codes + i).storeBytes(of: 0, as: UInt64.self)
+              i += 8
+              continue
+            }
             let code = codes[i]
             if code == 0 {
               codes[i + 1] = 0
@@ -138,13 +144,14 @@ struct ScaleSearch {
           // The later stages, eight neighbouring windows at a time where two or more passed.
           i = 0
           while i < positions {
-            if codes[i] == 0 {
-              i += 1
+            let flags = UnsafeRawPointer(codes + i).loadUnaligned(as: UInt64.self)
+            if flags & 0xFF == 0 {
+              // On to the next window that passed, up to eight windows on (flags are 0 or 1).
+              i += flags == 0 ? 8 : flags.trailingZeroBitCount >> 3
               continue
             }
-            let flags = UnsafeRawPointer(codes + i).loadUnaligned(as: UInt64.self)
             if flags & ~0xFF == 0 {
-              if evaluator.stumpStages(p + i, factor: factors[i], from: 1) > 0 { hit(i) }
+              if evaluator.laterStages(p + i, factor: factors[i], from: 1) { hit(i) }
               i += 1
               continue
             }
