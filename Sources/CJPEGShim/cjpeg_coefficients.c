@@ -85,29 +85,10 @@ static int is_supported(const struct jpeg_decompress_struct *info) {
   return info->data_precision == 8 && (ycc || grey);
 }
 
-int cjpeg_coefficients_supported(const unsigned char *data, size_t size, unsigned int *imcuWidth,
-                                 unsigned int *imcuHeight) {
-  cjpeg_coefficients *c = calloc(1, sizeof(cjpeg_coefficients));
-  if (c == NULL) return -1;
-  c->info.err = cjpeg_init_errors(&c->errors);
-  if (setjmp(c->errors.jump)) {
-    cjpeg_coefficients_close(c);
-    return -1;
-  }
-  jpeg_create_decompress(&c->info);
-  c->created = 1;
-  jpeg_mem_src(&c->info, data, (unsigned long)size);
-  jpeg_read_header(&c->info, TRUE);
-  int supported = is_supported(&c->info);
-  *imcuWidth = cjpeg_coefficients_imcu_width(c);
-  *imcuHeight = cjpeg_coefficients_imcu_height(c);
-  cjpeg_coefficients_close(c);
-  return supported;
-}
-
-cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t size, int *unsupported,
-                                            char *message, size_t messageSize) {
-  *unsupported = 0;
+/* The file's header read into a new cjpeg_coefficients, or NULL with a reason. It lives on the
+   heap: nothing a longjmp returns to lives in a register. Every caller sets the jump again before
+   its own libjpeg calls (this function's frame is gone by then). */
+static cjpeg_coefficients *open_header(const unsigned char *data, size_t size, char *message, size_t messageSize) {
   cjpeg_coefficients *c = calloc(1, sizeof(cjpeg_coefficients));
   if (c == NULL) {
     cjpeg_set_message(message, messageSize, "out of memory");
@@ -123,6 +104,30 @@ cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t si
   c->created = 1;
   jpeg_mem_src(&c->info, data, (unsigned long)size);
   jpeg_read_header(&c->info, TRUE);
+  return c;
+}
+
+int cjpeg_coefficients_supported(const unsigned char *data, size_t size, unsigned int *imcuWidth,
+                                 unsigned int *imcuHeight) {
+  cjpeg_coefficients *c = open_header(data, size, NULL, 0);
+  if (c == NULL) return -1;
+  int supported = is_supported(&c->info);
+  *imcuWidth = cjpeg_coefficients_imcu_width(c);
+  *imcuHeight = cjpeg_coefficients_imcu_height(c);
+  cjpeg_coefficients_close(c);
+  return supported;
+}
+
+cjpeg_coefficients *cjpeg_coefficients_read(const unsigned char *data, size_t size, int *unsupported,
+                                            char *message, size_t messageSize) {
+  *unsupported = 0;
+  cjpeg_coefficients *c = open_header(data, size, message, messageSize);
+  if (c == NULL) return NULL;
+  if (setjmp(c->errors.jump)) {
+    cjpeg_set_message(message, messageSize, c->errors.message);
+    cjpeg_coefficients_close(c);
+    return NULL;
+  }
   if (!is_supported(&c->info)) {
     *unsupported = 1;
     cjpeg_set_message(message, messageSize, "not an 8-bit YCbCr or greyscale JPEG");

@@ -254,15 +254,23 @@ struct JPEGSplice {
   func splice(_ replaced: [(mcu: Int, blocks: [Int16])], metadataSegments: [UInt8]) throws(CodecError)
     -> [UInt8]?
   {
-    let perMCU = blocksPerMCU * 64
     let sorted = replaced.sorted { $0.mcu < $1.mcu }
-    for (k, r) in sorted.enumerated() {
-      precondition((0..<mcuCount).contains(r.mcu), "MCU \(r.mcu) is not in the image")
-      precondition(r.blocks.count == perMCU, "MCU \(r.mcu) has \(r.blocks.count) coefficients, not \(perMCU)")
-      precondition(k == 0 || sorted[k - 1].mcu != r.mcu, "MCU \(r.mcu) is replaced twice")
+    return try splice(mcus: sorted.map(\.mcu), metadataSegments: metadataSegments) { sorted[$0].blocks }
+  }
+
+  /// As `splice(_:metadataSegments:)`, with the replaced MCUs' indices `mcus` (ascending) known
+  /// ahead and their blocks asked for one at a time, in order, as the splice reaches them:
+  /// `blocks(k)` gives MCU `mcus[k]`'s (it may wait for them to be made, on another thread, while
+  /// the splice decodes the data before them), or nil to give up (the splice then returns nil).
+  func splice(mcus replaced: [Int], metadataSegments: [UInt8], blocks: (Int) -> [Int16]?) throws(CodecError)
+    -> [UInt8]?
+  {
+    for (k, m) in replaced.enumerated() {
+      precondition((0..<mcuCount).contains(m), "MCU \(m) is not in the image")
+      precondition(k == 0 || replaced[k - 1] < m, "the MCUs are in order, each once")
     }
     var out: [UInt8] = []
-    out.reserveCapacity(jpeg.count + metadataSegments.count + sorted.count * perMCU + 1024)
+    out.reserveCapacity(jpeg.count + metadataSegments.count + replaced.count * blocksPerMCU * 64 + 1024)
     out += [0xFF, 0xD8]
     out += jfif
     out += metadataSegments
@@ -275,14 +283,14 @@ struct JPEGSplice {
       let first = index * mcusPerInterval
       let mcus = first..<min(first + mcusPerInterval, mcuCount)
       var end = next
-      while end < sorted.count, sorted[end].mcu < mcus.upperBound { end += 1 }
+      while end < replaced.count, replaced[end] < mcus.upperBound { end += 1 }
       if end == next {
         out += UnsafeBufferPointer(rebasing: jpeg[range])
         continue
       }
       guard
         try spliceInterval(
-          range, mcus: mcus, sorted[next..<end], exactEnd: restartInterval > 0, into: &out)
+          range, mcus: mcus, replaced[next..<end], blocks: blocks, exactEnd: restartInterval > 0, into: &out)
       else { return nil }
       next = end
     }
@@ -295,7 +303,7 @@ struct JPEGSplice {
   /// decoded, so that it ends exactly where its last MCU does; otherwise decoding stops after the
   /// MCU after the last replaced one when the original's last byte shows where to end.
   private func spliceInterval(
-    _ range: Range<Int>, mcus: Range<Int>, _ replaced: ArraySlice<(mcu: Int, blocks: [Int16])>,
+    _ range: Range<Int>, mcus: Range<Int>, _ replaced: ArraySlice<Int>, blocks: (Int) -> [Int16]?,
     exactEnd: Bool,
     into out: inout [UInt8]
   ) throws(CodecError) -> Bool {
@@ -316,7 +324,7 @@ struct JPEGSplice {
     var copied = 0
     var afterRun = false
     var r = replaced.startIndex
-    let last = replaced[replaced.index(before: replaced.endIndex)].mcu
+    let last = replaced[replaced.index(before: replaced.endIndex)]
     let stop = exactEnd ? mcus.upperBound : min(last + 2, mcus.upperBound)
     var m = mcus.lowerBound
 
@@ -326,7 +334,7 @@ struct JPEGSplice {
       }
     }
     while m < stop {
-      if r < replaced.endIndex && replaced[r].mcu == m {
+      if r < replaced.endIndex && replaced[r] == m {
         try checkPosition(reader)
         writer.copyBits(bytes, from: copied, to: reader.position)
         if !afterRun { written = predictors }
@@ -338,7 +346,8 @@ struct JPEGSplice {
           }
         }
         copied = reader.position
-        let ok = replaced[r].blocks.withUnsafeBufferPointer { blocks -> Bool in
+        guard let coefficients = blocks(r), coefficients.count == blocksPerMCU * 64 else { return false }
+        let ok = coefficients.withUnsafeBufferPointer { blocks -> Bool in
           var block = blocks.baseAddress!
           for c in 0..<count {
             for _ in 0..<components[c].blocksPerMCU {

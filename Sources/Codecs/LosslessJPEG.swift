@@ -1,6 +1,8 @@
 import CJPEGShim
 import CTurboJPEG
+import Dispatch
 import PhotoCore
+import Synchronization
 
 /// A JPEG rendered from a JPEG without re-encoding what no step changes: the original's DCT
 /// coefficients are read (`jpeg_read_coefficients`, through our C shim), only the iMCUs that a
@@ -47,15 +49,11 @@ public enum LosslessJPEG {
       }
       // A baseline file: only the changed MCUs are coded again, the others' bits copied.
       if let splice = try JPEGSplice(data) {
-        let cell = ImageSize(splice.mcuWidth, splice.mcuHeight)
-        let patches = Self.patches(covering: footprints, in: size, cell: cell, maxRows: patchRows)
-        var replaced: [(mcu: Int, blocks: [Int16])] = []
-        try encode(patches, through: kernels, from: JPEGSource(data, header: header)) {
-          pixels throws(CodecError) in
-          replaced += try splice.blocks(of: pixels)
-        }
         let metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
-        if let spliced = try splice.splice(replaced, metadataSegments: JPEGMarkers.segments(for: metadata)) {
+        if let spliced = try Self.splice(
+          splice, footprints: footprints, kernels: kernels, source: JPEGSource(data, header: header),
+          metadataSegments: JPEGMarkers.segments(for: metadata))
+        {
           return spliced
         }
         // Tables that cannot code the new blocks (optimised ones): the coefficients' route.
@@ -75,7 +73,7 @@ public enum LosslessJPEG {
       let patches = Self.patches(covering: footprints, in: size, cell: cell, maxRows: patchRows)
       if !patches.isEmpty {
         let source = JPEGSource(data, header: header)
-        try encode(patches, through: kernels, from: source) { pixels throws(CodecError) in
+        try render(patches, through: kernels, from: source) { pixels throws(CodecError) in
           let r = pixels.rect
           guard
             cjpeg_coefficients_encode_patch(
@@ -133,6 +131,71 @@ public enum LosslessJPEG {
     let turned = transform.orientation >= 5 ? ImageSize(cell.height, cell.width) : cell
     let window = transform.window
     return perfect && window.x % turned.width == 0 && window.y % turned.height == 0
+  }
+
+  /// The splice of the patches `footprints` touch, rendered through `kernels` from `source`. The
+  /// patches are rendered and compressed on another core while the splice decodes the scan up to
+  /// them (when no core is free, the splice renders them itself when it first needs them).
+  static func splice(
+    _ splice: JPEGSplice, footprints: [PixelRect], kernels: [any StepKernel], source: JPEGSource,
+    metadataSegments: [UInt8]
+  ) throws(CodecError) -> [UInt8]? {
+    let cell = ImageSize(splice.mcuWidth, splice.mcuHeight)
+    let size = source.size
+    let patches = Self.patches(covering: footprints, in: size, cell: cell, maxRows: patchRows)
+    // Each replaced MCU's patch and place in it, in the file's MCU order (the splice's).
+    var owners: [(mcu: Int, patch: Int, offset: Int)] = []
+    for (p, r) in patches.enumerated() {
+      let across = (r.width + cell.width - 1) / cell.width
+      for my in 0..<((r.height + cell.height - 1) / cell.height) {
+        for mx in 0..<across {
+          owners.append(
+            ((r.y / cell.height + my) * splice.mcusAcross + r.x / cell.width + mx, p, my * across + mx))
+        }
+      }
+    }
+    owners.sort { $0.mcu < $1.mcu }
+    // The helper decodes and renders the patches; the splice's thread compresses each when it
+    // first needs its blocks, between decoding the scan up to them.
+    let production = PatchProduction(count: patches.count) { made in
+      do throws(CodecError) {
+        var k = 0
+        try render(patches, through: kernels, from: source) { pixels throws(CodecError) in
+          made.set(k, pixels)
+          k += 1
+        }
+      } catch {
+        made.fail(error)
+      }
+    }
+    production.start()
+    let perMCU = splice.blocksPerMCU * 64
+    // Patches side by side take turns, a row of MCUs each: each is kept until its last MCU.
+    var compressed: [Int: [Int16]] = [:]
+    var remaining = patches.map {
+      ((($0.width + cell.width - 1) / cell.width) * (($0.height + cell.height - 1) / cell.height))
+    }
+    var failure: CodecError? = nil
+    let result = Result { () throws(CodecError) in
+      try splice.splice(mcus: owners.map(\.mcu), metadataSegments: metadataSegments) { k in
+        let p = owners[k].patch
+        if compressed[p] == nil {
+          guard let pixels = production.pixels(of: p) else { return nil }
+          do throws(CodecError) { compressed[p] = try splice.patchBlocks(of: pixels) } catch {
+            failure = error
+            return nil
+          }
+        }
+        let start = owners[k].offset * perMCU
+        let blocks = Array(compressed[p]![start..<(start + perMCU)])
+        remaining[p] -= 1
+        if remaining[p] == 0 { compressed[p] = nil }
+        return blocks
+      }
+    }
+    // The production reads `source` and `kernels`: it ends before they may go.
+    if let failure = production.finish() ?? failure { throw failure }
+    return try result.get()
   }
 
   /// `bytes` turned, mirrored and cropped by `transform` without decoding them (TurboJPEG's
@@ -227,7 +290,7 @@ public enum LosslessJPEG {
   /// patches need, skipping the rows none needs), into a window of the rows the current patch
   /// needs; a patch that needs rows above the window (it never happens with the steps photoedit
   /// has) starts a new pass.
-  static func encode(
+  static func render(
     _ patches: [PixelRect], through kernels: [any StepKernel], from source: JPEGSource,
     _ body: (PixelBuffer) throws(CodecError) -> Void
   ) throws(CodecError) {
@@ -279,6 +342,67 @@ public enum LosslessJPEG {
   }
 }
 
+/// The patches' pixels, rendered by whichever thread first takes the work: a helper started for
+/// it, or the splice when it needs the first blocks before the helper has started (so that it never
+/// waits for a thread that may not come: in a batch, every core may be running a photo).
+final class PatchProduction: @unchecked Sendable {
+  private let work: (PatchProduction) -> Void
+  private let taken = Atomic<Bool>(false)
+  private let ended = DispatchSemaphore(value: 0)
+  /// Signalled once patch p's pixels are in `results[p]` (or the work failed).
+  private let ready: [DispatchSemaphore]
+  private var results: [PixelBuffer?]
+  private var failure: CodecError? = nil
+  /// Patches set so far: the work makes them in order.
+  private var made = 0
+
+  init(count: Int, _ work: @escaping (PatchProduction) -> Void) {
+    self.work = work
+    ready = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+    results = Array(repeating: nil, count: count)
+  }
+
+  /// Starts the work on a helper thread.
+  func start() { DispatchQueue.global().async { self.runIfNotTaken() } }
+
+  private func runIfNotTaken() {
+    guard taken.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    else { return }
+    work(self)
+    // Patches the work never reached (it failed) are released, empty.
+    for semaphore in ready[made...] { semaphore.signal() }
+    ended.signal()
+  }
+
+  /// Called by the work: patch `p`'s pixels.
+  func set(_ p: Int, _ pixels: PixelBuffer) {
+    precondition(p == made, "patches are made in order")
+    results[p] = pixels
+    made += 1
+    ready[p].signal()
+  }
+
+  /// Called by the work when it fails; the patches after the last one set come empty.
+  func fail(_ error: CodecError) { failure = error }
+
+  /// Patch `p`'s pixels, waiting until they are made (making them all, if no thread has begun);
+  /// nil when the work failed first. They are handed over once: the production lets them go.
+  func pixels(of p: Int) -> PixelBuffer? {
+    runIfNotTaken()
+    ready[p].wait()
+    defer { results[p] = nil }
+    return results[p]
+  }
+
+  /// Waits for the work to end (doing it, if no thread has begun); its error, if any.
+  func finish() -> CodecError? {
+    runIfNotTaken()
+    ended.wait()
+    ended.signal()
+    return failure
+  }
+}
+
 extension JPEGSplice {
   /// The blocks of `pixels` (a patch of whole MCUs of the file, or reaching its right and bottom
   /// edges), compressed with the file's own tables and sampling (`cjpeg_patch_blocks`), by MCU
@@ -288,17 +412,7 @@ extension JPEGSplice {
     let perMCU = blocksPerMCU * 64
     let across = (r.width + mcuWidth - 1) / mcuWidth
     let down = (r.height + mcuHeight - 1) / mcuHeight
-    var coefficients = [Int16](repeating: 0, count: across * down * perMCU)
-    var count = 0
-    var message = [CChar](repeating: 0, count: 256)
-    let status = coefficients.withUnsafeMutableBufferPointer { out in
-      cjpeg_patch_blocks(
-        jpeg.baseAddress, jpeg.count, pixels.base, pixels.stride, UInt32(r.width), UInt32(r.height),
-        out.baseAddress, across * down * blocksPerMCU, &count, &message, message.count)
-    }
-    guard status == 0, count == across * down * blocksPerMCU else {
-      throw .encodingFailed(.jpeg, String(cMessage: message))
-    }
+    let coefficients = try patchBlocks(of: pixels)
     let (x0, y0) = (r.x / mcuWidth, r.y / mcuHeight)
     var replaced: [(mcu: Int, blocks: [Int16])] = []
     replaced.reserveCapacity(across * down)
@@ -309,5 +423,25 @@ extension JPEGSplice {
       }
     }
     return replaced
+  }
+
+  /// The blocks of `pixels` as `cjpeg_patch_blocks` gives them: the patch's MCUs in raster order,
+  /// `blocksPerMCU` blocks of 64 coefficients each.
+  func patchBlocks(of pixels: PixelBuffer) throws(CodecError) -> [Int16] {
+    let r = pixels.rect
+    let across = (r.width + mcuWidth - 1) / mcuWidth
+    let down = (r.height + mcuHeight - 1) / mcuHeight
+    var coefficients = [Int16](repeating: 0, count: across * down * blocksPerMCU * 64)
+    var count = 0
+    var message = [CChar](repeating: 0, count: 256)
+    let status = coefficients.withUnsafeMutableBufferPointer { out in
+      cjpeg_patch_blocks(
+        jpeg.baseAddress, jpeg.count, pixels.base, pixels.stride, UInt32(r.width), UInt32(r.height),
+        out.baseAddress, across * down * blocksPerMCU, &count, &message, message.count)
+    }
+    guard status == 0, count == across * down * blocksPerMCU else {
+      throw .encodingFailed(.jpeg, String(cMessage: message))
+    }
+    return coefficients
   }
 }

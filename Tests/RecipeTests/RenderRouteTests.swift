@@ -40,6 +40,16 @@ import Testing
     }
   }
 
+  /// A 64x50 crop at (x, 32).
+  func crop(x: Double) throws -> StepRequest {
+    try request(
+      "crop",
+      [
+        "x": .length(.pixels(x)), "y": .length(.pixels(32)), "width": .length(.pixels(64)),
+        "height": .length(.pixels(50)),
+      ])
+  }
+
   /// Rows of the decoded file from `y` on, all columns.
   func rows(_ bytes: [UInt8], from y: Int) throws -> ArraySlice<UInt8> {
     let image = try ImageCodec.decode(bytes).image
@@ -116,27 +126,13 @@ import Testing
       ),
       (
         "faces/hopper.jpg",
-        [
-          try request(
-            "crop",
-            [
-              "x": .length(.pixels(16)), "y": .length(.pixels(32)), "width": .length(.pixels(64)),
-              "height": .length(.pixels(50)),
-            ])
-        ], "lossless"
+        [try crop(x: 16)], "lossless"
       ),
       // A crop that does not start on an iMCU, a turn that would move the partial iMCUs of
       // testorig's 227x149 edges, a transform after a local step: re-encoded.
       (
         "faces/hopper.jpg",
-        [
-          try request(
-            "crop",
-            [
-              "x": .length(.pixels(10)), "y": .length(.pixels(32)), "width": .length(.pixels(64)),
-              "height": .length(.pixels(50)),
-            ])
-        ], "reencode"
+        [try crop(x: 10)], "reencode"
       ),
       ("jpeg/testorig.jpg", [try request("rotate", ["angle": .choice("90")])], "reencode"),
       ("faces/hopper.jpg", [try pixelate, try request("rotate", ["angle": .choice("90")])], "reencode"),
