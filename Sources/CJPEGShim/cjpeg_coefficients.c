@@ -207,6 +207,35 @@ static int copy_blocks(cjpeg_coefficients *c, patch_state *state, jvirt_barray_p
   return 0;
 }
 
+/* Compresses `pixels` (RGBA, alpha ignored) as a JPEG of its own with the parameters of `file`
+   (its quantisation tables, sampling factors and colour space) into `state`'s destination, and
+   reads that JPEG's coefficients back with `state->decompress`. The caller has set the jump. */
+static jvirt_barray_ptr *compress_patch(patch_state *state, struct jpeg_decompress_struct *file,
+                                        const unsigned char *pixels, size_t stride, unsigned int width,
+                                        unsigned int height) {
+  jpeg_create_compress(&state->compress);
+  state->compressCreated = 1;
+  if (!start_destination(state, (size_t)width * height / 2 + 4096)) ERREXIT1(&state->compress, JERR_OUT_OF_MEMORY, 1);
+  jpeg_copy_critical_parameters(file, &state->compress);
+  state->compress.image_width = width;
+  state->compress.image_height = height;
+  state->compress.in_color_space = JCS_EXT_RGBX;
+  state->compress.input_components = 4;
+  state->compress.dct_method = JDCT_ISLOW;
+  state->compress.write_JFIF_header = FALSE;
+  jpeg_start_compress(&state->compress, TRUE);
+  while (state->compress.next_scanline < height) {
+    JSAMPROW row = (JSAMPROW)(pixels + (size_t)state->compress.next_scanline * stride);
+    jpeg_write_scanlines(&state->compress, &row, 1);
+  }
+  jpeg_finish_compress(&state->compress);
+  jpeg_create_decompress(&state->decompress);
+  state->decompressCreated = 1;
+  jpeg_mem_src(&state->decompress, state->bytes, (unsigned long)state->size);
+  jpeg_read_header(&state->decompress, TRUE);
+  return jpeg_read_coefficients(&state->decompress);
+}
+
 int cjpeg_coefficients_encode_patch(cjpeg_coefficients *c, const unsigned char *pixels, size_t stride,
                                     unsigned int x, unsigned int y, unsigned int width, unsigned int height,
                                     char *message, size_t messageSize) {
@@ -229,29 +258,7 @@ int cjpeg_coefficients_encode_patch(cjpeg_coefficients *c, const unsigned char *
     patch_free(state);
     return -1;
   }
-  /* The patch as a JPEG of its own with the file's parameters... */
-  jpeg_create_compress(&state->compress);
-  state->compressCreated = 1;
-  if (!start_destination(state, (size_t)width * height / 2 + 4096)) ERREXIT1(&state->compress, JERR_OUT_OF_MEMORY, 1);
-  jpeg_copy_critical_parameters(&c->info, &state->compress);
-  state->compress.image_width = width;
-  state->compress.image_height = height;
-  state->compress.in_color_space = JCS_EXT_RGBX;
-  state->compress.input_components = 4;
-  state->compress.dct_method = JDCT_ISLOW;
-  state->compress.write_JFIF_header = FALSE;
-  jpeg_start_compress(&state->compress, TRUE);
-  while (state->compress.next_scanline < height) {
-    JSAMPROW row = (JSAMPROW)(pixels + (size_t)state->compress.next_scanline * stride);
-    jpeg_write_scanlines(&state->compress, &row, 1);
-  }
-  jpeg_finish_compress(&state->compress);
-  /* ...whose coefficients are read back and copied in. */
-  jpeg_create_decompress(&state->decompress);
-  state->decompressCreated = 1;
-  jpeg_mem_src(&state->decompress, state->bytes, (unsigned long)state->size);
-  jpeg_read_header(&state->decompress, TRUE);
-  jvirt_barray_ptr *patch = jpeg_read_coefficients(&state->decompress);
+  jvirt_barray_ptr *patch = compress_patch(state, &c->info, pixels, stride, width, height);
   int result = copy_blocks(c, state, patch, x, y, message, messageSize);
   patch_free(state);
   return result;
@@ -364,37 +371,13 @@ int cjpeg_patch_blocks(const unsigned char *jpeg, size_t size, const unsigned ch
   state->sourceCreated = 1;
   jpeg_mem_src(&state->source, jpeg, (unsigned long)size);
   jpeg_read_header(&state->source, TRUE);
-  int ycc = state->source.jpeg_color_space == JCS_YCbCr && state->source.num_components == 3;
-  int grey = state->source.jpeg_color_space == JCS_GRAYSCALE && state->source.num_components == 1;
-  if (state->source.data_precision != 8 || !(ycc || grey)) {
+  if (!is_supported(&state->source)) {
     cjpeg_set_message(message, messageSize, "not an 8-bit YCbCr or greyscale JPEG");
     blocks_free(state);
     return -1;
   }
-  /* The patch as a JPEG of its own with those parameters... */
-  jpeg_create_compress(&patch->compress);
-  patch->compressCreated = 1;
-  if (!start_destination(patch, (size_t)width * height / 2 + 4096)) ERREXIT1(&patch->compress, JERR_OUT_OF_MEMORY, 3);
-  jpeg_copy_critical_parameters(&state->source, &patch->compress);
-  patch->compress.image_width = width;
-  patch->compress.image_height = height;
-  patch->compress.in_color_space = JCS_EXT_RGBX;
-  patch->compress.input_components = 4;
-  patch->compress.dct_method = JDCT_ISLOW;
-  patch->compress.write_JFIF_header = FALSE;
-  jpeg_start_compress(&patch->compress, TRUE);
-  while (patch->compress.next_scanline < height) {
-    JSAMPROW row = (JSAMPROW)(pixels + (size_t)patch->compress.next_scanline * stride);
-    jpeg_write_scanlines(&patch->compress, &row, 1);
-  }
-  jpeg_finish_compress(&patch->compress);
-  /* ...whose coefficients are read back and copied out MCU by MCU. */
+  jvirt_barray_ptr *arrays = compress_patch(patch, &state->source, pixels, stride, width, height);
   struct jpeg_decompress_struct *from = &patch->decompress;
-  jpeg_create_decompress(from);
-  patch->decompressCreated = 1;
-  jpeg_mem_src(from, patch->bytes, (unsigned long)patch->size);
-  jpeg_read_header(from, TRUE);
-  jvirt_barray_ptr *arrays = jpeg_read_coefficients(from);
   int single = from->num_components == 1;
   /* A single-component scan's MCU is one block; an interleaved one's is every component's
      h x v blocks. */

@@ -40,6 +40,17 @@ func syntheticNetwork(width: Int = 160, height: Int = 96, seed: UInt64 = 7) -> (
 }
 
 @Suite struct SyntheticGraphTests {
+  /// The network's input tensor (3 x h x w, values 0-255) as an opaque image.
+  static func image(of input: RefTensor) -> Image {
+    var bytes = [UInt8](repeating: 255, count: input.w * input.h * 4)
+    for y in 0..<input.h {
+      for x in 0..<input.w {
+        for ch in 0..<3 { bytes[(y * input.w + x) * 4 + ch] = UInt8(input[ch, y, x]) }
+      }
+    }
+    return Image(width: input.w, height: input.h, bytes: bytes)
+  }
+
   @Test(arguments: CenterFaceKernel.allCases.filter(\.isAvailable))
   func everyStepMatchesTheReference(kernel: CenterFaceKernel) throws {
     let (g, outputs) = syntheticNetwork()
@@ -50,13 +61,7 @@ func syntheticNetwork(width: Int = 160, height: Int = 96, seed: UInt64 = 7) -> (
     // The four heads are one convolution of 15 channels.
     #expect(m.plan.heads.map { m.plan.values[$0].channels } == 15)
     let input = g.values["input"]!
-    var bytes = [UInt8](repeating: 255, count: input.w * input.h * 4)
-    for y in 0..<input.h {
-      for x in 0..<input.w {
-        for ch in 0..<3 { bytes[(y * input.w + x) * 4 + ch] = UInt8(input[ch, y, x]) }
-      }
-    }
-    let image = Image(width: input.w, height: input.h, bytes: bytes)
+    let image = Self.image(of: input)
     let maps = m.outputMaps(for: image, scaledWidth: input.w, scaledHeight: input.h)
     var channel = 0
     var worst = 0.0
@@ -108,13 +113,7 @@ func syntheticNetwork(width: Int = 160, height: Int = 96, seed: UInt64 = 7) -> (
     let (g, outputs) = syntheticNetwork(width: 224, height: 128, seed: 5)
     let m = try CenterFaceModel(onnx: g.model(outputs: outputs), kernel: kernel)
     let input = g.values["input"]!
-    var bytes = [UInt8](repeating: 255, count: input.w * input.h * 4)
-    for y in 0..<input.h {
-      for x in 0..<input.w {
-        for ch in 0..<3 { bytes[(y * input.w + x) * 4 + ch] = UInt8(input[ch, y, x]) }
-      }
-    }
-    let image = Image(width: input.w, height: input.h, bytes: bytes)
+    let image = Self.image(of: input)
     let whole = m.outputMaps(for: image, scaledWidth: input.w, scaledHeight: input.h, stripBytes: 1 << 30)
     let strips = m.outputMaps(for: image, scaledWidth: input.w, scaledHeight: input.h, stripBytes: 1)
     #expect(NetworkPlan.stripWidth(outputWidth: 112, channels: 8, stride: 1, bytes: 1) == 8)
