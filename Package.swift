@@ -85,5 +85,6 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
     .executableTarget(name: "FuzzCascade", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzCascade"),
     .executableTarget(name: "FuzzStrokes", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzStrokes"),
     .executableTarget(name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
+    .executableTarget(name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
   ]
 }

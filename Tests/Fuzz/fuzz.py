@@ -35,6 +35,7 @@ TARGETS = {
     "FuzzCascade": (["cascade.dict"], 131072),
     "FuzzStrokes": (["json.dict"], 16384),
     "FuzzSidecar": (["json.dict"], 16384),
+    "FuzzSplice": (["jpeg.dict"], 65536),
 }
 
 
@@ -68,7 +69,7 @@ def seeds(target):
     """The seed inputs of a target, as (name, bytes)."""
     jpegs = fixtures(".jpg", ".jpeg") + [ROOT / "Tests/Inputs/testorig-100-scans.jpg"]
     pngs = fixtures(".png")
-    if target == "FuzzJPEG":
+    if target in ("FuzzJPEG", "FuzzSplice"):
         return [(p.name, p.read_bytes()) for p in jpegs]
     if target == "FuzzPNG":
         return [(p.name, p.read_bytes()) for p in pngs]
