@@ -4,16 +4,17 @@ import Dispatch
 import PhotoCore
 import Synchronization
 
-/// A JPEG rendered from a JPEG without re-encoding what no step changes: the original's DCT
-/// coefficients are read (`jpeg_read_coefficients`, through our C shim), only the iMCUs that a
-/// step's footprint touches are rendered from the original's pixels, compressed with the
-/// original's quantisation tables and sampling, and put in place of the original's, and the
-/// coefficients are written again with optimised Huffman tables. Every other block keeps its
-/// coefficients bit for bit, so its decoded pixels are the original's, and the file stays about
-/// the original's size.
+/// A JPEG rendered from a JPEG without re-encoding what no step changes: only the iMCUs that a
+/// step's footprint touches are rendered from the original's pixels and compressed with the
+/// original's quantisation tables and sampling. A baseline file is spliced (`JPEGSplice`: the
+/// other MCUs' entropy-coded bits are copied); any other is transcoded (its coefficients read
+/// with `jpeg_read_coefficients` through our C shim, the patches' blocks put in place of theirs,
+/// and written again). Every other block keeps its coefficients bit for bit, so its decoded
+/// pixels are the original's, and the file stays about the original's size.
 ///
 /// Only local steps can take this route (`StepCapability.local`: they change the pixels inside
-/// their footprints alone), on a JPEG stored upright whose colour space is YCbCr or grey.
+/// their footprints alone), after exact turns, mirrors and crops (`transformed`), on a JPEG whose
+/// colour space is YCbCr or grey.
 public enum LosslessJPEG {
   /// The most rows a patch spans (a multiple of every iMCU height), so that the rows of the
   /// original a patch needs stay a small window of the image.
@@ -47,9 +48,9 @@ public enum LosslessJPEG {
         if case .local(_, let footprint) = kernel.capability { return footprint }
         return []
       }
+      let metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
       // A baseline file: only the changed MCUs are coded again, the others' bits copied.
       if let splice = try JPEGSplice(data) {
-        let metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
         if let spliced = try Self.splice(
           splice, footprints: footprints, kernels: kernels, source: JPEGSource(data, header: header),
           metadataSegments: JPEGMarkers.segments(for: metadata))
@@ -89,8 +90,7 @@ public enum LosslessJPEG {
       else { throw .encodingFailed(.jpeg, String(cMessage: message)) }
       defer { cjpeg_free(written) }
       let jpeg = Array(UnsafeBufferPointer(start: written, count: count))
-      return JPEGCodec.withMetadata(
-        jpeg, ImageCodec.renderable(options.metadata, policy: options.metadataPolicy))
+      return JPEGCodec.withMetadata(jpeg, metadata)
     }
   }
 
@@ -144,15 +144,10 @@ public enum LosslessJPEG {
     let size = source.size
     let patches = Self.patches(covering: footprints, in: size, cell: cell, maxRows: patchRows)
     // Each replaced MCU's patch and place in it, in the file's MCU order (the splice's).
+    let mcus = patches.map(splice.mcus)
     var owners: [(mcu: Int, patch: Int, offset: Int)] = []
-    for (p, r) in patches.enumerated() {
-      let across = (r.width + cell.width - 1) / cell.width
-      for my in 0..<((r.height + cell.height - 1) / cell.height) {
-        for mx in 0..<across {
-          owners.append(
-            ((r.y / cell.height + my) * splice.mcusAcross + r.x / cell.width + mx, p, my * across + mx))
-        }
-      }
+    for (p, indices) in mcus.enumerated() {
+      for (offset, mcu) in indices.enumerated() { owners.append((mcu, p, offset)) }
     }
     owners.sort { $0.mcu < $1.mcu }
     // The helper decodes and renders the patches; the splice's thread compresses each when it
@@ -172,9 +167,7 @@ public enum LosslessJPEG {
     let perMCU = splice.blocksPerMCU * 64
     // Patches side by side take turns, a row of MCUs each: each is kept until its last MCU.
     var compressed: [Int: [Int16]] = [:]
-    var remaining = patches.map {
-      ((($0.width + cell.width - 1) / cell.width) * (($0.height + cell.height - 1) / cell.height))
-    }
+    var remaining = mcus.map(\.count)
     var failure: CodecError? = nil
     let result = Result { () throws(CodecError) in
       try splice.splice(mcus: owners.map(\.mcu), metadataSegments: metadataSegments) { k in
@@ -408,38 +401,36 @@ extension JPEGSplice {
   /// edges), compressed with the file's own tables and sampling (`cjpeg_patch_blocks`), by MCU
   /// index of the file: `splice`'s replacements.
   func blocks(of pixels: PixelBuffer) throws(CodecError) -> [(mcu: Int, blocks: [Int16])] {
-    let r = pixels.rect
     let perMCU = blocksPerMCU * 64
-    let across = (r.width + mcuWidth - 1) / mcuWidth
-    let down = (r.height + mcuHeight - 1) / mcuHeight
     let coefficients = try patchBlocks(of: pixels)
-    let (x0, y0) = (r.x / mcuWidth, r.y / mcuHeight)
-    var replaced: [(mcu: Int, blocks: [Int16])] = []
-    replaced.reserveCapacity(across * down)
-    for my in 0..<down {
-      for mx in 0..<across {
-        let k = (my * across + mx) * perMCU
-        replaced.append(((y0 + my) * mcusAcross + x0 + mx, Array(coefficients[k..<(k + perMCU)])))
-      }
+    return mcus(of: pixels.rect).enumerated().map { k, mcu in
+      (mcu, Array(coefficients[(k * perMCU)..<((k + 1) * perMCU)]))
     }
-    return replaced
+  }
+
+  /// The file's MCU indices (raster order) of the MCUs of `patch` (whole MCUs, or reaching the
+  /// image's right and bottom edges), in the patch's own raster order: `cjpeg_patch_blocks`'s.
+  func mcus(of patch: PixelRect) -> [Int] {
+    let (x0, y0) = (patch.x / mcuWidth, patch.y / mcuHeight)
+    let across = (patch.width + mcuWidth - 1) / mcuWidth
+    let down = (patch.height + mcuHeight - 1) / mcuHeight
+    return (0..<down).flatMap { my in (0..<across).map { mx in (y0 + my) * mcusAcross + x0 + mx } }
   }
 
   /// The blocks of `pixels` as `cjpeg_patch_blocks` gives them: the patch's MCUs in raster order,
   /// `blocksPerMCU` blocks of 64 coefficients each.
   func patchBlocks(of pixels: PixelBuffer) throws(CodecError) -> [Int16] {
     let r = pixels.rect
-    let across = (r.width + mcuWidth - 1) / mcuWidth
-    let down = (r.height + mcuHeight - 1) / mcuHeight
-    var coefficients = [Int16](repeating: 0, count: across * down * blocksPerMCU * 64)
+    let blocks = mcus(of: r).count * blocksPerMCU
+    var coefficients = [Int16](repeating: 0, count: blocks * 64)
     var count = 0
     var message = [CChar](repeating: 0, count: 256)
     let status = coefficients.withUnsafeMutableBufferPointer { out in
       cjpeg_patch_blocks(
         jpeg.baseAddress, jpeg.count, pixels.base, pixels.stride, UInt32(r.width), UInt32(r.height),
-        out.baseAddress, across * down * blocksPerMCU, &count, &message, message.count)
+        out.baseAddress, blocks, &count, &message, message.count)
     }
-    guard status == 0, count == across * down * blocksPerMCU else {
+    guard status == 0, count == blocks else {
       throw .encodingFailed(.jpeg, String(cMessage: message))
     }
     return coefficients
