@@ -10,7 +10,8 @@ import PhotoCore
 /// 1/4, 1/16, ... while the faces the previous scale sees well are smaller than the photo's
 /// short side (a 24 MP photo: 1, 1/4 and 1/16, about 1.07 times the work of full size alone),
 /// and merges the scales' faces by non-maximum suppression (IoU 0.3, best score first), as
-/// CenterFace merges its own candidates.
+/// CenterFace merges its own candidates. A coarser scale's faces smaller than ``smallestSeen``
+/// pixels of its input are dropped: the finer scale sees them well.
 ///
 /// `minSize` (faceblur's `minFace`) is an explicit choice of a coarser first scale: a face of
 /// at least `minSize` pixels is still 40 pixels or more of the network's input at the first
@@ -26,6 +27,10 @@ public struct CenterFaceDetector: FaceDetector {
   public static let smallestInput = 40.0
   /// How much smaller each coarser scale is (side ratio).
   public static let scaleStep = 4.0
+  /// The smallest face, in pixels of the network's input, that a coarser scale reports. Below it
+  /// the network's finds are mostly false (blurred texture in enlarged photos: docs/centerface.md,
+  /// "What photoedit runs"), and the finer scale sees such a face at `scaleStep` times the size.
+  public static let smallestSeen = 20.0
 
   /// - Parameter checksum: the model file's SHA-256, for the identity.
   public init(model: CenterFaceModel, checksum: String) {
@@ -52,11 +57,14 @@ public struct CenterFaceDetector: FaceDetector {
 
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     var found: [CenterFaceDetection] = []
-    for scale in scales(width: image.width, height: image.height, options: options) {
+    for (k, scale) in scales(width: image.width, height: image.height, options: options).enumerated() {
       var o = base
       o.threshold = Float(options.threshold)
       o.inputScale = scale
-      found += model.faces(in: image, options: o)
+      let here = model.faces(in: image, options: o)
+      // A coarser scale keeps only faces the network can see there: a smaller one is at least
+      // `scaleStep` × `smallestSeen` pixels of the finer scale's input, where it is seen well.
+      found += k == 0 ? here : here.filter { max($0.width, $0.height) * scale >= Self.smallestSeen }
     }
     let kept = Self.suppress(found, iou: Double(base.nmsIoU))
     let lo = Double(options.minSize ?? 0)

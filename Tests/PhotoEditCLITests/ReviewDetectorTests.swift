@@ -34,7 +34,7 @@ import Testing
     let detect = runCLI(["detect", "--detector", "centerface", "--json", small])
     let line = try JSONSerialization.jsonObject(with: Data(detect.out.utf8)) as! [String: Any]
     let score = try #require(((line["faces"] as? [[String: Any]])?.first?["score"]) as? Double)
-    #expect(score > 0.45 && score < 1)
+    #expect(score >= 0.3 && score < 1)  // at least the default threshold
     page = PageMarkup(f.html)
     astronaut = try #require(page.sections.first { $0.name == "astronaut.png" }?.markup)
     let shown = try #require(PageMarkup.attribute("data-score", in: astronaut).flatMap(Double.init))

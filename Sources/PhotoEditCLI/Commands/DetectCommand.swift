@@ -22,7 +22,7 @@ enum DetectCommand {
       OptionSpec(
         long: "threshold", valueName: "T",
         help:
-          "CenterFace: the score a face needs, \(ValueText.range(.number(DetectionOptions.thresholdRange))) (default 0.45)"
+          "CenterFace: the score a face needs, \(ValueText.range(.number(DetectionOptions.thresholdRange))) (default 0.3)"
       ),
       OptionSpec(
         long: "scale-factor", valueName: "F",
