@@ -70,8 +70,8 @@ final class IntegralRows {
   /// Entries after the last row that vector loads may read (zeros).
   static let padding = 32
 
+  /// The last image row's running sums P(X), X in 0...width, when `tilted`.
   private let rowSums: UnsafeMutablePointer<Int32>
-  private let rowSquares: UnsafeMutablePointer<Int32>
   // The tilted table's running sums (see `appendTilted`).
   private let tilted: Bool
   private let sourceRows: Int
@@ -99,8 +99,6 @@ final class IntegralRows {
     squares.initialize(repeating: 0, count: table + Self.padding)
     rowSums = .allocate(capacity: stride + 8)
     rowSums.initialize(repeating: 0, count: stride + 8)
-    rowSquares = .allocate(capacity: stride + 8)
-    rowSquares.initialize(repeating: 0, count: stride + 8)
     if tilted {
       diagonalA = [Int32](repeating: 0, count: width + sourceRows + 2)
       diagonalB = [Int32](repeating: 0, count: width + sourceRows + 2)
@@ -112,7 +110,6 @@ final class IntegralRows {
     values.deallocate()
     squares.deallocate()
     rowSums.deallocate()
-    rowSquares.deallocate()
   }
 
   /// The band row index one past the last held row.
@@ -125,70 +122,120 @@ final class IntegralRows {
   func append(_ pixels: UnsafePointer<UInt8>) {
     precondition(count < capacity, "IntegralRows is full")
     precondition(!tilted || imageRows < sourceRows, "more rows than the band has")
-    let (w, st) = (width, stride)
-    let (ps, pq) = (rowSums, rowSquares)
-    ps[0] = 0
-    pq[0] = 0
-    var s: Int32 = 0
-    var q: Int32 = 0
-    var x = 0
-    while x < w {
-      let v = Int32(pixels[x])
-      s &+= v
-      q &+= v &* v
-      x &+= 1
-      ps[x] = s
-      pq[x] = q
-    }
+    let st = stride
     let above = (count - 1) * st
     let row = count * st
-    Self.accumulate(values + row, values + above, ps, st, layout)
-    Self.accumulate(squares + row, squares + above, pq, st, layout)
+    // The tilted table is made from the row's prefix sums, kept in `rowSums`.
+    Self.appendRow(
+      pixels, width, values + row, values + above, squares + row, squares + above, layout,
+      prefix: tilted ? rowSums : nil)
     if tilted { appendTilted(values + tiltedOffset + row) }
     count += 1
     imageRows += 1
   }
 
-  /// `row[column(X)] = above[column(X)] + prefix[X]` for X in 0..<stride (`prefix` readable 8
-  /// entries further).
+  /// Inclusive prefix sums of eight values held in 16-bit lanes (at most 2¹⁶ − 1 each), split by
+  /// position: lane k of `even` sums values 0...2k, lane k of `odd` values 0...2k + 1; `carry`
+  /// (the total before them, in every lane) is added to both.
+  ///
+  /// Pairs are summed first, then the four pair sums are prefix-summed.
   @inline(__always)
-  private static func accumulate(
-    _ row: UnsafeMutablePointer<Int32>, _ above: UnsafeMutablePointer<Int32>,
-    _ prefix: UnsafeMutablePointer<Int32>, _ stride: Int, _ layout: CascadeEvaluator.Layout
+  static func prefixSums(_ v: SIMD8<UInt16>, carry: SIMD4<UInt32>) -> (
+    even: SIMD4<UInt32>, odd: SIMD4<UInt32>
   ) {
-    switch layout {
-    case .plain:
-      var x = 0
-      while x + 4 <= stride {
-        let sum =
-          UnsafeRawPointer(above + x).loadUnaligned(as: SIMD4<Int32>.self)
-          &+ UnsafeRawPointer(prefix + x).loadUnaligned(as: SIMD4<Int32>.self)
-        UnsafeMutableRawPointer(row + x).storeBytes(of: sum, as: SIMD4<Int32>.self)
-        x &+= 4
+    let lanes = unsafeBitCast(v, to: SIMD4<UInt32>.self)
+    #if _endian(little)
+      let (first, second) = (lanes & 0xFFFF, lanes &>> 16)
+    #else
+      let (first, second) = (lanes &>> 16, lanes & 0xFFFF)
+    #endif
+    var p = first &+ second
+    // Lane 1 += lane 0 and lane 3 += lane 2 (a 32-bit shift of each 64-bit half), then lanes 2
+    // and 3 += lane 1. (Lane shifts written as `SIMD4(0, p[0], p[1], p[2])` get scalarised.)
+    let halves = unsafeBitCast(p, to: SIMD2<UInt64>.self)
+    #if _endian(little)
+      p &+= unsafeBitCast(halves &<< 32, to: SIMD4<UInt32>.self)
+    #else
+      p &+= unsafeBitCast(halves &>> 32, to: SIMD4<UInt32>.self)
+    #endif
+    p &+= SIMD4(repeating: p[1]) & SIMD4(0, 0, .max, .max)
+    p &+= carry
+    return (p &- second, p)
+  }
+
+  /// Table row `row` = `above` + the running sums of `pixels` (and `squares` likewise with the
+  /// squared levels), in `layout`'s column order, eight pixels at a time: entry X = x + 1 takes
+  /// pixels 0...x. `prefix`, when given, receives the plain running sums P(X) for X in 0...width.
+  @inline(__always)
+  private static func appendRow(
+    _ pixels: UnsafePointer<UInt8>, _ width: Int, _ row: UnsafeMutablePointer<Int32>,
+    _ above: UnsafeMutablePointer<Int32>, _ squareRow: UnsafeMutablePointer<Int32>,
+    _ squareAbove: UnsafeMutablePointer<Int32>, _ layout: CascadeEvaluator.Layout,
+    prefix: UnsafeMutablePointer<Int32>?
+  ) {
+    @inline(__always) func load(_ p: UnsafeMutablePointer<Int32>) -> SIMD4<UInt32> {
+      UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt32>.self)
+    }
+    @inline(__always) func store(_ v: SIMD4<UInt32>, _ p: UnsafeMutablePointer<Int32>) {
+      UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<UInt32>.self)
+    }
+    row[0] = above[0]
+    squareRow[0] = squareAbove[0]
+    prefix?[0] = 0
+    var sums = SIMD4<UInt32>(repeating: 0)
+    var squares = SIMD4<UInt32>(repeating: 0)
+    var x = 0
+    while x &+ 8 <= width {
+      let v = SIMD8<UInt16>(
+        truncatingIfNeeded: UnsafeRawPointer(pixels + x).loadUnaligned(as: SIMD8<UInt8>.self))
+      // Lane k of `.even` is entry X = x + 2k + 1, of `.odd` X = x + 2k + 2.
+      let s = prefixSums(v, carry: sums)
+      let q = prefixSums(v &* v, carry: squares)
+      sums = SIMD4(repeating: s.odd[3])
+      squares = SIMD4(repeating: q.odd[3])
+      switch layout {
+      case .plain:
+        let (s0, s1) = (
+          SIMD4(s.even[0], s.odd[0], s.even[1], s.odd[1]), SIMD4(s.even[2], s.odd[2], s.even[3], s.odd[3])
+        )
+        let (q0, q1) = (
+          SIMD4(q.even[0], q.odd[0], q.even[1], q.odd[1]), SIMD4(q.even[2], q.odd[2], q.even[3], q.odd[3])
+        )
+        let (at, next) = (x &+ 1, x &+ 5)
+        store(load(above + at) &+ s0, row + at)
+        store(load(above + next) &+ s1, row + next)
+        store(load(squareAbove + at) &+ q0, squareRow + at)
+        store(load(squareAbove + next) &+ q1, squareRow + next)
+        if let prefix {
+          store(s0, prefix + at)
+          store(s1, prefix + next)
+        }
+      case .evenOdd(let half):
+        // Even entries X = 2j go to j, odd ones 2j + 1 to half + j.
+        let (even, odd) = ((x &>> 1) &+ 1, half &+ (x &>> 1))
+        store(load(above + even) &+ s.odd, row + even)
+        store(load(above + odd) &+ s.even, row + odd)
+        store(load(squareAbove + even) &+ q.odd, squareRow + even)
+        store(load(squareAbove + odd) &+ q.even, squareRow + odd)
+        if let prefix {
+          let (at, next) = (x &+ 1, x &+ 5)
+          store(SIMD4(s.even[0], s.odd[0], s.even[1], s.odd[1]), prefix + at)
+          store(SIMD4(s.even[2], s.odd[2], s.even[3], s.odd[3]), prefix + next)
+        }
       }
-      while x < stride {
-        row[x] = above[x] &+ prefix[x]
-        x &+= 1
-      }
-    case .evenOdd(let half):
-      // Even columns 2j go to j, odd ones 2j + 1 to half + j.
-      let odd = stride - half
-      let (rowOdd, aboveOdd) = (row + half, above + half)
-      var j = 0
-      while j + 4 <= odd {
-        let pair = UnsafeRawPointer(prefix + 2 &* j).loadUnaligned(as: SIMD8<Int32>.self)
-        let evens = UnsafeRawPointer(above + j).loadUnaligned(as: SIMD4<Int32>.self) &+ pair.evenHalf
-        let odds = UnsafeRawPointer(aboveOdd + j).loadUnaligned(as: SIMD4<Int32>.self) &+ pair.oddHalf
-        UnsafeMutableRawPointer(row + j).storeBytes(of: evens, as: SIMD4<Int32>.self)
-        UnsafeMutableRawPointer(rowOdd + j).storeBytes(of: odds, as: SIMD4<Int32>.self)
-        j &+= 4
-      }
-      while j < odd {
-        row[j] = above[j] &+ prefix[2 &* j]
-        rowOdd[j] = aboveOdd[j] &+ prefix[2 &* j &+ 1]
-        j &+= 1
-      }
-      if half > odd { row[half - 1] = above[half - 1] &+ prefix[2 &* (half - 1)] }
+      x &+= 8
+    }
+    var s = Int32(bitPattern: sums[0])
+    var q = Int32(bitPattern: squares[0])
+    while x < width {
+      let v = Int32(pixels[x])
+      s &+= v
+      q &+= v &* v
+      x &+= 1
+      let c = layout.column(x)
+      row[c] = above[c] &+ s
+      squareRow[c] = squareAbove[c] &+ q
+      prefix?[x] = s
     }
   }
 
