@@ -134,37 +134,66 @@ final class IntegralRows {
     imageRows += 1
   }
 
-  /// Inclusive prefix sums of eight values held in 16-bit lanes (at most 2¹⁶ − 1 each), split by
-  /// position: lane k of `even` sums values 0...2k, lane k of `odd` values 0...2k + 1; `carry`
-  /// (the total before them, in every lane) is added to both.
-  ///
-  /// Pairs are summed first, then the four pair sums are prefix-summed.
+  /// Inclusive prefix sums of four 32-bit lanes, wrapping.
   @inline(__always)
-  static func prefixSums(_ v: SIMD8<UInt16>, carry: SIMD4<UInt32>) -> (
-    even: SIMD4<UInt32>, odd: SIMD4<UInt32>
-  ) {
-    let lanes = unsafeBitCast(v, to: SIMD4<UInt32>.self)
-    #if _endian(little)
-      let (first, second) = (lanes & 0xFFFF, lanes &>> 16)
-    #else
-      let (first, second) = (lanes &>> 16, lanes & 0xFFFF)
-    #endif
-    var p = first &+ second
+  static func prefixSums(_ p: SIMD4<UInt32>) -> SIMD4<UInt32> {
     // Lane 1 += lane 0 and lane 3 += lane 2 (a 32-bit shift of each 64-bit half), then lanes 2
     // and 3 += lane 1. (Lane shifts written as `SIMD4(0, p[0], p[1], p[2])` get scalarised.)
-    let halves = unsafeBitCast(p, to: SIMD2<UInt64>.self)
-    #if _endian(little)
-      p &+= unsafeBitCast(halves &<< 32, to: SIMD4<UInt32>.self)
-    #else
-      p &+= unsafeBitCast(halves &>> 32, to: SIMD4<UInt32>.self)
-    #endif
+    var p = p
+    p &+= unsafeBitCast(unsafeBitCast(p, to: SIMD2<UInt64>.self) &<< 32, to: SIMD4<UInt32>.self)
     p &+= SIMD4(repeating: p[1]) & SIMD4(0, 0, .max, .max)
-    p &+= carry
-    return (p &- second, p)
+    return p
   }
 
-  /// Table row `row` = `above` + the running sums of `pixels` (and `squares` likewise with the
-  /// squared levels), in `layout`'s column order, eight pixels at a time: entry X = x + 1 takes
+  /// Inclusive prefix sums of eight 16-bit lanes whose total stays below 2¹⁶ (little-endian
+  /// lane order).
+  @inline(__always)
+  static func prefixSums(_ p: SIMD8<UInt16>) -> SIMD8<UInt16> {
+    // In 32-bit lanes, no partial sum carrying into the next 16-bit lane: each odd lane += the
+    // even one below it; then lanes 2 and 3 (of each four) += lane 1; then lanes 4...7 += lane 3.
+    var a = unsafeBitCast(p, to: SIMD4<UInt32>.self)
+    a &+= a &<< 16
+    let pairs = a &>> 16
+    let both = pairs | (pairs &<< 16)
+    a &+= unsafeBitCast(unsafeBitCast(both, to: SIMD2<UInt64>.self) &<< 32, to: SIMD4<UInt32>.self)
+    let total = SIMD4(repeating: a[1] &>> 16)
+    a &+= (total | (total &<< 16)) & SIMD4(0, 0, .max, .max)
+    return unsafeBitCast(a, to: SIMD8<UInt16>.self)
+  }
+
+  /// The running sums and squared sums of sixteen pixels, by entry: lane k of `sumsOdd` is entry
+  /// X = x + 2k + 1 (pixels x...x + 2k), of `sumsEven` X = x + 2k + 2, and the same for squares;
+  /// `sums` and `squares` (the totals before these pixels, in every lane) are added to all and
+  /// advanced. Little-endian lane order.
+  @inline(__always)
+  static func sixteen(
+    _ pixels: UnsafePointer<UInt8>, sums: inout SIMD8<UInt32>, squares: inout SIMD8<UInt32>
+  ) -> (
+    sumsOdd: SIMD8<UInt32>, sumsEven: SIMD8<UInt32>, squaresOdd: SIMD8<UInt32>,
+    squaresEven: SIMD8<UInt32>
+  ) {
+    // Pixel 2k in the low byte of lane k, pixel 2k + 1 in the high one.
+    let v = UnsafeRawPointer(pixels).loadUnaligned(as: SIMD8<UInt16>.self)
+    let (first, second) = (v & 0xFF, v &>> 8)
+    // Grey sums stay in 16 bits (at most 16 × 255) until the carry is added.
+    let pairs = prefixSums(first &+ second)
+    let sumsEven = SIMD8<UInt32>(truncatingIfNeeded: pairs) &+ sums
+    let sumsOdd = SIMD8<UInt32>(truncatingIfNeeded: pairs &- second) &+ sums
+    // Squares fit 16 bits one by one, not in pairs.
+    let (q1, q2) = (
+      SIMD8<UInt32>(truncatingIfNeeded: first &* first), SIMD8<UInt32>(truncatingIfNeeded: second &* second)
+    )
+    let q = q1 &+ q2
+    let low = prefixSums(q.lowHalf) &+ squares.lowHalf
+    let high = prefixSums(q.highHalf) &+ SIMD4(repeating: low[3])
+    let squaresEven = SIMD8(lowHalf: low, highHalf: high)
+    sums = SIMD8(repeating: sumsEven[7])
+    squares = SIMD8(repeating: high[3])
+    return (sumsOdd, sumsEven, squaresEven &- q2, squaresEven)
+  }
+
+  /// Table row `row` = `above` + the running sums of `pixels` (and `squareRow` likewise with the
+  /// squared levels), in `layout`'s column order, sixteen pixels at a time: entry X = x + 1 takes
   /// pixels 0...x. `prefix`, when given, receives the plain running sums P(X) for X in 0...width.
   @inline(__always)
   private static func appendRow(
@@ -173,58 +202,69 @@ final class IntegralRows {
     _ squareAbove: UnsafeMutablePointer<Int32>, _ layout: CascadeEvaluator.Layout,
     prefix: UnsafeMutablePointer<Int32>?
   ) {
-    @inline(__always) func load(_ p: UnsafeMutablePointer<Int32>) -> SIMD4<UInt32> {
-      UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt32>.self)
+    @inline(__always) func store(_ v: SIMD8<UInt32>, _ p: UnsafeMutablePointer<Int32>) {
+      UnsafeMutableRawPointer(p).storeBytes(of: v.lowHalf, as: SIMD4<UInt32>.self)
+      UnsafeMutableRawPointer(p + 4).storeBytes(of: v.highHalf, as: SIMD4<UInt32>.self)
     }
-    @inline(__always) func store(_ v: SIMD4<UInt32>, _ p: UnsafeMutablePointer<Int32>) {
-      UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD4<UInt32>.self)
+    /// `row[i] = above[i] + v[i]` for i in 0..<8.
+    @inline(__always) func add(
+      _ v: SIMD8<UInt32>, _ above: UnsafeMutablePointer<Int32>, _ row: UnsafeMutablePointer<Int32>
+    ) {
+      let a0 = UnsafeRawPointer(above).loadUnaligned(as: SIMD4<UInt32>.self)
+      let a1 = UnsafeRawPointer(above + 4).loadUnaligned(as: SIMD4<UInt32>.self)
+      store(SIMD8(lowHalf: a0 &+ v.lowHalf, highHalf: a1 &+ v.highHalf), row)
+    }
+    /// Entries x + 1...x + 8 and x + 9...x + 16 in order, from the odd and even ones.
+    @inline(__always) func interleaved(
+      _ odd: SIMD8<UInt32>, _ even: SIMD8<UInt32>
+    ) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
+      (
+        SIMD8(odd[0], even[0], odd[1], even[1], odd[2], even[2], odd[3], even[3]),
+        SIMD8(odd[4], even[4], odd[5], even[5], odd[6], even[6], odd[7], even[7])
+      )
     }
     row[0] = above[0]
     squareRow[0] = squareAbove[0]
     prefix?[0] = 0
-    var sums = SIMD4<UInt32>(repeating: 0)
-    var squares = SIMD4<UInt32>(repeating: 0)
+    var sums = SIMD8<UInt32>(repeating: 0)
+    var squares = SIMD8<UInt32>(repeating: 0)
     var x = 0
-    while x &+ 8 <= width {
-      let v = SIMD8<UInt16>(
-        truncatingIfNeeded: UnsafeRawPointer(pixels + x).loadUnaligned(as: SIMD8<UInt8>.self))
-      // Lane k of `.even` is entry X = x + 2k + 1, of `.odd` X = x + 2k + 2.
-      let s = prefixSums(v, carry: sums)
-      let q = prefixSums(v &* v, carry: squares)
-      sums = SIMD4(repeating: s.odd[3])
-      squares = SIMD4(repeating: q.odd[3])
+    #if _endian(little)
       switch layout {
       case .plain:
-        let (s0, s1) = (
-          SIMD4(s.even[0], s.odd[0], s.even[1], s.odd[1]), SIMD4(s.even[2], s.odd[2], s.even[3], s.odd[3])
-        )
-        let (q0, q1) = (
-          SIMD4(q.even[0], q.odd[0], q.even[1], q.odd[1]), SIMD4(q.even[2], q.odd[2], q.even[3], q.odd[3])
-        )
-        let (at, next) = (x &+ 1, x &+ 5)
-        store(load(above + at) &+ s0, row + at)
-        store(load(above + next) &+ s1, row + next)
-        store(load(squareAbove + at) &+ q0, squareRow + at)
-        store(load(squareAbove + next) &+ q1, squareRow + next)
-        if let prefix {
-          store(s0, prefix + at)
-          store(s1, prefix + next)
+        while x &+ 16 <= width {
+          let t = sixteen(pixels + x, sums: &sums, squares: &squares)
+          let (s0, s1) = interleaved(t.sumsOdd, t.sumsEven)
+          let (q0, q1) = interleaved(t.squaresOdd, t.squaresEven)
+          let (at, next) = (x &+ 1, x &+ 9)
+          add(s0, above + at, row + at)
+          add(s1, above + next, row + next)
+          add(q0, squareAbove + at, squareRow + at)
+          add(q1, squareAbove + next, squareRow + next)
+          if let prefix {
+            store(s0, prefix + at)
+            store(s1, prefix + next)
+          }
+          x &+= 16
         }
       case .evenOdd(let half):
         // Even entries X = 2j go to j, odd ones 2j + 1 to half + j.
-        let (even, odd) = ((x &>> 1) &+ 1, half &+ (x &>> 1))
-        store(load(above + even) &+ s.odd, row + even)
-        store(load(above + odd) &+ s.even, row + odd)
-        store(load(squareAbove + even) &+ q.odd, squareRow + even)
-        store(load(squareAbove + odd) &+ q.even, squareRow + odd)
-        if let prefix {
-          let (at, next) = (x &+ 1, x &+ 5)
-          store(SIMD4(s.even[0], s.odd[0], s.even[1], s.odd[1]), prefix + at)
-          store(SIMD4(s.even[2], s.odd[2], s.even[3], s.odd[3]), prefix + next)
+        while x &+ 16 <= width {
+          let t = sixteen(pixels + x, sums: &sums, squares: &squares)
+          let (even, odd) = ((x &>> 1) &+ 1, half &+ (x &>> 1))
+          add(t.sumsEven, above + even, row + even)
+          add(t.sumsOdd, above + odd, row + odd)
+          add(t.squaresEven, squareAbove + even, squareRow + even)
+          add(t.squaresOdd, squareAbove + odd, squareRow + odd)
+          if let prefix {
+            let (s0, s1) = interleaved(t.sumsOdd, t.sumsEven)
+            store(s0, prefix + (x &+ 1))
+            store(s1, prefix + (x &+ 9))
+          }
+          x &+= 16
         }
       }
-      x &+= 8
-    }
+    #endif
     var s = Int32(bitPattern: sums[0])
     var q = Int32(bitPattern: squares[0])
     while x < width {
