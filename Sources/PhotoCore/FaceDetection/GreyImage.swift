@@ -205,6 +205,50 @@ public struct GreyImage: Sendable, Equatable {
       }
     }
 
+    /// Two source rows' horizontal passes (`src` and the row below it, `sourceWidth` further) in
+    /// one sweep that reads each column's taps once.
+    @inline(__always)
+    private static func horizontalPair(
+      _ src: UnsafePointer<UInt8>, _ sourceWidth: Int, _ columns: UnsafePointer<Int32>,
+      _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>, _ count: Int,
+      _ out0: UnsafeMutablePointer<UInt16>, _ out1: UnsafeMutablePointer<UInt16>
+    ) {
+      if sourceWidth == 1 {
+        horizontal(src, 1, columns, weights0, weights1, count, out0)
+        horizontal(src + 1, 1, columns, weights0, weights1, count, out1)
+        return
+      }
+      let below = src + sourceWidth
+      @inline(__always) func pair(_ row: UnsafePointer<UInt8>, _ at: Int) -> UInt16 {
+        UnsafeRawPointer(row + at).loadUnaligned(as: UInt16.self).littleEndian
+      }
+      var x = 0
+      while x &+ 8 <= count {
+        let c = UnsafeRawPointer(columns + x).loadUnaligned(as: SIMD8<Int32>.self)
+        let (c0, c1, c2, c3) = (Int(c[0]), Int(c[1]), Int(c[2]), Int(c[3]))
+        let (c4, c5, c6, c7) = (Int(c[4]), Int(c[5]), Int(c[6]), Int(c[7]))
+        let p = SIMD8<UInt16>(
+          pair(src, c0), pair(src, c1), pair(src, c2), pair(src, c3), pair(src, c4), pair(src, c5),
+          pair(src, c6), pair(src, c7))
+        let q = SIMD8<UInt16>(
+          pair(below, c0), pair(below, c1), pair(below, c2), pair(below, c3), pair(below, c4),
+          pair(below, c5), pair(below, c6), pair(below, c7))
+        let w0 = UnsafeRawPointer(weights0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+        let w1 = UnsafeRawPointer(weights1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+        UnsafeMutableRawPointer(out0 + x).storeBytes(
+          of: (p & 0xFF) &* w0 &+ (p &>> 8) &* w1, as: SIMD8<UInt16>.self)
+        UnsafeMutableRawPointer(out1 + x).storeBytes(
+          of: (q & 0xFF) &* w0 &+ (q &>> 8) &* w1, as: SIMD8<UInt16>.self)
+        x &+= 8
+      }
+      while x < count {
+        let (p, q) = (pair(src, Int(columns[x])), pair(below, Int(columns[x])))
+        out0[x] = (p & 0xFF) &* weights0[x] &+ (p &>> 8) &* weights1[x]
+        out1[x] = (q & 0xFF) &* weights0[x] &+ (q &>> 8) &* weights1[x]
+        x &+= 1
+      }
+    }
+
     /// `out[x] = (r0[x] + 128) >> 8`: one source row's pass rounded to grey levels.
     @inline(__always)
     private static func rounded(
@@ -274,6 +318,15 @@ public struct GreyImage: Sendable, Equatable {
               }
               if tap.weight1 == 0 {
                 Self.rounded(slot(tap.offset, keep: -1), w, out)
+              } else if rows.0 != tap.offset && rows.1 != tap.offset && rows.0 != tap.offset + 1
+                && rows.1 != tap.offset + 1
+              {
+                // Neither source row is held (always so when shrinking by 2 or more).
+                Self.horizontalPair(
+                  src + tap.offset * sw, sw, cols.baseAddress!, w0.baseAddress!, w1.baseAddress!, w,
+                  slot0, slot1)
+                rows = (tap.offset, tap.offset + 1)
+                Self.blended(slot0, slot1, tap.weight0, tap.weight1, w, out)
               } else {
                 let r0 = slot(tap.offset, keep: tap.offset + 1)
                 let r1 = slot(tap.offset + 1, keep: tap.offset)
