@@ -134,7 +134,7 @@ final class IntegralRows {
     imageRows += 1
   }
 
-  /// Inclusive prefix sums of four 32-bit lanes, wrapping.
+  /// Inclusive prefix sums of four 32-bit lanes, wrapping (little-endian lane order).
   @inline(__always)
   static func prefixSums(_ p: SIMD4<UInt32>) -> SIMD4<UInt32> {
     // Lane 1 += lane 0 and lane 3 += lane 2 (a 32-bit shift of each 64-bit half), then lanes 2
