@@ -32,26 +32,41 @@ public struct GreyImage: Sendable, Equatable {
   /// - Complexity: O(width × height).
   public init(_ image: Image) {
     let (w, h) = (image.width, image.height)
-    var out = [UInt8](repeating: 0, count: w * h)
-    image.bytes.withUnsafeBufferPointer { src in
-      out.withUnsafeMutableBufferPointer { dst in
+    // Every byte is written below, so the buffer is not zeroed first.
+    let out = [UInt8](unsafeUninitializedCapacity: w * h) { dst, initialized in
+      image.bytes.withUnsafeBufferPointer { src in
         let dstBase = UncheckedSendable(dst.baseAddress!)
         let srcBase = src.baseAddress!
         Parallel.forEachRowRange(h, minimumRows: 64) { rows in
           let d = dstBase.value
-          for y in rows {
-            var s = srcBase + y * w * 4
-            var o = d + y * w
-            for _ in 0..<w {
-              o.pointee = GreyImage.grey(r: s[0], g: s[1], b: s[2])
-              s += 4
-              o += 1
-            }
-          }
+          for y in rows { GreyImage.greyRow(srcBase + y * w * 4, w, d + y * w) }
         }
       }
+      initialized = w * h
     }
     self.init(width: w, height: h, pixels: out)
+  }
+
+  /// `count` RGBA pixels to grey levels as ``grey(r:g:b:)`` makes them, eight at a time.
+  @inline(__always)
+  static func greyRow(_ src: UnsafePointer<UInt8>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>) {
+    var x = 0
+    #if _endian(little)
+      while x &+ 8 <= count {
+        // Eight pixels as words: R in the low byte (memory order R, G, B, A).
+        let p = UnsafeRawPointer(src + x &* 4).loadUnaligned(as: SIMD8<UInt32>.self)
+        let (r, g, b) = (p & 0xFF, (p &>> 8) & 0xFF, (p &>> 16) & 0xFF)
+        let level = (9798 &* r &+ 19235 &* g &+ 3735 &* b &+ 16384) &>> 15
+        UnsafeMutableRawPointer(out + x).storeBytes(
+          of: SIMD8<UInt8>(truncatingIfNeeded: level), as: SIMD8<UInt8>.self)
+        x &+= 8
+      }
+    #endif
+    while x < count {
+      let s = src + x &* 4
+      out[x] = grey(r: s[0], g: s[1], b: s[2])
+      x &+= 1
+    }
   }
 
   /// The image resized to `newWidth` × `newHeight` pixels the way OpenCV's
@@ -111,16 +126,29 @@ public struct GreyImage: Sendable, Equatable {
 
   /// Rows of this image resized to `width` × `height` as ``resized(width:height:)`` makes them,
   /// one at a time, for a caller that needs a band of them (`pixels` must outlive the value).
+  ///
+  /// The same arithmetic as ``resized(width:height:)`` (which stays the plain reference the tests
+  /// compare against), in 16-bit vector lanes. The horizontal pass of a source row is
+  /// `p₀·w₀ + p₁·w₁` with `w₀ + w₁ = 256`, at most 255 × 256, so it fits a `UInt16`. The vertical
+  /// pass `(r₀·c₀ + r₁·c₁ + 2¹⁵) >> 16` would need 32 bits; it is computed from the high and low
+  /// bytes of r₀ and r₁ instead: with `H = h₀c₀ + h₁c₁` and `L = l₀c₀ + l₁c₁` (each at most
+  /// 255 × 256), `r₀c₀ + r₁c₁ + 2¹⁵ = 256·(H + (L >> 8) + 128) + (L & 255)`, and the low byte cannot
+  /// carry past a multiple of 2¹⁶, so the result is `(H + (L >> 8) + 128) >> 8`, whose operand is
+  /// at most 255 × 256 + 128 and fits 16 bits too.
   struct ResizedRows {
     let source: UnsafePointer<UInt8>
     let sourceWidth: Int
     let width: Int
     let ys: [Tap]
-    /// Each output column's two source columns (the same one twice at an edge, with weight 0).
-    private let columns: [SIMD2<Int32>]
-    private let weights: [SIMD2<UInt32>]
+    /// Each output column's first source column: it and the next one are read as a pair (a tap
+    /// on one column only is moved so that its pair stays inside the row, with a zero weight on
+    /// the other column). Unused when the source is one column wide.
+    private let columns: [Int32]
+    /// The weights of the pair's first and second column, in 1/256ths.
+    private let weights0: [UInt16]
+    private let weights1: [UInt16]
     /// The horizontal pass of two source rows (1/256ths of a level), and which rows they are.
-    private var cached: [UInt32]
+    private var cached: [UInt16]
     private var cachedRows = (-1, -1)
 
     init(
@@ -129,24 +157,137 @@ public struct GreyImage: Sendable, Equatable {
       self.source = source
       self.sourceWidth = sourceWidth
       width = size.0
-      let xs = GreyImage.linearTaps(source: sourceWidth, destination: size.0)
-      columns = xs.map { SIMD2(Int32($0.offset), Int32($0.weight1 == 0 ? $0.offset : $0.offset + 1)) }
-      weights = xs.map { SIMD2(UInt32($0.weight0), UInt32($0.weight1)) }
+      let pairs = GreyImage.linearTaps(source: sourceWidth, destination: size.0).map { tap in
+        // (first column, its weight, the next column's weight)
+        if tap.weight1 != 0 || sourceWidth == 1 { return (tap.offset, tap.weight0, tap.weight1) }
+        return tap.offset + 1 < sourceWidth ? (tap.offset, 256, 0) : (tap.offset - 1, 0, 256)
+      }
+      columns = pairs.map { Int32($0.0) }
+      weights0 = pairs.map { $0.1 }
+      weights1 = pairs.map { $0.2 }
       ys = GreyImage.linearTaps(source: sourceHeight, destination: size.1)
-      cached = [UInt32](repeating: 0, count: 2 * size.0)
+      cached = [UInt16](repeating: 0, count: 2 * size.0)
     }
 
-    /// One source row's horizontal pass, as ``GreyImage/horizontal(_:_:_:_:)`` makes it.
+    /// One source row's horizontal pass (as ``GreyImage/horizontal(_:_:_:_:)`` makes it), eight
+    /// output columns at a time.
     @inline(__always)
     private static func horizontal(
-      _ src: UnsafePointer<UInt8>, _ columns: UnsafePointer<SIMD2<Int32>>,
-      _ weights: UnsafePointer<SIMD2<UInt32>>, _ count: Int, _ out: UnsafeMutablePointer<UInt32>
+      _ src: UnsafePointer<UInt8>, _ sourceWidth: Int, _ columns: UnsafePointer<Int32>,
+      _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>, _ count: Int,
+      _ out: UnsafeMutablePointer<UInt16>
+    ) {
+      if sourceWidth == 1 {
+        // Every tap is the one pixel.
+        let v = UInt16(src[0]) &<< 8
+        for x in 0..<count { out[x] = v }
+        return
+      }
+      // Source pixels `columns[i]` and `columns[i] + 1`, the first in the low byte.
+      @inline(__always) func pair(_ i: Int) -> UInt16 {
+        UnsafeRawPointer(src + Int(columns[i])).loadUnaligned(as: UInt16.self).littleEndian
+      }
+      var x = 0
+      while x &+ 8 <= count {
+        let p = SIMD8<UInt16>(
+          pair(x), pair(x &+ 1), pair(x &+ 2), pair(x &+ 3), pair(x &+ 4), pair(x &+ 5), pair(x &+ 6),
+          pair(x &+ 7))
+        let w0 = UnsafeRawPointer(weights0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+        let w1 = UnsafeRawPointer(weights1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+        let sum = (p & 0xFF) &* w0 &+ (p &>> 8) &* w1
+        UnsafeMutableRawPointer(out + x).storeBytes(of: sum, as: SIMD8<UInt16>.self)
+        x &+= 8
+      }
+      while x < count {
+        let p = pair(x)
+        out[x] = (p & 0xFF) &* weights0[x] &+ (p &>> 8) &* weights1[x]
+        x &+= 1
+      }
+    }
+
+    /// Two source rows' horizontal passes (`src` and the row below it, `sourceWidth` further) in
+    /// one sweep that reads each column's taps once.
+    @inline(__always)
+    private static func horizontalPair(
+      _ src: UnsafePointer<UInt8>, _ sourceWidth: Int, _ columns: UnsafePointer<Int32>,
+      _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>, _ count: Int,
+      _ out0: UnsafeMutablePointer<UInt16>, _ out1: UnsafeMutablePointer<UInt16>
+    ) {
+      if sourceWidth == 1 {
+        horizontal(src, 1, columns, weights0, weights1, count, out0)
+        horizontal(src + 1, 1, columns, weights0, weights1, count, out1)
+        return
+      }
+      let below = src + sourceWidth
+      @inline(__always) func pair(_ row: UnsafePointer<UInt8>, _ at: Int) -> UInt16 {
+        UnsafeRawPointer(row + at).loadUnaligned(as: UInt16.self).littleEndian
+      }
+      var x = 0
+      while x &+ 8 <= count {
+        let c = UnsafeRawPointer(columns + x).loadUnaligned(as: SIMD8<Int32>.self)
+        let (c0, c1, c2, c3) = (Int(c[0]), Int(c[1]), Int(c[2]), Int(c[3]))
+        let (c4, c5, c6, c7) = (Int(c[4]), Int(c[5]), Int(c[6]), Int(c[7]))
+        let p = SIMD8<UInt16>(
+          pair(src, c0), pair(src, c1), pair(src, c2), pair(src, c3), pair(src, c4), pair(src, c5),
+          pair(src, c6), pair(src, c7))
+        let q = SIMD8<UInt16>(
+          pair(below, c0), pair(below, c1), pair(below, c2), pair(below, c3), pair(below, c4),
+          pair(below, c5), pair(below, c6), pair(below, c7))
+        let w0 = UnsafeRawPointer(weights0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+        let w1 = UnsafeRawPointer(weights1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+        UnsafeMutableRawPointer(out0 + x).storeBytes(
+          of: (p & 0xFF) &* w0 &+ (p &>> 8) &* w1, as: SIMD8<UInt16>.self)
+        UnsafeMutableRawPointer(out1 + x).storeBytes(
+          of: (q & 0xFF) &* w0 &+ (q &>> 8) &* w1, as: SIMD8<UInt16>.self)
+        x &+= 8
+      }
+      while x < count {
+        let (p, q) = (pair(src, Int(columns[x])), pair(below, Int(columns[x])))
+        out0[x] = (p & 0xFF) &* weights0[x] &+ (p &>> 8) &* weights1[x]
+        out1[x] = (q & 0xFF) &* weights0[x] &+ (q &>> 8) &* weights1[x]
+        x &+= 1
+      }
+    }
+
+    /// `out[x] = (r0[x] + 128) >> 8`: one source row's pass rounded to grey levels.
+    @inline(__always)
+    private static func rounded(
+      _ r0: UnsafePointer<UInt16>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>
     ) {
       var x = 0
+      while x &+ 16 <= count {
+        let r = UnsafeRawPointer(r0 + x).loadUnaligned(as: SIMD16<UInt16>.self)
+        let level = SIMD16<UInt8>(truncatingIfNeeded: (r &+ 128) &>> 8)
+        UnsafeMutableRawPointer(out + x).storeBytes(of: level, as: SIMD16<UInt8>.self)
+        x &+= 16
+      }
       while x < count {
-        let c = columns[x]
-        let w = weights[x]
-        out[x] = UInt32(src[Int(c[0])]) &* w[0] &+ UInt32(src[Int(c[1])]) &* w[1]
+        out[x] = UInt8(truncatingIfNeeded: (r0[x] &+ 128) &>> 8)
+        x &+= 1
+      }
+    }
+
+    /// `out[x] = (r0[x]·c0 + r1[x]·c1 + 2¹⁵) >> 16` (with `c0 + c1 = 256`), sixteen columns at a
+    /// time in 16-bit lanes from the high and low bytes of r0 and r1 (see the type's comment).
+    @inline(__always)
+    private static func blended(
+      _ r0: UnsafePointer<UInt16>, _ r1: UnsafePointer<UInt16>, _ c0: UInt16, _ c1: UInt16,
+      _ count: Int, _ out: UnsafeMutablePointer<UInt8>
+    ) {
+      let (a, b) = (SIMD16<UInt16>(repeating: c0), SIMD16<UInt16>(repeating: c1))
+      var x = 0
+      while x &+ 16 <= count {
+        let p = UnsafeRawPointer(r0 + x).loadUnaligned(as: SIMD16<UInt16>.self)
+        let q = UnsafeRawPointer(r1 + x).loadUnaligned(as: SIMD16<UInt16>.self)
+        let high = (p &>> 8) &* a &+ (q &>> 8) &* b
+        let low = (p & 0xFF) &* a &+ (q & 0xFF) &* b
+        let level = SIMD16<UInt8>(truncatingIfNeeded: (high &+ (low &>> 8) &+ 128) &>> 8)
+        UnsafeMutableRawPointer(out + x).storeBytes(of: level, as: SIMD16<UInt8>.self)
+        x &+= 16
+      }
+      while x < count {
+        let sum = UInt32(r0[x]) &* UInt32(c0) &+ UInt32(r1[x]) &* UInt32(c1) &+ 32768
+        out[x] = UInt8(truncatingIfNeeded: sum &>> 16)
         x &+= 1
       }
     }
@@ -159,34 +300,37 @@ public struct GreyImage: Sendable, Equatable {
       let (w, sw, src) = (width, sourceWidth, source)
       var rows = cachedRows
       columns.withUnsafeBufferPointer { cols in
-        weights.withUnsafeBufferPointer { wts in
-          cached.withUnsafeMutableBufferPointer { c in
-            let slot0 = c.baseAddress!
-            let slot1 = slot0 + w
-            // The slot that holds source row `r`, filling the one not holding `keep` if neither does.
-            func slot(_ r: Int, keep: Int) -> UnsafeMutablePointer<UInt32> {
-              if rows.0 == r { return slot0 }
-              if rows.1 == r { return slot1 }
-              let target = rows.0 != keep ? slot0 : slot1
-              Self.horizontal(src + r * sw, cols.baseAddress!, wts.baseAddress!, w, target)
-              if rows.0 != keep { rows.0 = r } else { rows.1 = r }
-              return target
-            }
-            if tap.weight1 == 0 {
-              let r0 = slot(tap.offset, keep: -1)
-              var x = 0
-              while x < w {
-                out[x] = UInt8(truncatingIfNeeded: (r0[x] &+ 128) >> 8)
-                x &+= 1
+        weights0.withUnsafeBufferPointer { w0 in
+          weights1.withUnsafeBufferPointer { w1 in
+            cached.withUnsafeMutableBufferPointer { c in
+              let slot0 = c.baseAddress!
+              let slot1 = slot0 + w
+              // The slot that holds source row `r`, filling the one not holding `keep` if neither
+              // does.
+              func slot(_ r: Int, keep: Int) -> UnsafeMutablePointer<UInt16> {
+                if rows.0 == r { return slot0 }
+                if rows.1 == r { return slot1 }
+                let target = rows.0 != keep ? slot0 : slot1
+                Self.horizontal(
+                  src + r * sw, sw, cols.baseAddress!, w0.baseAddress!, w1.baseAddress!, w, target)
+                if rows.0 != keep { rows.0 = r } else { rows.1 = r }
+                return target
               }
-            } else {
-              let r0 = slot(tap.offset, keep: tap.offset + 1)
-              let r1 = slot(tap.offset + 1, keep: tap.offset)
-              let (c0, c1) = (UInt32(tap.weight0), UInt32(tap.weight1))
-              var x = 0
-              while x < w {
-                out[x] = UInt8(truncatingIfNeeded: (r0[x] &* c0 &+ r1[x] &* c1 &+ 32768) >> 16)
-                x &+= 1
+              if tap.weight1 == 0 {
+                Self.rounded(slot(tap.offset, keep: -1), w, out)
+              } else if rows.0 != tap.offset && rows.1 != tap.offset && rows.0 != tap.offset + 1
+                && rows.1 != tap.offset + 1
+              {
+                // Neither source row is held (always so when shrinking by 2 or more).
+                Self.horizontalPair(
+                  src + tap.offset * sw, sw, cols.baseAddress!, w0.baseAddress!, w1.baseAddress!, w,
+                  slot0, slot1)
+                rows = (tap.offset, tap.offset + 1)
+                Self.blended(slot0, slot1, tap.weight0, tap.weight1, w, out)
+              } else {
+                let r0 = slot(tap.offset, keep: tap.offset + 1)
+                let r1 = slot(tap.offset + 1, keep: tap.offset)
+                Self.blended(r0, r1, tap.weight0, tap.weight1, w, out)
               }
             }
           }

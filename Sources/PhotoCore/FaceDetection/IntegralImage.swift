@@ -70,8 +70,8 @@ final class IntegralRows {
   /// Entries after the last row that vector loads may read (zeros).
   static let padding = 32
 
+  /// The last image row's running sums P(X), X in 0...width, when `tilted`.
   private let rowSums: UnsafeMutablePointer<Int32>
-  private let rowSquares: UnsafeMutablePointer<Int32>
   // The tilted table's running sums (see `appendTilted`).
   private let tilted: Bool
   private let sourceRows: Int
@@ -99,8 +99,6 @@ final class IntegralRows {
     squares.initialize(repeating: 0, count: table + Self.padding)
     rowSums = .allocate(capacity: stride + 8)
     rowSums.initialize(repeating: 0, count: stride + 8)
-    rowSquares = .allocate(capacity: stride + 8)
-    rowSquares.initialize(repeating: 0, count: stride + 8)
     if tilted {
       diagonalA = [Int32](repeating: 0, count: width + sourceRows + 2)
       diagonalB = [Int32](repeating: 0, count: width + sourceRows + 2)
@@ -112,7 +110,6 @@ final class IntegralRows {
     values.deallocate()
     squares.deallocate()
     rowSums.deallocate()
-    rowSquares.deallocate()
   }
 
   /// The band row index one past the last held row.
@@ -125,70 +122,160 @@ final class IntegralRows {
   func append(_ pixels: UnsafePointer<UInt8>) {
     precondition(count < capacity, "IntegralRows is full")
     precondition(!tilted || imageRows < sourceRows, "more rows than the band has")
-    let (w, st) = (width, stride)
-    let (ps, pq) = (rowSums, rowSquares)
-    ps[0] = 0
-    pq[0] = 0
-    var s: Int32 = 0
-    var q: Int32 = 0
-    var x = 0
-    while x < w {
-      let v = Int32(pixels[x])
-      s &+= v
-      q &+= v &* v
-      x &+= 1
-      ps[x] = s
-      pq[x] = q
-    }
+    let st = stride
     let above = (count - 1) * st
     let row = count * st
-    Self.accumulate(values + row, values + above, ps, st, layout)
-    Self.accumulate(squares + row, squares + above, pq, st, layout)
+    // The tilted table is made from the row's prefix sums, kept in `rowSums`.
+    Self.appendRow(
+      pixels, width, values + row, values + above, squares + row, squares + above, layout,
+      prefix: tilted ? rowSums : nil)
     if tilted { appendTilted(values + tiltedOffset + row) }
     count += 1
     imageRows += 1
   }
 
-  /// `row[column(X)] = above[column(X)] + prefix[X]` for X in 0..<stride (`prefix` readable 8
-  /// entries further).
+  /// Inclusive prefix sums of four 32-bit lanes, wrapping (little-endian lane order).
   @inline(__always)
-  private static func accumulate(
-    _ row: UnsafeMutablePointer<Int32>, _ above: UnsafeMutablePointer<Int32>,
-    _ prefix: UnsafeMutablePointer<Int32>, _ stride: Int, _ layout: CascadeEvaluator.Layout
+  static func prefixSums(_ p: SIMD4<UInt32>) -> SIMD4<UInt32> {
+    // Lane 1 += lane 0 and lane 3 += lane 2 (a 32-bit shift of each 64-bit half), then lanes 2
+    // and 3 += lane 1. (Lane shifts written as `SIMD4(0, p[0], p[1], p[2])` get scalarised.)
+    var p = p
+    p &+= unsafeBitCast(unsafeBitCast(p, to: SIMD2<UInt64>.self) &<< 32, to: SIMD4<UInt32>.self)
+    p &+= SIMD4(repeating: p[1]) & SIMD4(0, 0, .max, .max)
+    return p
+  }
+
+  /// Inclusive prefix sums of eight 16-bit lanes whose total stays below 2¹⁶ (little-endian
+  /// lane order).
+  @inline(__always)
+  static func prefixSums(_ p: SIMD8<UInt16>) -> SIMD8<UInt16> {
+    // In 32-bit lanes, no partial sum carrying into the next 16-bit lane: each odd lane += the
+    // even one below it; then lanes 2 and 3 (of each four) += lane 1; then lanes 4...7 += lane 3.
+    var a = unsafeBitCast(p, to: SIMD4<UInt32>.self)
+    a &+= a &<< 16
+    let pairs = a &>> 16
+    let both = pairs | (pairs &<< 16)
+    a &+= unsafeBitCast(unsafeBitCast(both, to: SIMD2<UInt64>.self) &<< 32, to: SIMD4<UInt32>.self)
+    let total = SIMD4(repeating: a[1] &>> 16)
+    a &+= (total | (total &<< 16)) & SIMD4(0, 0, .max, .max)
+    return unsafeBitCast(a, to: SIMD8<UInt16>.self)
+  }
+
+  /// The running sums and squared sums of sixteen pixels, by entry: lane k of `sumsOdd` is entry
+  /// X = x + 2k + 1 (pixels x...x + 2k), of `sumsEven` X = x + 2k + 2, and the same for squares;
+  /// `sums` and `squares` (the totals before these pixels, in every lane) are added to all and
+  /// advanced. Little-endian lane order.
+  @inline(__always)
+  static func sixteen(
+    _ pixels: UnsafePointer<UInt8>, sums: inout SIMD8<UInt32>, squares: inout SIMD8<UInt32>
+  ) -> (
+    sumsOdd: SIMD8<UInt32>, sumsEven: SIMD8<UInt32>, squaresOdd: SIMD8<UInt32>,
+    squaresEven: SIMD8<UInt32>
   ) {
-    switch layout {
-    case .plain:
-      var x = 0
-      while x + 4 <= stride {
-        let sum =
-          UnsafeRawPointer(above + x).loadUnaligned(as: SIMD4<Int32>.self)
-          &+ UnsafeRawPointer(prefix + x).loadUnaligned(as: SIMD4<Int32>.self)
-        UnsafeMutableRawPointer(row + x).storeBytes(of: sum, as: SIMD4<Int32>.self)
-        x &+= 4
+    // Pixel 2k in the low byte of lane k, pixel 2k + 1 in the high one.
+    let v = UnsafeRawPointer(pixels).loadUnaligned(as: SIMD8<UInt16>.self)
+    let (first, second) = (v & 0xFF, v &>> 8)
+    // Grey sums stay in 16 bits (at most 16 × 255) until the carry is added.
+    let pairs = prefixSums(first &+ second)
+    let sumsEven = SIMD8<UInt32>(truncatingIfNeeded: pairs) &+ sums
+    let sumsOdd = SIMD8<UInt32>(truncatingIfNeeded: pairs &- second) &+ sums
+    // Squares fit 16 bits one by one, not in pairs.
+    let (q1, q2) = (
+      SIMD8<UInt32>(truncatingIfNeeded: first &* first), SIMD8<UInt32>(truncatingIfNeeded: second &* second)
+    )
+    let q = q1 &+ q2
+    let low = prefixSums(q.lowHalf) &+ squares.lowHalf
+    let high = prefixSums(q.highHalf) &+ SIMD4(repeating: low[3])
+    let squaresEven = SIMD8(lowHalf: low, highHalf: high)
+    sums = SIMD8(repeating: sumsEven[7])
+    squares = SIMD8(repeating: high[3])
+    return (sumsOdd, sumsEven, squaresEven &- q2, squaresEven)
+  }
+
+  /// Table row `row` = `above` + the running sums of `pixels` (and `squareRow` likewise with the
+  /// squared levels), in `layout`'s column order, sixteen pixels at a time: entry X = x + 1 takes
+  /// pixels 0...x. `prefix`, when given, receives the plain running sums P(X) for X in 0...width.
+  @inline(__always)
+  private static func appendRow(
+    _ pixels: UnsafePointer<UInt8>, _ width: Int, _ row: UnsafeMutablePointer<Int32>,
+    _ above: UnsafeMutablePointer<Int32>, _ squareRow: UnsafeMutablePointer<Int32>,
+    _ squareAbove: UnsafeMutablePointer<Int32>, _ layout: CascadeEvaluator.Layout,
+    prefix: UnsafeMutablePointer<Int32>?
+  ) {
+    @inline(__always) func store(_ v: SIMD8<UInt32>, _ p: UnsafeMutablePointer<Int32>) {
+      UnsafeMutableRawPointer(p).storeBytes(of: v.lowHalf, as: SIMD4<UInt32>.self)
+      UnsafeMutableRawPointer(p + 4).storeBytes(of: v.highHalf, as: SIMD4<UInt32>.self)
+    }
+    /// `row[i] = above[i] + v[i]` for i in 0..<8.
+    @inline(__always) func add(
+      _ v: SIMD8<UInt32>, _ above: UnsafeMutablePointer<Int32>, _ row: UnsafeMutablePointer<Int32>
+    ) {
+      let a0 = UnsafeRawPointer(above).loadUnaligned(as: SIMD4<UInt32>.self)
+      let a1 = UnsafeRawPointer(above + 4).loadUnaligned(as: SIMD4<UInt32>.self)
+      store(SIMD8(lowHalf: a0 &+ v.lowHalf, highHalf: a1 &+ v.highHalf), row)
+    }
+    /// Entries x + 1...x + 8 and x + 9...x + 16 in order, from the odd and even ones.
+    @inline(__always) func interleaved(
+      _ odd: SIMD8<UInt32>, _ even: SIMD8<UInt32>
+    ) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
+      (
+        SIMD8(odd[0], even[0], odd[1], even[1], odd[2], even[2], odd[3], even[3]),
+        SIMD8(odd[4], even[4], odd[5], even[5], odd[6], even[6], odd[7], even[7])
+      )
+    }
+    row[0] = above[0]
+    squareRow[0] = squareAbove[0]
+    prefix?[0] = 0
+    var sums = SIMD8<UInt32>(repeating: 0)
+    var squares = SIMD8<UInt32>(repeating: 0)
+    var x = 0
+    #if _endian(little)
+      switch layout {
+      case .plain:
+        while x &+ 16 <= width {
+          let t = sixteen(pixels + x, sums: &sums, squares: &squares)
+          let (s0, s1) = interleaved(t.sumsOdd, t.sumsEven)
+          let (q0, q1) = interleaved(t.squaresOdd, t.squaresEven)
+          let (at, next) = (x &+ 1, x &+ 9)
+          add(s0, above + at, row + at)
+          add(s1, above + next, row + next)
+          add(q0, squareAbove + at, squareRow + at)
+          add(q1, squareAbove + next, squareRow + next)
+          if let prefix {
+            store(s0, prefix + at)
+            store(s1, prefix + next)
+          }
+          x &+= 16
+        }
+      case .evenOdd(let half):
+        // Even entries X = 2j go to j, odd ones 2j + 1 to half + j.
+        while x &+ 16 <= width {
+          let t = sixteen(pixels + x, sums: &sums, squares: &squares)
+          let (even, odd) = ((x &>> 1) &+ 1, half &+ (x &>> 1))
+          add(t.sumsEven, above + even, row + even)
+          add(t.sumsOdd, above + odd, row + odd)
+          add(t.squaresEven, squareAbove + even, squareRow + even)
+          add(t.squaresOdd, squareAbove + odd, squareRow + odd)
+          if let prefix {
+            let (s0, s1) = interleaved(t.sumsOdd, t.sumsEven)
+            store(s0, prefix + (x &+ 1))
+            store(s1, prefix + (x &+ 9))
+          }
+          x &+= 16
+        }
       }
-      while x < stride {
-        row[x] = above[x] &+ prefix[x]
-        x &+= 1
-      }
-    case .evenOdd(let half):
-      // Even columns 2j go to j, odd ones 2j + 1 to half + j.
-      let odd = stride - half
-      let (rowOdd, aboveOdd) = (row + half, above + half)
-      var j = 0
-      while j + 4 <= odd {
-        let pair = UnsafeRawPointer(prefix + 2 &* j).loadUnaligned(as: SIMD8<Int32>.self)
-        let evens = UnsafeRawPointer(above + j).loadUnaligned(as: SIMD4<Int32>.self) &+ pair.evenHalf
-        let odds = UnsafeRawPointer(aboveOdd + j).loadUnaligned(as: SIMD4<Int32>.self) &+ pair.oddHalf
-        UnsafeMutableRawPointer(row + j).storeBytes(of: evens, as: SIMD4<Int32>.self)
-        UnsafeMutableRawPointer(rowOdd + j).storeBytes(of: odds, as: SIMD4<Int32>.self)
-        j &+= 4
-      }
-      while j < odd {
-        row[j] = above[j] &+ prefix[2 &* j]
-        rowOdd[j] = aboveOdd[j] &+ prefix[2 &* j &+ 1]
-        j &+= 1
-      }
-      if half > odd { row[half - 1] = above[half - 1] &+ prefix[2 &* (half - 1)] }
+    #endif
+    var s = Int32(bitPattern: sums[0])
+    var q = Int32(bitPattern: squares[0])
+    while x < width {
+      let v = Int32(pixels[x])
+      s &+= v
+      q &+= v &* v
+      x &+= 1
+      let c = layout.column(x)
+      row[c] = above[c] &+ s
+      squareRow[c] = squareAbove[c] &+ q
+      prefix?[x] = s
     }
   }
 
