@@ -272,6 +272,33 @@ extension Kernels {
     edge: UnsafeMutablePointer<Float>
   ) {
     let size = job.kernelSize
+    if size == 1 && !job.rowTaps {
+      // 1×1 (most of the network's convolutions): one tap, addresses with no overflow checks.
+      let y = gy &* job.stride &- job.padding
+      let rowInside = y >= 0 && y < job.inputHeight
+      let ox = (gx &- job.outputColumnBase) &* job.outputStep &+ job.outputOffsetX
+      let oy = (gy &- job.outputRowBase) &* job.outputStep &+ job.outputOffsetY
+      let first = oy &* job.outputWidth &+ ox
+      for i in 0..<blockPixels {
+        let x = (gx &+ min(i, n &- 1)) &* job.stride &- job.padding
+        a[i] =
+          rowInside && x >= 0 && x < job.inputWidth
+          ? job.input + (y &* job.inputWidth &+ x) &* job.inputPixelStride : job.zeros
+        if i < n {
+          let pixel = first &+ i &* job.outputStep
+          dst[i] = job.output + pixel &* job.outputPixelStride
+          if let r = job.residual {
+            res[i] = r + pixel &* job.residualPixelStride
+          } else {
+            res[i] = UnsafePointer(scratch)
+          }
+        } else {
+          dst[i] = scratch + i &* job.outputPixelStride
+          res[i] = UnsafePointer(scratch)
+        }
+      }
+      return
+    }
     for i in 0..<blockPixels {
       let x = (gx + min(i, n - 1)) * job.stride - job.padding
       let y = gy * job.stride - job.padding
