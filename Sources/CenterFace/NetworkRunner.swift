@@ -112,8 +112,11 @@ extension NetworkPlan {
     if let heads {
       // Views of the one tensor of the fused heads, after the heatmap's sigmoid.
       let t = live[heads]!
-      for p in 0..<(t.width * t.height) {
-        t.pointer[p * t.pixelStride] = sigmoid(t.pointer[p * t.pixelStride])
+      let map = UnsafeSendable(t.pointer)
+      Parallel.forEachRowRange(t.height, minimumRows: 8) { rows in
+        for p in (rows.lowerBound * t.width)..<(rows.upperBound * t.width) {
+          map.value[p * t.pixelStride] = sigmoid(map.value[p * t.pixelStride])
+        }
       }
       func view(_ channel: Int) -> Tensor {
         Tensor(
