@@ -9,8 +9,10 @@
 // Every build does, in each lane, exactly OpenCV's scalar operations in the scalar order: IEEE
 // `Float` and `Double` multiplies, adds, divisions and square roots, never fused (Swift does not
 // contract `a * b + c`), so each lane's values are the scalar ones bit for bit and all three
-// builds give the same windows. Stage sums are exact integers (see `HaarStage`), so their order
-// does not matter. The modules are built with `-fno-math-errno` so that `squareRoot()` of a
+// builds give the same windows. The one exception gives the same values too: an integer stump's
+// feature (see `HaarStage`) is the exact `Int32` combination of its rectangle sums, converted
+// once, which is what the `Float` operations give when every intermediate is an integer below
+// 2^24. Stage sums are exact integers, so their order does not matter. The modules are built with `-fno-math-errno` so that `squareRoot()` of a
 // vector is one vector square root (the same correctly rounded result) rather than a library
 // call per lane.
 
@@ -125,6 +127,25 @@ private func stageMask(
       + FloatV(repeating: s.pointee.weightB)
       * floats(sums(p, s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3))
   }
+  @inline(__always) func integerTwo() -> IntV {
+    sums(p, s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3) &* IntV(repeating: s.pointee.integerA)
+      &+ sums(p, s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
+      &* IntV(repeating: s.pointee.integerB)
+  }
+  // Integer stumps: one conversion of the exact value (see `HaarStage`).
+  let integerSplit = stumps + stage.integerSplit
+  while s < integerSplit {
+    add(floats(integerTwo()))
+    s += 1
+  }
+  let integerEnd = stumps + stage.integerEnd
+  while s < integerEnd {
+    add(
+      floats(
+        integerTwo() &+ sums(p, s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)
+          &* IntV(repeating: s.pointee.integerC)))
+    s += 1
+  }
   let split = stumps + stage.split
   while s < split {
     add(two())
@@ -151,31 +172,46 @@ private func stageMask(
 private func scalarStages(
   _ t: HaarTables, _ p: UnsafeRawPointer, _ factor: Float, from first: Int
 ) -> Bool {
-  @inline(__always) func sum(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Float {
-    Float(
-      p.load(fromByteOffset: Int(o0), as: Int32.self) &- p.load(fromByteOffset: Int(o1), as: Int32.self)
-        &- p.load(fromByteOffset: Int(o2), as: Int32.self) &+ p.load(fromByteOffset: Int(o3), as: Int32.self))
+  @inline(__always) func sum(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Int32 {
+    p.load(fromByteOffset: Int(o0), as: Int32.self) &- p.load(fromByteOffset: Int(o1), as: Int32.self)
+      &- p.load(fromByteOffset: Int(o2), as: Int32.self) &+ p.load(fromByteOffset: Int(o3), as: Int32.self)
   }
   var index = first
   while index < t.stageCount {
     let stage = t.stages[index]
     var total: Int64 = 0
     var s = t.stumps + stage.start
+    @inline(__always) func add(_ v: Float) {
+      total &+= v * factor < s.pointee.threshold ? s.pointee.change : 0
+    }
+    @inline(__always) func integerTwo() -> Int32 {
+      sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3) &* s.pointee.integerA
+        &+ sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3) &* s.pointee.integerB
+    }
+    @inline(__always) func two() -> Float {
+      s.pointee.weightA * Float(sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3))
+        + s.pointee.weightB * Float(sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3))
+    }
+    let integerSplit = t.stumps + stage.integerSplit
+    while s < integerSplit {
+      add(Float(integerTwo()))
+      s += 1
+    }
+    let integerEnd = t.stumps + stage.integerEnd
+    while s < integerEnd {
+      add(
+        Float(
+          integerTwo() &+ sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3) &* s.pointee.integerC))
+      s += 1
+    }
     let split = t.stumps + stage.split
     while s < split {
-      let v =
-        s.pointee.weightA * sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3)
-        + s.pointee.weightB * sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
-      total &+= v * factor < s.pointee.threshold ? s.pointee.change : 0
+      add(two())
       s += 1
     }
     let end = t.stumps + stage.end
     while s < end {
-      let v =
-        s.pointee.weightA * sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3)
-        + s.pointee.weightB * sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
-        + s.pointee.weightC * sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)
-      total &+= v * factor < s.pointee.threshold ? s.pointee.change : 0
+      add(two() + s.pointee.weightC * Float(sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)))
       s += 1
     }
     if total < stage.need { return false }

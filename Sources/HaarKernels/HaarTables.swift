@@ -11,6 +11,9 @@ public struct HaarStump: Sendable {
   public var c0: Int32, c1: Int32, c2: Int32, c3: Int32
   public var weightA: Float, weightB: Float, weightC: Float
   public var threshold: Float
+  /// The weights as integers, for stumps whose feature is computed exactly in `Int32` (see
+  /// ``HaarStage``).
+  public var integerA: Int32, integerB: Int32, integerC: Int32
   /// The change the stump's left leaf makes to the stage's sum (`(left − right) · 2^K`, an exact
   /// integer), split into its low ``HaarStage/lowBits`` bits (`low`, not negative) and the rest.
   public var low: Int32, high: Int32
@@ -25,27 +28,37 @@ public struct HaarStump: Sendable {
     (b0, b1, b2, b3) = (b[0], b[1], b[2], b[3])
     (c0, c1, c2, c3) = (c[0], c[1], c[2], c[3])
     (self.weightA, self.weightB, self.weightC, self.threshold) = (weightA, weightB, weightC, threshold)
+    // Only read when the weights are small integers (the builder's promise for integer stumps).
+    @inline(__always) func integer(_ w: Float) -> Int32 { w == w.rounded() && abs(w) <= 1024 ? Int32(w) : 0 }
+    (integerA, integerB, integerC) = (integer(weightA), integer(weightB), integer(weightC))
     low = Int32(change & (Int64(1) << HaarStage.lowBits - 1))
     high = Int32(truncatingIfNeeded: change >> Int64(HaarStage.lowBits))
     self.change = change
   }
 }
 
-/// A stage: its stumps are `start..<end` of the stump table, those with two rectangles first
-/// (`start..<split`), then those with three. A window passes when its exact integer sum of leaf
-/// changes is at least `need`.
+/// A stage: its stumps are `start..<end` of the stump table, in four runs: integer stumps with two
+/// rectangles (`start..<integerSplit`), then with three (`integerSplit..<integerEnd`), then the
+/// others with two (`integerEnd..<split`) and with three (`split..<end`). A window passes when
+/// its exact integer sum of leaf changes is at least `need`.
+///
+/// An integer stump's weights are small integers and its rectangles small enough that every
+/// product `w · s` and every partial sum of OpenCV's `Float` feature value is an integer below
+/// 2^24 in magnitude, so exact in a `Float`: that value is the `Int32` combination
+/// `wA·sA + wB·sB [+ wC·sC]` converted once, which the kernels compute instead.
 public struct HaarStage: Sendable {
   /// The bits of a leaf change held in ``HaarStump/low``.
   @inlinable public static var lowBits: Int { 20 }
 
-  public var start: Int, split: Int, end: Int
+  public var start: Int, integerSplit: Int, integerEnd: Int, split: Int, end: Int
   public var need: Int64
   /// `need` as `needHigh · 2^lowBits + needLow` (0 ≤ needLow < 2^lowBits), `needHigh` clamped
   /// to Int32 (a sum never comes near: see ``HaarTables``).
   public var needHigh: Int32, needLow: Int32
 
-  public init(start: Int, split: Int, end: Int, need: Int64) {
-    (self.start, self.split, self.end, self.need) = (start, split, end, need)
+  public init(start: Int, integerSplit: Int, integerEnd: Int, split: Int, end: Int, need: Int64) {
+    (self.start, self.integerSplit, self.integerEnd) = (start, integerSplit, integerEnd)
+    (self.split, self.end, self.need) = (split, end, need)
     let high = need >> Int64(Self.lowBits)
     needHigh = Int32(clamping: high)
     needLow = Int32(need & (Int64(1) << Self.lowBits - 1))

@@ -19,13 +19,18 @@ import HaarKernelsAVX512
 /// on a row of windows, and ``laterStages(_:factors:flags:count:hits:)`` the later stages on the
 /// windows that passed, in the kernels of `Sources/HaarKernels` (8 or 16 windows a vector, in the
 /// build ``HaarKernel/best`` picks). Each lane does exactly the scalar operations in the scalar
-/// order (IEEE `Float` and `Double` arithmetic, no fused multiply-add), so its results are the
-/// scalar ones bit for bit.
+/// order (IEEE `Float` and `Double` arithmetic, no fused multiply-add), or for features whose
+/// value is provably an exact integer (``CompiledFeature/exactInteger``) the same value in
+/// `Int32`, so its results are the scalar ones bit for bit.
 struct CascadeEvaluator {
   /// A feature's rectangles as table offsets (corners p0 − p1 − p2 + p3) and weights.
   struct CompiledFeature {
     var a: SIMD4<Int32>, b: SIMD4<Int32>, c: SIMD4<Int32>
     var weightA: Float, weightB: Float, weightC: Float
+    /// True when the weights are integers and `Σ |weight| · 255 · pixels` over the rectangles is
+    /// at most 2^24: every product and partial sum of ``value(_:_:)`` is then an integer that a
+    /// `Float` holds exactly, so the value is the `Int32` combination of the sums, converted.
+    var exactInteger = false
   }
 
   /// A tree node: a feature, its threshold and its children (above 0 a node of the same tree,
@@ -104,9 +109,18 @@ struct CascadeEvaluator {
       let r0 = count > 0 ? f.rects[0] : none
       let r1 = count > 1 ? f.rects[1] : none
       let r2 = count > 2 ? f.rects[2] : none
+      var bound = 0.0
+      var integral = count <= 3
+      for r in f.rects {
+        integral = integral && r.weight == r.weight.rounded() && abs(r.weight) <= 1024
+        // A tilted rectangle's pixels lie within a (width + height)² square.
+        let pixels = f.tilted ? (r.width + r.height) * (r.width + r.height) : r.width * r.height
+        bound += Double(abs(r.weight)) * 255 * Double(pixels)
+      }
       return CompiledFeature(
         a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
-        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight)
+        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight,
+        exactInteger: integral && bound <= 16_777_216)
     }
     if cascade.isStumpBased {
       let stumps = cascade.trees.map { t in
@@ -271,11 +285,12 @@ struct CascadeEvaluator {
       var bound: Int64 = 0
       var rightSum: Int64 = 0
       let start = laneStumps.count
-      var split = start
-      // The stumps with two rectangles, then those with three.
-      for three in [false, true] {
-        if three { split = laneStumps.count }
-        for s in stumps[stage.start..<(stage.start + stage.count)] where (s.feature.weightC != 0) == three {
+      var ends: [Int] = []
+      // Integer stumps with two rectangles, then with three; then the others (see `HaarStage`).
+      for (integer, three) in [(true, false), (true, true), (false, false), (false, true)] {
+        if three || !integer { ends.append(laneStumps.count) }
+        for s in stumps[stage.start..<(stage.start + stage.count)]
+        where (s.feature.weightC != 0) == three && s.feature.exactInteger == integer {
           guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
           bound += max(abs(left), abs(right))
           rightSum += right
@@ -291,7 +306,9 @@ struct CascadeEvaluator {
       let threshold = (Double(stage.threshold) * unit).rounded(.up)
       guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return none }
       laneStages.append(
-        HaarStage(start: start, split: split, end: laneStumps.count, need: Int64(threshold) - rightSum))
+        HaarStage(
+          start: start, integerSplit: ends[0], integerEnd: ends[1], split: ends[2], end: laneStumps.count,
+          need: Int64(threshold) - rightSum))
     }
     return (laneStumps, laneStages)
   }
