@@ -13,14 +13,29 @@ import PackageDescription
   let avx512Flags: [SwiftSetting] = []
 #endif
 
+let noMathErrno: [SwiftSetting] = [.unsafeFlags(["-Xcc", "-fno-math-errno"])]
+
 let package = Package(
   name: "photoedit",
   products: [
     .executable(name: "photoedit", targets: ["photoedit"])
   ],
   targets: [
-    // Pure Swift pixels: the Image buffer, filters, face detection. No Foundation, no C.
-    .target(name: "PhotoCore"),
+    // Pure Swift pixels: the Image buffer, filters, face detection. No Foundation, no C, with
+    // one exception: the tiny CCPUID target (two functions, no library), to pick the Haar
+    // kernels' build at run time.
+    .target(
+      name: "PhotoCore", dependencies: ["HaarKernels", "HaarKernelsAVX2", "HaarKernelsAVX512", "CCPUID"]),
+    // The Haar stump kernels, pure Swift, built three times like CenterFace's (one source file
+    // shared through symbolic links). Without math errno, a vector's square root is one
+    // instruction (the same correctly rounded result).
+    .target(name: "HaarKernels", swiftSettings: noMathErrno),
+    .target(
+      name: "HaarKernelsAVX2", dependencies: ["HaarKernels"],
+      swiftSettings: [.define("HAAR_AVX2")] + noMathErrno + avx2Flags),
+    .target(
+      name: "HaarKernelsAVX512", dependencies: ["HaarKernels"],
+      swiftSettings: [.define("HAAR_AVX512")] + noMathErrno + avx512Flags),
 
     // C libraries from Debian. Their C names appear only in Codecs and Recipe's one file each.
     .systemLibrary(

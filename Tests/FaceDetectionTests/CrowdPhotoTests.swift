@@ -56,6 +56,20 @@ import Testing
     }
   }
 
+  /// Forced to each build of the stump kernels (every one this processor runs), the detector
+  /// gives exactly OpenCV's raw windows, in OpenCV's order.
+  @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
+  func everyKernelBuildGivesOpenCVsRawWindows(kernel: HaarKernel) throws {
+    let (crowd, image) = try Self.photo.get()
+    let cascade = try defaultCascade.get()
+    let run = try #require(crowd.runs.first { $0.options.minNeighbors == 0 })
+    let raw = try HaarDetector.rawDetections(
+      in: GreyImage(image), cascade: cascade, options: run.options, limit: .max, parallel: true,
+      kernel: kernel)
+    #expect(raw.count == run.boxes.count, "[\(kernel)]")
+    #expect(raw == run.boxes, "[\(kernel)]")
+  }
+
   /// One core or all, and however the scales are cut into bands: the same boxes in the same order.
   @Test func resultsDoNotDependOnCoresOrBands() throws {
     let (_, image) = try Self.photo.get()

@@ -1,3 +1,8 @@
+import CCPUID
+import HaarKernels
+import HaarKernelsAVX2
+import HaarKernelsAVX512
+
 /// A ``HaarCascade`` compiled for one integral-table row stride: every rectangle becomes four
 /// offsets from the window's top-left table entry, so evaluating a window is loads and arithmetic.
 ///
@@ -11,14 +16,21 @@
 ///   `Float` leaves in `Double` and fails when the sum is below its threshold.
 ///
 /// For stump cascades, ``firstStage(_:_:count:codes:factors:)`` runs the variance test and stage 0
-/// on eight neighbouring windows at a time with SIMD vectors, one lane per window. Each lane does
-/// exactly the scalar operations in the scalar order (IEEE `Float` and `Double` arithmetic, no
-/// fused multiply-add), so its results are the scalar ones bit for bit.
+/// on a row of windows, and ``laterStages(_:factors:flags:count:hits:)`` the later stages on the
+/// windows that passed, in the kernels of `Sources/HaarKernels` (8 or 16 windows a vector, in the
+/// build ``HaarKernel/best`` picks). Each lane does exactly the scalar operations in the scalar
+/// order (IEEE `Float` and `Double` arithmetic, no fused multiply-add), or for features whose
+/// value is provably an exact integer (``CompiledFeature/exactInteger``) the same value in
+/// `Int32`, so its results are the scalar ones bit for bit.
 struct CascadeEvaluator {
   /// A feature's rectangles as table offsets (corners p0 − p1 − p2 + p3) and weights.
   struct CompiledFeature {
     var a: SIMD4<Int32>, b: SIMD4<Int32>, c: SIMD4<Int32>
     var weightA: Float, weightB: Float, weightC: Float
+    /// True when the weights are integers and `Σ |weight| · 255 · pixels` over the rectangles is
+    /// at most 2^24: every product and partial sum of ``value(_:_:)`` is then an integer that a
+    /// `Float` holds exactly, so the value is the `Int32` combination of the sums, converted.
+    var exactInteger = false
   }
 
   /// A tree node: a feature, its threshold and its children (above 0 a node of the same tree,
@@ -66,7 +78,12 @@ struct CascadeEvaluator {
 
   /// Compiles `cascade` for tables with `stride` entries per row whose tilted table starts
   /// `tiltedOffset` entries after the upright one, with columns stored as `layout` says.
-  init(_ cascade: HaarCascade, stride: Int, tiltedOffset: Int, layout: Layout = .plain) {
+  init(
+    _ cascade: HaarCascade, stride: Int, tiltedOffset: Int, layout: Layout = .plain,
+    kernel: HaarKernel = .best
+  ) {
+    precondition(kernel.isAvailable, "the \(kernel) kernels do not run on this processor")
+    self.kernel = kernel
     windowWidth = cascade.windowWidth
     windowHeight = cascade.windowHeight
     stages = cascade.stages
@@ -92,9 +109,18 @@ struct CascadeEvaluator {
       let r0 = count > 0 ? f.rects[0] : none
       let r1 = count > 1 ? f.rects[1] : none
       let r2 = count > 2 ? f.rects[2] : none
+      var bound = 0.0
+      var integral = count <= 3
+      for r in f.rects {
+        integral = integral && r.weight == r.weight.rounded() && abs(r.weight) <= 1024
+        // A tilted rectangle's pixels lie within a (width + height)² square.
+        let pixels = f.tilted ? (r.width + r.height) * (r.width + r.height) : r.width * r.height
+        bound += Double(abs(r.weight)) * 255 * Double(pixels)
+      }
       return CompiledFeature(
         a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
-        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight)
+        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight,
+        exactInteger: integral && bound <= 16_777_216)
     }
     if cascade.isStumpBased {
       let stumps = cascade.trees.map { t in
@@ -199,111 +225,44 @@ struct CascadeEvaluator {
     }
   }
 
-  // MARK: Eight windows at a time
+  // MARK: Lanes of windows
 
-  /// A stump for eight windows at a time, lane i reading the table entry i after each corner:
-  /// its rectangles' corners as byte offsets (p0 − p1 − p2 + p3, the third rectangle's only read
-  /// when its weight is not 0), weights and threshold; and the change its leaf makes to the
-  /// stage's sum, `(left − right) · 2^K` as an exact integer (see ``LaneStage``), split into its
-  /// low ``lowBits`` bits (`low`, not negative) and the rest (`high`).
-  struct LaneStump {
-    var a0: Int32, a1: Int32, a2: Int32, a3: Int32
-    var b0: Int32, b1: Int32, b2: Int32, b3: Int32
-    var c0: Int32, c1: Int32, c2: Int32, c3: Int32
-    var weightA: SIMD4<Float>, weightB: SIMD4<Float>, weightC: SIMD4<Float>
-    var threshold: SIMD4<Float>
-    var low: SIMD4<Int32>, high: SIMD4<Int32>
-    /// `(left − right) · 2^K` whole, for one window at a time.
-    var change: Int64
-  }
-
-  /// A stage for eight windows at a time: its stumps are ``laneStumps`` `start..<end`, those with
-  /// two rectangles first (`start..<split`), then those with three.
-  ///
-  /// The stage's sum is computed exactly, as an integer count of 2^−K (K the fewest fraction bits
-  /// that make every leaf of the cascade an integer): `right sum + Σ (left − right)` over the
-  /// stumps whose feature is below its threshold, the first part a constant. ``laneTables(_:_:)``
-  /// only builds these tables when every partial sum of OpenCV's `Double` sum is an integer count
-  /// of 2^−K below 2^49 of them, so that each is exact in a `Double` and OpenCV's sum is that
-  /// integer too, whatever the order of the stumps: a window passes when its integer
-  /// `high · 2^lowBits + low` is at least `need` (⌈threshold · 2^K⌉ less the right sum).
-  struct LaneStage {
-    var start: Int, split: Int, end: Int
-    var need: SIMD2<Double>
-    /// `need` as an integer, for one window at a time.
-    var needCount: Int64
-  }
-
-  /// The bits of a leaf change held in ``LaneStump/low``.
-  static let lowBits = 20
-
-  /// Eight lanes of 64-bit masks, as four pairs.
-  struct Mask8 {
-    var m0: SIMD2<Int64>, m1: SIMD2<Int64>, m2: SIMD2<Int64>, m3: SIMD2<Int64>
-
-    /// Lanes whose flag byte is not 0.
-    @inline(__always)
-    init(flags f: UnsafePointer<Int8>) {
-      @inline(__always) func m(_ i: Int) -> Int64 { f[i] != 0 ? -1 : 0 }
-      (m0, m1, m2, m3) = (SIMD2(m(0), m(1)), SIMD2(m(2), m(3)), SIMD2(m(4), m(5)), SIMD2(m(6), m(7)))
-    }
-
-    @inline(__always)
-    init(_ m0: SIMD2<Int64>, _ m1: SIMD2<Int64>, _ m2: SIMD2<Int64>, _ m3: SIMD2<Int64>) {
-      (self.m0, self.m1, self.m2, self.m3) = (m0, m1, m2, m3)
-    }
-
-    /// How many lanes are set.
-    @inline(__always)
-    var count: Int {
-      let s = m0 &+ m1 &+ m2 &+ m3
-      return Int(-(s[0] &+ s[1]))
-    }
-
-    /// How many of lanes 0–3 are set.
-    @inline(__always)
-    var lowCount: Int {
-      let s = m0 &+ m1
-      return Int(-(s[0] &+ s[1]))
-    }
-
-    @inline(__always)
-    subscript(lane: Int) -> Bool {
-      let pair = lane < 4 ? (lane < 2 ? m0 : m1) : (lane < 6 ? m2 : m3)
-      return pair[lane & 1] != 0
-    }
-
-    /// A bit per set lane.
-    @inline(__always)
-    var bits: UInt8 {
-      let b = (m0 & SIMD2(1, 2)) | (m1 & SIMD2(4, 8)) | (m2 & SIMD2(16, 32)) | (m3 & SIMD2(64, 128))
-      return UInt8(truncatingIfNeeded: b[0] | b[1])
-    }
-  }
-
-  /// True when ``firstStage(_:_:count:codes:factors:)`` and ``laterStages(_:factors:flags:)``
-  /// may be used: a stump cascade whose stages all have weak classifiers and whose sums are exact
-  /// as integers (see ``LaneStage``).
+  /// True when ``firstStage(_:_:count:codes:factors:)`` and the lane ``laterStages`` may be
+  /// used: a stump cascade whose stages all have weak classifiers and whose sums are exact as
+  /// integers (see ``laneTables(_:_:)``).
   var laneReady: Bool { !laneStages.isEmpty }
 
-  /// The cascade's stumps and stages for eight windows at a time, when ``laneReady``.
-  let laneStumps: [LaneStump]
-  let laneStages: [LaneStage]
+  /// The cascade's stumps and stages for the kernels, when ``laneReady``.
+  let laneStumps: [HaarStump]
+  let laneStages: [HaarStage]
 
-  static let laneCount = 8
+  /// Which build of the kernels runs (``HaarKernel/best`` unless a test forces one).
+  let kernel: HaarKernel
+
+  /// Entries past a row's windows that the kernels may read in the code, flag and factor
+  /// buffers (and, like ``IntegralRows/padding``, past a table's last entries).
+  static let lanePadding = 16
 
   /// The fewest fraction bits that make `x` (finite) an integer.
   static func fractionBits(_ x: Double) -> Int {
     x == 0 ? 0 : max(0, Int(x.significandWidth) - Int(x.exponent))
   }
 
-  /// Compiles the stumps for eight windows at a time, or returns empty tables when some stage
-  /// has no weak classifier or more than 2 047 (the low parts' sum must stay below 2³¹), or the
-  /// stage sums could not be exact integers (see ``LaneStage``).
+  /// Compiles the stumps for lanes of windows, or returns empty tables when some stage has no
+  /// weak classifier or more than 2 047, or the stage sums could not be exact integers.
+  ///
+  /// A stage's sum is computed exactly, as an integer count of 2^−K (K the fewest fraction bits
+  /// that make every leaf of the cascade an integer): `right sum + Σ (left − right)` over the
+  /// stumps whose feature is below its threshold, the first part a constant. The tables are
+  /// only built when every partial sum of OpenCV's `Double` sum is an integer count of 2^−K
+  /// below 2^49 of them, so that each is exact in a `Double` and OpenCV's sum is that integer
+  /// too, whatever the order of the stumps: a window passes when its integer sum of changes is
+  /// at least `need` (⌈threshold · 2^K⌉ less the right sum). The bounds also keep the kernels'
+  /// 32-bit lane sums from overflowing (see ``HaarTables``).
   static func laneTables(
     _ stumps: [Stump], _ stages: [HaarCascade.Stage]
-  ) -> ([LaneStump], [LaneStage]) {
-    let none: ([LaneStump], [LaneStage]) = ([], [])
+  ) -> ([HaarStump], [HaarStage]) {
+    let none: ([HaarStump], [HaarStage]) = ([], [])
     var k = 0
     for s in stumps {
       guard s.left.isFinite, s.right.isFinite else { return none }
@@ -317,157 +276,54 @@ struct CascadeEvaluator {
       let x = Double(leaf) * unit
       return abs(x) < limit ? Int64(x) : nil
     }
-    let mask = Int64(1) << lowBits - 1
-    var laneStumps: [LaneStump] = []
+    var laneStumps: [HaarStump] = []
     laneStumps.reserveCapacity(stumps.count)
-    var laneStages: [LaneStage] = []
+    var laneStages: [HaarStage] = []
     laneStages.reserveCapacity(stages.count)
-    func bytes(_ c: SIMD4<Int32>) -> (Int32, Int32, Int32, Int32) {
-      (c[0] * 4, c[1] * 4, c[2] * 4, c[3] * 4)
-    }
     for stage in stages {
       guard stage.count > 0, stage.count < 2048, stage.threshold.isFinite else { return none }
       var bound: Int64 = 0
       var rightSum: Int64 = 0
       let start = laneStumps.count
-      var split = start
-      // The stumps with two rectangles, then those with three.
-      for three in [false, true] {
-        if three { split = laneStumps.count }
-        for s in stumps[stage.start..<(stage.start + stage.count)] where (s.feature.weightC != 0) == three {
+      var ends: [Int] = []
+      // Integer stumps with two rectangles, then with three; then the others (see `HaarStage`).
+      for (integer, three) in [(true, false), (true, true), (false, false), (false, true)] {
+        if three || !integer { ends.append(laneStumps.count) }
+        for s in stumps[stage.start..<(stage.start + stage.count)]
+        where (s.feature.weightC != 0) == three && s.feature.exactInteger == integer {
           guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
           bound += max(abs(left), abs(right))
           rightSum += right
-          let change = left - right
           let f = s.feature
-          let (a0, a1, a2, a3) = bytes(f.a)
-          let (b0, b1, b2, b3) = bytes(f.b)
-          let (c0, c1, c2, c3) = bytes(f.c)
           laneStumps.append(
-            LaneStump(
-              a0: a0, a1: a1, a2: a2, a3: a3, b0: b0, b1: b1, b2: b2, b3: b3, c0: c0, c1: c1, c2: c2,
-              c3: c3, weightA: SIMD4(repeating: f.weightA), weightB: SIMD4(repeating: f.weightB),
-              weightC: SIMD4(repeating: f.weightC), threshold: SIMD4(repeating: s.threshold),
-              low: SIMD4(repeating: Int32(change & mask)),
-              high: SIMD4(repeating: Int32(change >> Int64(lowBits))), change: change))
+            HaarStump(
+              a: f.a &* 4, b: f.b &* 4, c: f.c &* 4, weightA: f.weightA, weightB: f.weightB,
+              weightC: f.weightC, threshold: s.threshold, change: left - right))
         }
       }
       // Every partial sum is at most `bound` counts of 2^−K: below 2^49, so exact in a Double.
       guard bound < Int64(1) << 49 else { return none }
       let threshold = (Double(stage.threshold) * unit).rounded(.up)
       guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return none }
-      let need = Int64(threshold) - rightSum
       laneStages.append(
-        LaneStage(
-          start: start, split: split, end: laneStumps.count, need: SIMD2(repeating: Double(need)),
-          needCount: need))
+        HaarStage(
+          start: start, integerSplit: ends[0], integerEnd: ends[1], split: ends[2], end: laneStumps.count,
+          need: Int64(threshold) - rightSum))
     }
     return (laneStumps, laneStages)
   }
 
+  /// The kernels' view of the lane tables, for the duration of `body`.
   @inline(__always)
-  static func laneSums(
-    _ p: UnsafeRawPointer, _ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32
-  ) -> SIMD4<Int32> {
-    p.loadUnaligned(fromByteOffset: Int(o0), as: SIMD4<Int32>.self)
-      &- p.loadUnaligned(fromByteOffset: Int(o1), as: SIMD4<Int32>.self)
-      &- p.loadUnaligned(fromByteOffset: Int(o2), as: SIMD4<Int32>.self)
-      &+ p.loadUnaligned(fromByteOffset: Int(o3), as: SIMD4<Int32>.self)
-  }
-
-  /// The feature values of four neighbouring windows at `p`, in the scalar order: `(wA·sA +
-  /// wB·sB) [+ wC·sC]`.
-  @inline(__always)
-  static func laneValues(
-    _ s: UnsafePointer<LaneStump>, _ p: UnsafeRawPointer, three: Bool
-  ) -> SIMD4<Float> {
-    var v =
-      s.pointee.weightA * SIMD4<Float>(laneSums(p, s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3))
-      + s.pointee.weightB
-      * SIMD4<Float>(laneSums(p, s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3))
-    if three {
-      v +=
-        s.pointee.weightC * SIMD4<Float>(laneSums(p, s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3))
+  func withTables<R>(_ body: (HaarTables) -> R) -> R {
+    laneStumps.withUnsafeBufferPointer { stumps in
+      laneStages.withUnsafeBufferPointer { stages in
+        body(
+          HaarTables(
+            stumps: stumps.baseAddress!, stages: stages.baseAddress!, stageCount: stages.count,
+            norm: normCorners &* 4, area: normArea))
+      }
     }
-    return v
-  }
-
-  /// Whether four windows' stage sums reach `need`.
-  @inline(__always)
-  static func reach(
-    _ low: SIMD4<Int32>, _ high: SIMD4<Int32>, _ need: SIMD2<Double>
-  ) -> (SIMD2<Int64>, SIMD2<Int64>) {
-    // high · 2^20 + low is below 2^52 in magnitude: exact in a Double.
-    let scale = SIMD2<Double>(repeating: Double(1 << lowBits))
-    let x0 =
-      SIMD2<Double>(SIMD2<Int32>(high[0], high[1])) * scale + SIMD2<Double>(SIMD2<Int32>(low[0], low[1]))
-    let x1 =
-      SIMD2<Double>(SIMD2<Int32>(high[2], high[3])) * scale + SIMD2<Double>(SIMD2<Int32>(low[2], low[3]))
-    return (
-      unsafeBitCast(x0 .>= need, to: SIMD2<Int64>.self), unsafeBitCast(x1 .>= need, to: SIMD2<Int64>.self)
-    )
-  }
-
-  /// Which of eight neighbouring windows (lane i at `p` + i entries) pass `stage`, each lane
-  /// computing the scalar feature values (`Float`, times the lane's factor) and the exact sum.
-  @inline(__always)
-  static func laneStage(
-    _ stage: LaneStage, _ p: UnsafeRawPointer, _ f0: SIMD4<Float>, _ f1: SIMD4<Float>,
-    _ stumps: UnsafePointer<LaneStump>
-  ) -> Mask8 {
-    var low0 = SIMD4<Int32>.zero
-    var high0 = SIMD4<Int32>.zero
-    var low1 = SIMD4<Int32>.zero
-    var high1 = SIMD4<Int32>.zero
-    let p1 = p + 16
-    var s = stumps + stage.start
-    @inline(__always) func add(_ v0: SIMD4<Float>, _ v1: SIMD4<Float>) {
-      let below0 = unsafeBitCast(v0 * f0 .< s.pointee.threshold, to: SIMD4<Int32>.self)
-      let below1 = unsafeBitCast(v1 * f1 .< s.pointee.threshold, to: SIMD4<Int32>.self)
-      low0 &+= below0 & s.pointee.low
-      high0 &+= below0 & s.pointee.high
-      low1 &+= below1 & s.pointee.low
-      high1 &+= below1 & s.pointee.high
-    }
-    let split = stumps + stage.split
-    while s < split {
-      add(laneValues(s, p, three: false), laneValues(s, p1, three: false))
-      s += 1
-    }
-    let end = stumps + stage.end
-    while s < end {
-      add(laneValues(s, p, three: true), laneValues(s, p1, three: true))
-      s += 1
-    }
-    let (m0, m1) = reach(low0, high0, stage.need)
-    let (m2, m3) = reach(low1, high1, stage.need)
-    return Mask8(m0, m1, m2, m3)
-  }
-
-  /// Which of four neighbouring windows pass `stage`, as ``laneStage(_:_:_:_:_:)`` for eight.
-  @inline(__always)
-  static func laneStage4(
-    _ stage: LaneStage, _ p: UnsafeRawPointer, _ f: SIMD4<Float>, _ stumps: UnsafePointer<LaneStump>
-  ) -> (SIMD2<Int64>, SIMD2<Int64>) {
-    var low = SIMD4<Int32>.zero
-    var high = SIMD4<Int32>.zero
-    var s = stumps + stage.start
-    @inline(__always) func add(_ v: SIMD4<Float>) {
-      let below = unsafeBitCast(v * f .< s.pointee.threshold, to: SIMD4<Int32>.self)
-      low &+= below & s.pointee.low
-      high &+= below & s.pointee.high
-    }
-    let split = stumps + stage.split
-    while s < split {
-      add(laneValues(s, p, three: false))
-      s += 1
-    }
-    let end = stumps + stage.end
-    while s < end {
-      add(laneValues(s, p, three: true))
-      s += 1
-    }
-    return reach(low, high, stage.need)
   }
 
   /// The variance test and stage 0 for the `count` windows whose top-left table entries are
@@ -475,216 +331,85 @@ struct CascadeEvaluator {
   ///
   /// `codes[i]` becomes −1 when window i is rejected before stage 0, 0 when it fails stage 0,
   /// and 1 when it passes; `factors[i]` its variance factor (meaningful when `codes[i]` is 1).
-  /// Up to 7 entries past `count` are written too. The tables must be readable 7 entries past
-  /// the last window's entries. Only when ``laneReady``.
+  /// Up to 7 entries past `count` are written too. The tables must be readable
+  /// ``lanePadding`` entries past the last window's entries. Only when ``laneReady``.
   func firstStage(
     _ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, count: Int,
     codes: UnsafeMutablePointer<Int8>, factors: UnsafeMutablePointer<Float>
   ) {
-    let n = (normCorners &* 4)
-    let area = SIMD2<Double>(repeating: normArea)
-    // A window is rejected when area · factor ≥ 0.1, that is when its normaliser (area · Σx² −
-    // (Σx)²) is at most about 100 · area². Below this bound, 10⁻⁵ less, the rounding of the
-    // square root, the division and the Float (a few 10⁻⁸ in all) cannot make it pass.
-    let surelyFlat = SIMD2<Double>(repeating: 100 * normArea * normArea * (1 - 1e-5))
-    let stage = laneStages[0]
-    laneStumps.withUnsafeBufferPointer { stumps in
-      var i = 0
-      while i < count {
-        let pv = UnsafeRawPointer(p + i)
-        let qv = UnsafeRawPointer(q + i)
-        let (n0, n1) = Self.normalisers(pv, qv, n, area)
-        let (n2, n3) = Self.normalisers(pv + 16, qv + 16, n, area)
-        let flat = (n0 .<= surelyFlat) .& (n1 .<= surelyFlat) .& (n2 .<= surelyFlat) .& (n3 .<= surelyFlat)
-        if flat[0] && flat[1] {
-          // Eight flat windows (a clear sky, a blurred background): no factor or stage needed.
-          UnsafeMutableRawPointer(codes + i).storeBytes(
-            of: SIMD8<Int8>(repeating: -1), as: SIMD8<Int8>.self)
-          i += Self.laneCount
-          continue
-        }
-        let (f0, ok0) = Self.varianceFactors(n0, n1, area)
-        let (f1, ok1) = Self.varianceFactors(n2, n3, area)
-        let anyAccepted = ok0.0 | ok0.1 | ok1.0 | ok1.1
-        if anyAccepted[0] | anyAccepted[1] == 0 {
-          // Eight flat windows (a clear sky, a blurred background): no stage to run.
-          UnsafeMutableRawPointer(codes + i).storeBytes(
-            of: SIMD8<Int8>(repeating: -1), as: SIMD8<Int8>.self)
-          i += Self.laneCount
-          continue
-        }
-        let passed = Self.laneStage(stage, pv, f0, f1, stumps.baseAddress!)
-        // −1 when rejected, else 1 when passed, 0 when failed.
-        func code(_ ok: SIMD2<Int64>, _ pass: SIMD2<Int64>) -> SIMD2<Int64> {
-          (pass & 1) | ~ok
-        }
-        let c0 = code(ok0.0, passed.m0)
-        let c1 = code(ok0.1, passed.m1)
-        let c2 = code(ok1.0, passed.m2)
-        let c3 = code(ok1.1, passed.m3)
-        let bytes = SIMD8<Int8>(
-          Int8(truncatingIfNeeded: c0[0]), Int8(truncatingIfNeeded: c0[1]), Int8(truncatingIfNeeded: c1[0]),
-          Int8(truncatingIfNeeded: c1[1]), Int8(truncatingIfNeeded: c2[0]), Int8(truncatingIfNeeded: c2[1]),
-          Int8(truncatingIfNeeded: c3[0]), Int8(truncatingIfNeeded: c3[1]))
-        UnsafeMutableRawPointer(codes + i).storeBytes(of: bytes, as: SIMD8<Int8>.self)
-        UnsafeMutableRawPointer(factors + i).storeBytes(of: f0, as: SIMD4<Float>.self)
-        UnsafeMutableRawPointer(factors + i + 4).storeBytes(of: f1, as: SIMD4<Float>.self)
-        i += Self.laneCount
+    withTables { t in
+      switch kernel {
+      case .baseline: BaselineHaarKernels.firstStage(t, p, q, count: count, codes: codes, factors: factors)
+      case .avx2: AVX2HaarKernels.firstStage(t, p, q, count: count, codes: codes, factors: factors)
+      case .avx512: AVX512HaarKernels.firstStage(t, p, q, count: count, codes: codes, factors: factors)
       }
     }
   }
 
-  /// The variance normalisers `area · Σx² − (Σx)²` of four neighbouring windows, as
-  /// ``varianceFactor(_:_:)`` computes them; `n` holds the variance rectangle's corners as byte
-  /// offsets.
-  @inline(__always)
-  static func normalisers(
-    _ p: UnsafeRawPointer, _ q: UnsafeRawPointer, _ n: SIMD4<Int32>, _ area: SIMD2<Double>
-  ) -> (SIMD2<Double>, SIMD2<Double>) {
-    let sum = laneSums(p, n[0], n[1], n[2], n[3])
-    // Squared sums are unsigned: u = (u − 2³¹ as a signed value) + 2³¹, exactly.
-    let squares = laneSums(q, n[0], n[1], n[2], n[3]) ^ Int32.min
-    @inline(__always) func half(_ s: SIMD2<Int32>, _ u: SIMD2<Int32>) -> SIMD2<Double> {
-      let sd = SIMD2<Double>(s)
-      let ud = SIMD2<Double>(u) + 2_147_483_648
-      return area * ud - sd * sd
+  /// Stages 1 and on for the windows among `count` at `p`, `p + 1`, … whose flag is 1 (flags
+  /// 0 or 1), with their variance factors at `factors`: writes the index of each window that
+  /// passes every stage to `hits` in increasing order, and returns how many. Flags and factors
+  /// must be readable ``lanePadding`` entries past `count`, and flags there 0; the tables
+  /// ``lanePadding`` entries past the last window's entries. The results are the scalar ones.
+  func laterStages(
+    _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>, flags: UnsafePointer<Int8>, count: Int,
+    hits: UnsafeMutablePointer<Int32>
+  ) -> Int {
+    withTables { t in
+      switch kernel {
+      case .baseline:
+        BaselineHaarKernels.laterStages(t, p, factors: factors, flags: flags, count: count, hits: hits)
+      case .avx2: AVX2HaarKernels.laterStages(t, p, factors: factors, flags: flags, count: count, hits: hits)
+      case .avx512:
+        AVX512HaarKernels.laterStages(t, p, factors: factors, flags: flags, count: count, hits: hits)
+      }
     }
-    return (
-      half(SIMD2(sum[0], sum[1]), SIMD2(squares[0], squares[1])),
-      half(SIMD2(sum[2], sum[3]), SIMD2(squares[2], squares[3]))
-    )
-  }
-
-  /// The variance factors of four windows from their normalisers, and whether each is accepted
-  /// (as two 64-bit masks), computed as ``varianceFactor(_:_:)`` does.
-  @inline(__always)
-  static func varianceFactors(
-    _ n0: SIMD2<Double>, _ n1: SIMD2<Double>, _ area: SIMD2<Double>
-  ) -> (SIMD4<Float>, (SIMD2<Int64>, SIMD2<Int64>)) {
-    @inline(__always) func half(_ nf: SIMD2<Double>) -> (SIMD2<Double>, SIMD2<Int64>) {
-      let positive = unsafeBitCast(nf .> 0, to: SIMD2<Int64>.self)
-      // Lanes without variance take 1 (their factor is not used), so sqrt never sees a negative.
-      let one = unsafeBitCast(SIMD2<Double>(repeating: 1), to: SIMD2<Int64>.self)
-      let safe = unsafeBitCast(
-        (unsafeBitCast(nf, to: SIMD2<Int64>.self) & positive) | (one & ~positive), to: SIMD2<Double>.self)
-      let root = SIMD2<Double>(safe[0].squareRoot(), safe[1].squareRoot())
-      return (1 / root, positive)
-    }
-    let (d0, pos0) = half(n0)
-    let (d1, pos1) = half(n1)
-    let f = SIMD4<Float>(Float(d0[0]), Float(d0[1]), Float(d1[0]), Float(d1[1]))
-    let small = SIMD2<Double>(repeating: 0.1)
-    let back0 = SIMD2<Double>(Double(f[0]), Double(f[1]))
-    let back1 = SIMD2<Double>(Double(f[2]), Double(f[3]))
-    let ok0 = pos0 & unsafeBitCast(area * back0 .< small, to: SIMD2<Int64>.self)
-    let ok1 = pos1 & unsafeBitCast(area * back1 .< small, to: SIMD2<Int64>.self)
-    return (f, (ok0, ok1))
   }
 
   /// Stages 1 and on for the windows at `p`, `p + 1`, … `p + 7` whose flags are set, with their
-  /// variance factors at `factors`.
-  ///
-  /// Each stage runs on the windows still alive: four lanes starting at the first when they all
-  /// lie within four neighbours, else eight; a window alone, or two far apart, with the scalar
-  /// code, which is then cheaper. The results are the scalar ones.
-  ///
-  /// - Returns: a bit per lane, set when the window passes every stage.
+  /// variance factors at `factors`: a bit per lane, set when the window passes every stage.
   func laterStages(
     _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>, flags: UnsafePointer<Int8>
   ) -> UInt8 {
-    var alive = Mask8(flags: flags).bits
-    let f0 = UnsafeRawPointer(factors).loadUnaligned(as: SIMD4<Float>.self)
-    let f1 = UnsafeRawPointer(factors + 4).loadUnaligned(as: SIMD4<Float>.self)
-    let pv = UnsafeRawPointer(p)
-    return laneStumps.withUnsafeBufferPointer { stumps in
-      laneStages.withUnsafeBufferPointer { sg in
-        var index = 1
-        while index < sg.count {
-          if alive == 0 { return 0 }
-          let first = alive.trailingZeroBitCount
-          let span = 8 - alive.leadingZeroBitCount - first
-          let count = alive.nonzeroBitCount
-          if span <= 4 && count > 1 {
-            // Four lanes from the first window alive.
-            let f = UnsafeRawPointer(factors + first).loadUnaligned(as: SIMD4<Float>.self)
-            let (m0, m1) = Self.laneStage4(sg[index], pv + 4 * first, f, stumps.baseAddress!)
-            alive &= Self.bits(m0, m1) << first
-          } else if count <= 2 {
-            // One window, or two far apart: the scalar code for each, to the end.
-            var bits: UInt8 = 0
-            var left = alive
-            while left != 0 {
-              let lane = left.trailingZeroBitCount
-              if Self.laneScalar(pv + 4 * lane, factors[lane], from: index, stumps.baseAddress!, sg) {
-                bits |= 1 << lane
-              }
-              left &= left - 1
-            }
-            return bits
-          } else {
-            let passed = Self.laneStage(sg[index], pv, f0, f1, stumps.baseAddress!)
-            alive &= passed.bits
+    let n = 8 + Self.lanePadding
+    return withUnsafeTemporaryAllocation(of: Int8.self, capacity: n) { f in
+      withUnsafeTemporaryAllocation(of: Float.self, capacity: n) { x in
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 8) { hits in
+          for i in 0..<n {
+            f[i] = i < 8 && flags[i] != 0 ? 1 : 0
+            x[i] = i < 8 ? factors[i] : 0
           }
-          index += 1
+          let found = laterStages(
+            p, factors: x.baseAddress!, flags: f.baseAddress!, count: 8, hits: hits.baseAddress!)
+          var bits: UInt8 = 0
+          for h in hits.prefix(found) { bits |= 1 << h }
+          return bits
         }
-        return alive
       }
     }
   }
+}
 
-  /// Stages `first` and on for the one window at `p`, whose variance factor is `factor`, on the
-  /// lane tables: true when every stage passes. Feature values as the scalar code computes them,
-  /// stage sums exact (see ``LaneStage``), so the verdict is the scalar one.
-  @inline(__always)
-  static func laneScalar(
-    _ p: UnsafeRawPointer, _ factor: Float, from first: Int, _ stumps: UnsafePointer<LaneStump>,
-    _ stages: UnsafeBufferPointer<LaneStage>
-  ) -> Bool {
-    @inline(__always) func sum(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Float {
-      Float(
-        p.load(fromByteOffset: Int(o0), as: Int32.self) &- p.load(fromByteOffset: Int(o1), as: Int32.self)
-          &- p.load(fromByteOffset: Int(o2), as: Int32.self)
-          &+ p.load(fromByteOffset: Int(o3), as: Int32.self))
-    }
-    @inline(__always) func two(_ s: UnsafePointer<LaneStump>) -> Float {
-      s.pointee.weightA[0] * sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3)
-        + s.pointee.weightB[0] * sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
-    }
-    for index in first..<stages.count {
-      let stage = stages[index]
-      var total: Int64 = 0
-      var s = stumps + stage.start
-      let split = stumps + stage.split
-      while s < split {
-        let below = two(s) * factor < s.pointee.threshold[0]
-        total &+= below ? s.pointee.change : 0
-        s += 1
-      }
-      let end = stumps + stage.end
-      while s < end {
-        let v = two(s) + s.pointee.weightC[0] * sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)
-        total &+= v * factor < s.pointee.threshold[0] ? s.pointee.change : 0
-        s += 1
-      }
-      if total < stage.needCount { return false }
-    }
-    return true
-  }
+/// The builds of the Haar stump kernels (see `Sources/HaarKernels`). Every build gives the same
+/// windows: each lane does the scalar operations in the scalar order.
+enum HaarKernel: String, CaseIterable, Sendable {
+  /// Baseline x86-64 (SSE2), or plain code elsewhere: 8 windows a vector, in pairs of registers.
+  case baseline
+  /// AVX2: 8 windows in one register.
+  case avx2
+  /// AVX-512 F and VL: 16 windows in one register.
+  case avx512
 
-  /// ``laneScalar(_:_:from:_:_:)`` for the window at `p`: true when it passes stages `first` and
-  /// on. Only when ``laneReady``.
-  func laterStages(_ p: UnsafePointer<Int32>, factor: Float, from first: Int) -> Bool {
-    laneStumps.withUnsafeBufferPointer { stumps in
-      laneStages.withUnsafeBufferPointer { sg in
-        Self.laneScalar(UnsafeRawPointer(p), factor, from: first, stumps.baseAddress!, sg)
-      }
-    }
-  }
+  /// The fastest build this processor runs, from CPUID.
+  static let best: HaarKernel =
+    ccpuid_has_avx512() != 0 ? .avx512 : (ccpuid_has_avx2_fma() != 0 ? .avx2 : .baseline)
 
-  /// A bit per set lane of two pairs of 64-bit masks (lanes 0–3).
-  @inline(__always)
-  static func bits(_ m0: SIMD2<Int64>, _ m1: SIMD2<Int64>) -> UInt8 {
-    let b = (m0 & SIMD2(1, 2)) | (m1 & SIMD2(4, 8))
-    return UInt8(truncatingIfNeeded: b[0] | b[1])
+  /// Whether this processor can run the build.
+  var isAvailable: Bool {
+    switch self {
+    case .baseline: true
+    case .avx2: ccpuid_has_avx2_fma() != 0
+    case .avx512: ccpuid_has_avx512() != 0
+    }
   }
 }

@@ -147,12 +147,13 @@ public enum HaarDetector {
 
   /// ``rawDetections(in:cascade:options:)`` that stops once more than `limit` windows pass, on
   /// all cores when `parallel` is true, else on this thread alone, in bands of about
-  /// `bandEntries` table entries (the boxes do not depend on it).
+  /// `bandEntries` table entries, with the `kernel` build of the stump kernels (the boxes depend
+  /// on neither).
   ///
   /// - Throws: ``DetectionError/tooManyCandidates(limit:)`` when more than `limit` windows pass.
   static func rawDetections(
     in grey: GreyImage, cascade: HaarCascade, options: DetectionOptions, limit: Int, parallel: Bool,
-    bandEntries: Int = HaarDetector.bandEntries
+    bandEntries: Int = HaarDetector.bandEntries, kernel: HaarKernel = .best
   ) throws(DetectionError) -> [FaceBox] {
     precondition(options.minNeighbors >= 0, "minNeighbors must not be negative")
     let scales = scales(width: grey.width, height: grey.height, cascade: cascade, options: options)
@@ -183,7 +184,8 @@ public enum HaarDetector {
           let (px, results) = shared.value
           let unit = units[u]
           results[u] = searches[unit.search].search(
-            unit.band, in: px, greyWidth: width, greyHeight: height, cascade: cascade, budget: budget)
+            unit.band, in: px, greyWidth: width, greyHeight: height, cascade: cascade, budget: budget,
+            kernel: kernel)
         }
         if parallel && Parallel.workerCount > 1 {
           Parallel.forEach(units.count) { k in run(order[k]) }

@@ -59,13 +59,14 @@ struct ScaleSearch {
 
   /// The raw boxes of the windows in rows `band` that pass every stage, in pixels of the grey
   /// image, by row then column. Stops early, returning what it has, once `budget` is spent.
+  /// `kernel` picks the build of the stump kernels (the same windows from each).
   ///
   /// - Parameter grey: the `greyWidth` × `greyHeight` grey levels.
   /// - Complexity: O((band rows + window height) × width) to make the tables, plus the cascade's
   ///   work on each window.
   func search(
     _ band: Range<Int>, in grey: UnsafePointer<UInt8>, greyWidth: Int, greyHeight: Int,
-    cascade: HaarCascade, budget: CandidateBudget
+    cascade: HaarCascade, budget: CandidateBudget, kernel: HaarKernel = .best
   ) -> [FaceBox] {
     let wh = cascade.windowHeight
     let layout: CascadeEvaluator.Layout = step == 2 ? .evenOdd(half: (width + 2) / 2) : .plain
@@ -74,20 +75,24 @@ struct ScaleSearch {
       width: width, capacity: min(chunk, band.count) + wh, layout: layout,
       tilted: cascade.hasTiltedFeatures, sourceRows: band.count - 1 + wh)
     let evaluator = CascadeEvaluator(
-      cascade, stride: table.stride, tiltedOffset: table.tiltedOffset, layout: layout)
+      cascade, stride: table.stride, tiltedOffset: table.tiltedOffset, layout: layout, kernel: kernel)
     let stumpBased = evaluator.laneReady
     let positions = (columns + step - 1) / step
     let same = width == greyWidth && height == greyHeight
     var resizer =
       same ? nil : GreyImage.ResizedRows(grey, width: greyWidth, height: greyHeight, to: (width, height))
     let line = UnsafeMutablePointer<UInt8>.allocate(capacity: width)
-    let codes = UnsafeMutablePointer<Int8>.allocate(capacity: positions + 2 * CascadeEvaluator.laneCount)
-    let factors = UnsafeMutablePointer<Float>.allocate(capacity: positions + 2 * CascadeEvaluator.laneCount)
-    factors.initialize(repeating: 0, count: positions + 2 * CascadeEvaluator.laneCount)
+    // The kernels read and write past the row's last window (see ``CascadeEvaluator``).
+    let padding = CascadeEvaluator.lanePadding
+    let codes = UnsafeMutablePointer<Int8>.allocate(capacity: positions + padding)
+    let factors = UnsafeMutablePointer<Float>.allocate(capacity: positions + padding)
+    factors.initialize(repeating: 0, count: positions + padding)
+    let passed = UnsafeMutablePointer<Int32>.allocate(capacity: positions)
     defer {
       line.deallocate()
       codes.deallocate()
       factors.deallocate()
+      passed.deallocate()
     }
     var hits: [FaceBox] = []
     var nextImageRow = band.lowerBound
@@ -140,28 +145,11 @@ struct ScaleSearch {
               i += 1
             }
           }
-          for k in positions..<(positions + CascadeEvaluator.laneCount) { codes[k] = 0 }
-          // The later stages, eight neighbouring windows at a time where two or more passed.
-          i = 0
-          while i < positions {
-            let flags = UnsafeRawPointer(codes + i).loadUnaligned(as: UInt64.self)
-            if flags & 0xFF == 0 {
-              // On to the next window that passed, up to eight windows on (flags are 0 or 1).
-              i += flags == 0 ? 8 : flags.trailingZeroBitCount >> 3
-              continue
-            }
-            if flags & ~0xFF == 0 {
-              if evaluator.laterStages(p + i, factor: factors[i], from: 1) { hit(i) }
-              i += 1
-              continue
-            }
-            var passed = evaluator.laterStages(p + i, factors: factors + i, flags: codes + i)
-            while passed != 0 {
-              hit(i + passed.trailingZeroBitCount)
-              passed &= passed - 1
-            }
-            i += CascadeEvaluator.laneCount
-          }
+          for k in positions..<(positions + padding) { codes[k] = 0 }
+          // The later stages, on lanes of windows starting at each that passed.
+          let found = evaluator.laterStages(
+            p, factors: factors, flags: codes, count: positions, hits: passed)
+          for k in 0..<found { hit(Int(passed[k])) }
         } else {
           var i = 0
           while i < positions {

@@ -1,0 +1,359 @@
+// The Haar stump kernels: the variance test and stage 0 over a row of windows, and the later
+// stages over the windows of a row that passed stage 0. This one file is compiled three times:
+// here for baseline x86-64 (`BaselineHaarKernels`: 8 windows a vector, as pairs of SSE
+// registers), and through symbolic links in HaarKernelsAVX2 with `-mavx2 -mfma` and HAAR_AVX2
+// (`AVX2HaarKernels`: 8 windows in one AVX2 register) and in HaarKernelsAVX512 with AVX-512 F
+// and VL and HAAR_AVX512 (`AVX512HaarKernels`: 16 windows in one AVX-512 register). PhotoCore
+// picks one at run time from CPUID.
+//
+// Every build does, in each lane, exactly OpenCV's scalar operations in the scalar order: IEEE
+// `Float` and `Double` multiplies, adds, divisions and square roots, never fused (Swift does not
+// contract `a * b + c`), so each lane's values are the scalar ones bit for bit and all three
+// builds give the same windows. The one exception gives the same values too: an integer stump's
+// feature (see `HaarStage`) is the exact `Int32` combination of its rectangle sums, converted
+// once, which is what the `Float` operations give when every intermediate is an integer below
+// 2^24. Stage sums are exact integers, so their order does not matter. The modules are built with `-fno-math-errno` so that `squareRoot()` of a
+// vector is one vector square root (the same correctly rounded result) rather than a library
+// call per lane.
+
+#if HAAR_AVX512
+  import HaarKernels
+
+  /// The kernels for processors with AVX-512 F and VL: 16 windows a vector.
+  public enum AVX512HaarKernels {}
+  typealias Kernels = AVX512HaarKernels
+  typealias IntV = SIMD16<Int32>
+  typealias FloatV = SIMD16<Float>
+  typealias ByteV = SIMD16<Int8>
+  typealias HalfInt = SIMD8<Int32>
+  typealias HalfFloat = SIMD8<Float>
+  typealias HalfDouble = SIMD8<Double>
+  typealias HalfMask = SIMD8<Int64>
+#elseif HAAR_AVX2
+  import HaarKernels
+
+  /// The kernels for processors with AVX2: 8 windows a vector.
+  public enum AVX2HaarKernels {}
+  typealias Kernels = AVX2HaarKernels
+  typealias IntV = SIMD8<Int32>
+  typealias FloatV = SIMD8<Float>
+  typealias ByteV = SIMD8<Int8>
+  typealias HalfInt = SIMD4<Int32>
+  typealias HalfFloat = SIMD4<Float>
+  typealias HalfDouble = SIMD4<Double>
+  typealias HalfMask = SIMD4<Int64>
+#else
+  /// The kernels for baseline x86-64 (and any other processor): 8 windows a vector, as pairs
+  /// of 4-lane registers.
+  public enum BaselineHaarKernels {}
+  typealias Kernels = BaselineHaarKernels
+  typealias IntV = SIMD8<Int32>
+  typealias FloatV = SIMD8<Float>
+  typealias ByteV = SIMD8<Int8>
+  typealias HalfInt = SIMD4<Int32>
+  typealias HalfFloat = SIMD4<Float>
+  typealias HalfDouble = SIMD4<Double>
+  typealias HalfMask = SIMD4<Int64>
+#endif
+
+/// Windows in one vector.
+private let lanes = IntV.scalarCount
+
+// The helpers are written for the concrete vector types, never generic (a generic SIMD helper
+// compiles to one scalar operation per lane), and conversions go through halves: the standard
+// library's 16-lane conversions are not inlined.
+
+@inline(__always)
+private func load(_ p: UnsafeRawPointer, _ offset: Int32) -> IntV {
+  p.loadUnaligned(fromByteOffset: Int(offset), as: IntV.self)
+}
+
+/// The rectangle sums p0 − p1 − p2 + p3 of the lanes' windows.
+@inline(__always)
+private func sums(_ p: UnsafeRawPointer, _ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> IntV {
+  load(p, o0) &- load(p, o1) &- load(p, o2) &+ load(p, o3)
+}
+
+@inline(__always)
+private func floats(_ v: IntV) -> FloatV {
+  FloatV(lowHalf: HalfFloat(v.lowHalf), highHalf: HalfFloat(v.highHalf))
+}
+
+/// A lane mask (all ones or zero in each lane) from a comparison.
+@inline(__always)
+private func mask(_ m: SIMDMask<IntV.MaskStorage>) -> IntV {
+  unsafeBitCast(m, to: IntV.self)
+}
+
+@inline(__always)
+private func mask(_ m0: SIMDMask<HalfMask>, _ m1: SIMDMask<HalfMask>) -> IntV {
+  IntV(
+    lowHalf: HalfInt(truncatingIfNeeded: unsafeBitCast(m0, to: HalfMask.self)),
+    highHalf: HalfInt(truncatingIfNeeded: unsafeBitCast(m1, to: HalfMask.self)))
+}
+
+#if HAAR_AVX512
+  @inline(__always) private var laneBitValues: IntV {
+    IntV(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768)
+  }
+#else
+  @inline(__always) private var laneBitValues: IntV { IntV(1, 2, 4, 8, 16, 32, 64, 128) }
+#endif
+
+/// A bit per set lane of a lane mask.
+@inline(__always)
+private func bits(_ m: IntV) -> UInt32 {
+  UInt32(bitPattern: (m & laneBitValues).wrappedSum())
+}
+
+/// Which lanes of `stage` pass, as a lane mask, for the windows at `p`, `p` + 1 entry, … whose
+/// variance factors are `f`: each lane's feature values are the scalar `Float` ones, its sum the
+/// exact integer.
+@inline(__always)
+private func stageMask(
+  _ stage: HaarStage, _ p: UnsafeRawPointer, _ f: FloatV, _ stumps: UnsafePointer<HaarStump>
+) -> IntV {
+  var low = IntV.zero
+  var high = IntV.zero
+  var s = stumps + stage.start
+  @inline(__always) func add(_ v: FloatV) {
+    let below = mask(v * f .< FloatV(repeating: s.pointee.threshold))
+    low &+= below & IntV(repeating: s.pointee.low)
+    high &+= below & IntV(repeating: s.pointee.high)
+  }
+  @inline(__always) func two() -> FloatV {
+    FloatV(repeating: s.pointee.weightA)
+      * floats(sums(p, s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3))
+      + FloatV(repeating: s.pointee.weightB)
+      * floats(sums(p, s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3))
+  }
+  @inline(__always) func integerTwo() -> IntV {
+    sums(p, s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3) &* IntV(repeating: s.pointee.integerA)
+      &+ sums(p, s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
+      &* IntV(repeating: s.pointee.integerB)
+  }
+  // Integer stumps: one conversion of the exact value (see `HaarStage`).
+  let integerSplit = stumps + stage.integerSplit
+  while s < integerSplit {
+    add(floats(integerTwo()))
+    s += 1
+  }
+  let integerEnd = stumps + stage.integerEnd
+  while s < integerEnd {
+    add(
+      floats(
+        integerTwo() &+ sums(p, s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)
+          &* IntV(repeating: s.pointee.integerC)))
+    s += 1
+  }
+  let split = stumps + stage.split
+  while s < split {
+    add(two())
+    s += 1
+  }
+  let end = stumps + stage.end
+  while s < end {
+    add(
+      two() + FloatV(repeating: s.pointee.weightC)
+        * floats(sums(p, s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)))
+    s += 1
+  }
+  // The sum is high · 2^20 + low; carry low's upper bits so that 0 ≤ low < 2^20, then compare
+  // (high, low) with (needHigh, needLow). |high| stays below 2^31 (see `HaarTables`).
+  high &+= low &>> Int32(HaarStage.lowBits)
+  low &= IntV(repeating: Int32(1) << Int32(HaarStage.lowBits) - 1)
+  let needHigh = IntV(repeating: stage.needHigh)
+  return mask(high .> needHigh) | (mask(high .== needHigh) & mask(low .>= IntV(repeating: stage.needLow)))
+}
+
+/// Stages `first` and on for the one window at `p`, whose variance factor is `factor`: true when
+/// every stage passes. The scalar feature values, and the exact sum.
+@inline(__always)
+private func scalarStages(
+  _ t: HaarTables, _ p: UnsafeRawPointer, _ factor: Float, from first: Int
+) -> Bool {
+  @inline(__always) func sum(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Int32 {
+    p.load(fromByteOffset: Int(o0), as: Int32.self) &- p.load(fromByteOffset: Int(o1), as: Int32.self)
+      &- p.load(fromByteOffset: Int(o2), as: Int32.self) &+ p.load(fromByteOffset: Int(o3), as: Int32.self)
+  }
+  var index = first
+  while index < t.stageCount {
+    let stage = t.stages[index]
+    var total: Int64 = 0
+    var s = t.stumps + stage.start
+    @inline(__always) func add(_ v: Float) {
+      total &+= v * factor < s.pointee.threshold ? s.pointee.change : 0
+    }
+    @inline(__always) func integerTwo() -> Int32 {
+      sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3) &* s.pointee.integerA
+        &+ sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3) &* s.pointee.integerB
+    }
+    @inline(__always) func two() -> Float {
+      s.pointee.weightA * Float(sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3))
+        + s.pointee.weightB * Float(sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3))
+    }
+    let integerSplit = t.stumps + stage.integerSplit
+    while s < integerSplit {
+      add(Float(integerTwo()))
+      s += 1
+    }
+    let integerEnd = t.stumps + stage.integerEnd
+    while s < integerEnd {
+      add(
+        Float(
+          integerTwo() &+ sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3) &* s.pointee.integerC))
+      s += 1
+    }
+    let split = t.stumps + stage.split
+    while s < split {
+      add(two())
+      s += 1
+    }
+    let end = t.stumps + stage.end
+    while s < end {
+      add(two() + s.pointee.weightC * Float(sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)))
+      s += 1
+    }
+    if total < stage.need { return false }
+    index += 1
+  }
+  return true
+}
+
+extension Kernels {
+  /// Windows evaluated together.
+  public static var laneCount: Int { lanes }
+
+  /// The variance test and stage 0 for the `count` windows whose top-left table entries are
+  /// `p`, `p + 1`, … (values) and `q`, `q + 1`, … (squares).
+  ///
+  /// `codes[i]` becomes −1 when window i is rejected before stage 0 (no variance, or almost
+  /// flat), 0 when it fails stage 0 and 1 when it passes; `factors[i]` its variance factor
+  /// (meaningful when `codes[i]` is 1). Up to 7 entries past `count` are written too. The
+  /// tables must be readable 15 entries past the last window's entries.
+  public static func firstStage(
+    _ t: HaarTables, _ p: UnsafePointer<Int32>, _ q: UnsafePointer<Int32>, count: Int,
+    codes: UnsafeMutablePointer<Int8>, factors: UnsafeMutablePointer<Float>
+  ) {
+    let area = HalfDouble(repeating: t.area)
+    let surelyFlat = HalfDouble(repeating: t.surelyFlat)
+    let stage = t.stages[0]
+    let one = HalfDouble(repeating: 1)
+    let small = HalfDouble(repeating: 0.1)
+    @inline(__always) func store(_ c: ByteV, _ f: FloatV?, at i: Int) {
+      // Whole vectors while they end within 7 entries of `count`, else the first half.
+      if lanes == 8 || count - i > 8 {
+        UnsafeMutableRawPointer(codes + i).storeBytes(of: c, as: ByteV.self)
+        if let f { UnsafeMutableRawPointer(factors + i).storeBytes(of: f, as: FloatV.self) }
+      } else {
+        UnsafeMutableRawPointer(codes + i).storeBytes(of: c.lowHalf, as: type(of: c.lowHalf))
+        if let f { UnsafeMutableRawPointer(factors + i).storeBytes(of: f.lowHalf, as: HalfFloat.self) }
+      }
+    }
+    var i = 0
+    while i < count {
+      let pv = UnsafeRawPointer(p + i)
+      let qv = UnsafeRawPointer(q + i)
+      let sum = sums(pv, t.n0, t.n1, t.n2, t.n3)
+      // Squared sums are unsigned: u = (u − 2³¹ as a signed value) + 2³¹, exactly.
+      let squares = sums(qv, t.n0, t.n1, t.n2, t.n3) ^ IntV(repeating: Int32.min)
+      @inline(__always) func normaliser(_ s: HalfInt, _ u: HalfInt) -> HalfDouble {
+        let sd = HalfDouble(s)
+        let ud = HalfDouble(u) + 2_147_483_648
+        return area * ud - sd * sd
+      }
+      let nf0 = normaliser(sum.lowHalf, squares.lowHalf)
+      let nf1 = normaliser(sum.highHalf, squares.highHalf)
+      if bits(mask(nf0 .> surelyFlat, nf1 .> surelyFlat)) == 0 {
+        // Flat windows (a clear sky, a blurred background): no factor or stage needed.
+        store(ByteV(repeating: -1), nil, at: i)
+        i += lanes
+        continue
+      }
+      // The factor Float(1 / sqrt(nf)) and the test area · factor < 0.1, in Double. Lanes
+      // without variance take 1 (their factor is not used), so sqrt never sees a negative.
+      @inline(__always) func factor(_ nf: HalfDouble) -> (HalfFloat, SIMDMask<HalfMask>) {
+        let positive = nf .> 0
+        let safe = unsafeBitCast(
+          (unsafeBitCast(nf, to: HalfMask.self) & unsafeBitCast(positive, to: HalfMask.self))
+            | (unsafeBitCast(one, to: HalfMask.self) & ~unsafeBitCast(positive, to: HalfMask.self)),
+          to: HalfDouble.self)
+        let f = HalfFloat(one / safe.squareRoot())
+        return (f, positive .& (area * HalfDouble(f) .< small))
+      }
+      let (f0, ok0) = factor(nf0)
+      let (f1, ok1) = factor(nf1)
+      let ok = mask(ok0, ok1)
+      let f = FloatV(lowHalf: f0, highHalf: f1)
+      if bits(ok) == 0 {
+        store(ByteV(repeating: -1), nil, at: i)
+        i += lanes
+        continue
+      }
+      let passed = stageMask(stage, pv, f, t.stumps)
+      // −1 when rejected, else 1 when passed, 0 when failed.
+      let code = (passed & IntV(repeating: 1)) | ~ok
+      store(ByteV(truncatingIfNeeded: code), f, at: i)
+      i += lanes
+    }
+  }
+
+  /// Stages 1 and on for the windows among `count` at `p`, `p + 1`, … whose flag is 1 (flags
+  /// are 0 or 1), with their variance factors at `factors`. Writes the index of each window that
+  /// passes every stage to `hits`, in increasing order, and returns how many.
+  ///
+  /// Lanes start at each window still to do whose flag is set and cover the next windows,
+  /// whatever their flags: a stage costs the same on one vector however many of its lanes are
+  /// alive; a window left alone goes on with the scalar code. Flags and factors must be readable
+  /// 15 entries past `count`, the tables 15 entries past the last window's entries.
+  public static func laterStages(
+    _ t: HaarTables, _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>,
+    flags: UnsafePointer<Int8>, count: Int, hits: UnsafeMutablePointer<Int32>
+  ) -> Int {
+    var found = 0
+    var i = 0
+    while i < count {
+      let word = UnsafeRawPointer(flags + i).loadUnaligned(as: UInt64.self)
+      if word == 0 {
+        i += 8
+        continue
+      }
+      i += word.trailingZeroBitCount >> 3
+      if i >= count { break }
+      let pv = UnsafeRawPointer(p + i)
+      var alive = flagBits(flags + i)
+      if count - i < lanes { alive &= (UInt32(1) << UInt32(count - i)) - 1 }
+      let f = UnsafeRawPointer(factors + i).loadUnaligned(as: FloatV.self)
+      var index = 1
+      while index < t.stageCount && alive != 0 {
+        if alive & (alive - 1) == 0 {
+          // One window left: the scalar code, to the end.
+          let lane = alive.trailingZeroBitCount
+          if !scalarStages(t, pv + 4 * lane, factors[i + lane], from: index) { alive = 0 }
+          break
+        }
+        alive &= bits(stageMask(t.stages[index], pv, f, t.stumps))
+        index += 1
+      }
+      while alive != 0 {
+        hits[found] = Int32(i + alive.trailingZeroBitCount)
+        found += 1
+        alive &= alive - 1
+      }
+      i += lanes
+    }
+    return found
+  }
+}
+
+/// A bit per lane from the lanes' flags (bytes 0 or 1): byte k of a little-endian word times
+/// 0x0102040810204080 lands alone in bit 56 + k.
+@inline(__always)
+private func flagBits(_ flags: UnsafePointer<Int8>) -> UInt32 {
+  var result: UInt32 = 0
+  for word in 0..<(lanes / 8) {
+    let x = UnsafeRawPointer(flags + 8 * word).loadUnaligned(as: UInt64.self)
+    result |= UInt32((x &* 0x0102_0408_1020_4080) >> 56) << UInt32(8 * word)
+  }
+  return result
+}

@@ -1,0 +1,96 @@
+// The tables the Haar stump kernels read, shared by the three builds of `HaarKernels.swift`
+// (this file is compiled once, in the baseline module). PhotoCore's `CascadeEvaluator` fills
+// them; the kernels only read them.
+
+/// A stump for lanes of neighbouring windows, lane i reading the table entry i after each corner.
+public struct HaarStump: Sendable {
+  /// The rectangles' corners as byte offsets (sum = p0 − p1 − p2 + p3); the third rectangle is
+  /// only read when its weight is not 0.
+  public var a0: Int32, a1: Int32, a2: Int32, a3: Int32
+  public var b0: Int32, b1: Int32, b2: Int32, b3: Int32
+  public var c0: Int32, c1: Int32, c2: Int32, c3: Int32
+  public var weightA: Float, weightB: Float, weightC: Float
+  public var threshold: Float
+  /// The weights as integers, for stumps whose feature is computed exactly in `Int32` (see
+  /// ``HaarStage``).
+  public var integerA: Int32, integerB: Int32, integerC: Int32
+  /// The change the stump's left leaf makes to the stage's sum (`(left − right) · 2^K`, an exact
+  /// integer), split into its low ``HaarStage/lowBits`` bits (`low`, not negative) and the rest.
+  public var low: Int32, high: Int32
+  /// That change whole, for one window at a time.
+  public var change: Int64
+
+  public init(
+    a: SIMD4<Int32>, b: SIMD4<Int32>, c: SIMD4<Int32>, weightA: Float, weightB: Float, weightC: Float,
+    threshold: Float, change: Int64
+  ) {
+    (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3])
+    (b0, b1, b2, b3) = (b[0], b[1], b[2], b[3])
+    (c0, c1, c2, c3) = (c[0], c[1], c[2], c[3])
+    (self.weightA, self.weightB, self.weightC, self.threshold) = (weightA, weightB, weightC, threshold)
+    // Only read when the weights are small integers (the builder's promise for integer stumps).
+    @inline(__always) func integer(_ w: Float) -> Int32 { w == w.rounded() && abs(w) <= 1024 ? Int32(w) : 0 }
+    (integerA, integerB, integerC) = (integer(weightA), integer(weightB), integer(weightC))
+    low = Int32(change & (Int64(1) << HaarStage.lowBits - 1))
+    high = Int32(truncatingIfNeeded: change >> Int64(HaarStage.lowBits))
+    self.change = change
+  }
+}
+
+/// A stage: its stumps are `start..<end` of the stump table, in four runs: integer stumps with two
+/// rectangles (`start..<integerSplit`), then with three (`integerSplit..<integerEnd`), then the
+/// others with two (`integerEnd..<split`) and with three (`split..<end`). A window passes when
+/// its exact integer sum of leaf changes is at least `need`.
+///
+/// An integer stump's weights are small integers and its rectangles small enough that every
+/// product `w · s` and every partial sum of OpenCV's `Float` feature value is an integer below
+/// 2^24 in magnitude, so exact in a `Float`: that value is the `Int32` combination
+/// `wA·sA + wB·sB [+ wC·sC]` converted once, which the kernels compute instead.
+public struct HaarStage: Sendable {
+  /// The bits of a leaf change held in ``HaarStump/low``.
+  @inlinable public static var lowBits: Int { 20 }
+
+  public var start: Int, integerSplit: Int, integerEnd: Int, split: Int, end: Int
+  public var need: Int64
+  /// `need` as `needHigh · 2^lowBits + needLow` (0 ≤ needLow < 2^lowBits), `needHigh` clamped
+  /// to Int32 (a sum never comes near: see ``HaarTables``).
+  public var needHigh: Int32, needLow: Int32
+
+  public init(start: Int, integerSplit: Int, integerEnd: Int, split: Int, end: Int, need: Int64) {
+    (self.start, self.integerSplit, self.integerEnd) = (start, integerSplit, integerEnd)
+    (self.split, self.end, self.need) = (split, end, need)
+    let high = need >> Int64(Self.lowBits)
+    needHigh = Int32(clamping: high)
+    needLow = Int32(need & (Int64(1) << Self.lowBits - 1))
+  }
+}
+
+/// A compiled stump cascade for the kernels: pointers valid for the duration of one call.
+///
+/// The builder guarantees that every stage has 1 to 2 047 stumps and that the sum of the
+/// magnitudes of a stage's leaf changes is below 2^50, so that the lanes' sums of low parts stay
+/// below 2^31 and of high parts below 2^30 in magnitude.
+public struct HaarTables {
+  public var stumps: UnsafePointer<HaarStump>
+  public var stages: UnsafePointer<HaarStage>
+  public var stageCount: Int
+  /// The variance rectangle's corners as byte offsets.
+  public var n0: Int32, n1: Int32, n2: Int32, n3: Int32
+  /// That rectangle's area in pixels.
+  public var area: Double
+  /// Normalisers (`area · Σx² − (Σx)²`) at most this are surely rejected: no factor needed.
+  public var surelyFlat: Double
+
+  public init(
+    stumps: UnsafePointer<HaarStump>, stages: UnsafePointer<HaarStage>, stageCount: Int,
+    norm: SIMD4<Int32>, area: Double
+  ) {
+    (self.stumps, self.stages, self.stageCount) = (stumps, stages, stageCount)
+    (n0, n1, n2, n3) = (norm[0], norm[1], norm[2], norm[3])
+    self.area = area
+    // A window is rejected when area · factor ≥ 0.1, that is when its normaliser is at most
+    // about 100 · area². Below this bound, 10⁻⁵ less, the rounding of the square root, the
+    // division and the Float (a few 10⁻⁸ in all) cannot make it pass.
+    surelyFlat = 100 * area * area * (1 - 1e-5)
+  }
+}

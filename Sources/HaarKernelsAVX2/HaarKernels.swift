@@ -1,0 +1,1 @@
+../HaarKernels/HaarKernels.swift
