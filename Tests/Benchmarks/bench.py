@@ -888,14 +888,19 @@ def tool_versions() -> list[tuple[str, str]]:
         except (OSError, subprocess.TimeoutExpired):
             return "not found"
 
-    repo = BIN_DIR.parent.parent  # .build/release -> the checkout it was built from
-    source = out(f"git -C {repo} log -1 --format='%h %s' 2>/dev/null")
-    if out(f"git -C {repo} status --porcelain --untracked-files=no -- Sources Package.swift") \
-            not in ("not found", ""):
-        source += " (with uncommitted changes)"
+    # The checkout the binaries were built in: the nearest folder above --bin-dir with a .git
+    # (.build/release -> the checkout), if any.
+    repo = next((p for p in BIN_DIR.parents if (p / ".git").exists()), None)
+    if repo is None:
+        built = f"{BIN_DIR}, not inside a git checkout"
+    else:
+        source = out(f"git -C {repo} log -1 --format='%h %s' 2>/dev/null")
+        if out(f"git -C {repo} status --porcelain --untracked-files=no -- Sources Package.swift") \
+                not in ("not found", ""):
+            source += " (with uncommitted changes)"
+        built = ("this checkout" if repo == ROOT else str(repo)) + f": {source}"
     return [
-        ("photoedit", out("photoedit --version") + ", built from "
-         + ("this checkout" if repo == ROOT else str(repo)) + f": {source}"),
+        ("photoedit", out("photoedit --version") + ", built from " + built),
         ("swift", out("/opt/swift/usr/bin/swift --version 2>&1 | grep -m1 'Swift version'")),
         ("libjpeg-turbo (djpeg, cjpeg)", out("djpeg -version 2>&1")),
         ("ImageMagick", out(f"{IM} -version")),
