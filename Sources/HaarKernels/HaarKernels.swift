@@ -29,24 +29,19 @@
   typealias HalfFloat = SIMD8<Float>
   typealias HalfDouble = SIMD8<Double>
   typealias HalfMask = SIMD8<Int64>
-#elseif HAAR_AVX2
-  import HaarKernels
-
-  /// The kernels for processors with AVX2: 8 windows a vector.
-  public enum AVX2HaarKernels {}
-  typealias Kernels = AVX2HaarKernels
-  typealias IntV = SIMD8<Int32>
-  typealias FloatV = SIMD8<Float>
-  typealias ByteV = SIMD8<Int8>
-  typealias HalfInt = SIMD4<Int32>
-  typealias HalfFloat = SIMD4<Float>
-  typealias HalfDouble = SIMD4<Double>
-  typealias HalfMask = SIMD4<Int64>
 #else
-  /// The kernels for baseline x86-64 (and any other processor): 8 windows a vector, as pairs
-  /// of 4-lane registers.
-  public enum BaselineHaarKernels {}
-  typealias Kernels = BaselineHaarKernels
+  #if HAAR_AVX2
+    import HaarKernels
+
+    /// The kernels for processors with AVX2: 8 windows in one register.
+    public enum AVX2HaarKernels {}
+    typealias Kernels = AVX2HaarKernels
+  #else
+    /// The kernels for baseline x86-64 (and any other processor): 8 windows a vector, as pairs
+    /// of 4-lane registers.
+    public enum BaselineHaarKernels {}
+    typealias Kernels = BaselineHaarKernels
+  #endif
   typealias IntV = SIMD8<Int32>
   typealias FloatV = SIMD8<Float>
   typealias ByteV = SIMD8<Int8>
