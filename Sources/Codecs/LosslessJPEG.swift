@@ -28,12 +28,20 @@ public enum LosslessJPEG {
   /// Memory: the original's coefficients (about 72 MB at 24 MP 4:2:0), the output, and a window
   /// of the original's rows as wide as the footprints and as high as a patch plus the steps' reach.
   ///
+  /// `decoded`, when the caller has it, holds the original's stored pixels as decoding `bytes`
+  /// gives them (faceblur's detection searched them): the splice then cuts its patches from them
+  /// rather than decoding the original a second time. The render lets go of them before any
+  /// route that does not use them (a transform: the moved file's pixels are its own decode's;
+  /// the coefficients' route, which holds every block), so that the two never add up.
+  ///
   /// - Throws: `CodecError` for damaged data (as decoding reports it) or what libjpeg cannot write.
   public static func render(
-    _ bytes: [UInt8], transform: PixelTransform? = nil, kernels: [any StepKernel], options: EncodeOptions
+    _ bytes: [UInt8], transform: PixelTransform? = nil, kernels: [any StepKernel], options: EncodeOptions,
+    decoded: DecodedPixels? = nil
   ) throws(CodecError) -> [UInt8]? {
     precondition(kernels.allSatisfy { $0.capability.isLocal }, "only local steps keep the original's blocks")
     if let transform, !transform.isIdentity {
+      decoded?.image = nil
       guard let moved = try transformed(bytes, by: transform) else { return nil }
       return try render(moved, kernels: kernels, options: options)
     }
@@ -44,6 +52,7 @@ public enum LosslessJPEG {
     return try bytes.withUnsafeBufferPointer { data throws(CodecError) -> [UInt8]? in
       let size = ImageSize(header.width, header.height)
       precondition(kernels.first.map { $0.inputSize == size } ?? true, "the kernels take the stored pixels")
+      precondition(decoded?.image.map { ImageSize($0.width, $0.height) == size } ?? true, "the stored pixels")
       let footprints = kernels.flatMap { kernel -> [PixelRect] in
         if case .local(_, let footprint) = kernel.capability { return footprint }
         return []
@@ -53,12 +62,13 @@ public enum LosslessJPEG {
       if let splice = try JPEGSplice(data) {
         if let spliced = try Self.splice(
           splice, footprints: footprints, kernels: kernels, source: JPEGSource(data, header: header),
-          metadataSegments: JPEGMarkers.segments(for: metadata))
+          decoded: decoded?.image, metadataSegments: JPEGMarkers.segments(for: metadata))
         {
           return spliced
         }
         // Tables that cannot code the new blocks (optimised ones): the coefficients' route.
       }
+      decoded?.image = nil
       var message = [CChar](repeating: 0, count: 256)
       var unsupported: Int32 = 0
       guard
@@ -74,7 +84,7 @@ public enum LosslessJPEG {
       let patches = Self.patches(covering: footprints, in: size, cell: cell, maxRows: patchRows)
       if !patches.isEmpty {
         let source = JPEGSource(data, header: header)
-        try render(patches, through: kernels, from: source) { pixels throws(CodecError) in
+        try render(patches, through: kernels, from: source, decoded: nil) { pixels throws(CodecError) in
           let r = pixels.rect
           guard
             cjpeg_coefficients_encode_patch(
@@ -138,7 +148,7 @@ public enum LosslessJPEG {
   /// them (when no core is free, the splice renders them itself when it first needs them).
   static func splice(
     _ splice: JPEGSplice, footprints: [PixelRect], kernels: [any StepKernel], source: JPEGSource,
-    metadataSegments: [UInt8]
+    decoded: Image? = nil, metadataSegments: [UInt8]
   ) throws(CodecError) -> [UInt8]? {
     let cell = ImageSize(splice.mcuWidth, splice.mcuHeight)
     let size = source.size
@@ -155,7 +165,7 @@ public enum LosslessJPEG {
     let production = PatchProduction(count: patches.count) { made in
       do throws(CodecError) {
         var k = 0
-        try render(patches, through: kernels, from: source) { pixels throws(CodecError) in
+        try render(patches, through: kernels, from: source, decoded: decoded) { pixels throws(CodecError) in
           made.set(k, pixels)
           k += 1
         }
@@ -279,15 +289,39 @@ public enum LosslessJPEG {
   }
 
   /// Renders each patch from the original's pixels through `kernels` and hands it to `body`, top
-  /// to bottom. The original is decoded in one pass down the image (cropped to the columns the
-  /// patches need, skipping the rows none needs), into a window of the rows the current patch
-  /// needs; a patch that needs rows above the window (it never happens with the steps photoedit
-  /// has) starts a new pass.
+  /// to bottom. The pixels are cut from `decoded` (the stored pixels, whole) when there is one.
+  /// Else the original is decoded in one pass down the image (cropped to the columns the patches
+  /// need, skipping the rows none needs), into a window of the rows the current patch needs; a
+  /// patch that needs rows above the window (it never happens with the steps photoedit has)
+  /// starts a new pass.
   static func render(
-    _ patches: [PixelRect], through kernels: [any StepKernel], from source: JPEGSource,
+    _ patches: [PixelRect], through kernels: [any StepKernel], from source: JPEGSource, decoded: Image?,
     _ body: (PixelBuffer) throws(CodecError) -> Void
   ) throws(CodecError) {
     let demands = patches.map { RenderPlan.demand(of: $0, through: kernels) }
+    /// The patch rendered from `rect`'s pixels in `pixels`; each works on a copy, which the
+    /// kernels change in place.
+    func rendered(_ patch: PixelRect, _ rects: [PixelRect], from pixels: PixelBuffer) throws(CodecError) {
+      let tile = PixelBuffer(rect: rects[0])
+      tile.copy(rects[0], from: pixels)
+      let rendered: PixelBuffer
+      do { rendered = try Planner.chain(kernels, on: tile, rects: rects) } catch {
+        throw .corruptData(.jpeg, "\(error)")  // local kernels never throw
+      }
+      try body(rendered.view(patch))
+    }
+    if let decoded {
+      do {
+        try decoded.withReadOnlyPixels { whole in
+          for (patch, rects) in zip(patches, demands) { try rendered(patch, rects, from: whole) }
+        }
+      } catch let error as CodecError {
+        throw error
+      } catch {
+        throw .corruptData(.jpeg, "\(error)")  // `rendered` throws only `CodecError`
+      }
+      return
+    }
     let columns = demands.reduce(PixelRect.empty) { $0.union($1[0]) }.columns
     let height = source.size.height
     var pass: JPEGPass? = nil
@@ -307,32 +341,37 @@ public enum LosslessJPEG {
       let need = rects[0]
       if pass == nil || need.y < window.rect.y { try start(at: need.y) }
       guard let pass else { throw .corruptData(.jpeg, "no pass over the JPEG") }
-      // The window becomes the rows from the need's top to its bottom (or the window's, if lower).
-      let rows = need.y..<max(need.maxY, window.rect.maxY)
-      let grown = PixelBuffer(rect: PixelRect(columns: columns, rows: rows))
-      grown.copy(grown.rect.intersection(window.rect), from: window)
-      let first = max(window.rect.maxY, rows.lowerBound)
-      if first < rows.upperBound {
-        try pass.skip(first - pass.nextRow)
-        do {
-          try pass.read(into: grown.row(first), stride: grown.stride, count: rows.upperBound - first)
-        } catch let error as CodecError {
-          throw error
-        } catch {
-          throw .corruptData(.jpeg, "\(error)")
+      // The window becomes the rows from the need's top to its bottom (or the window's, if
+      // lower). Patches side by side need the rows the window has: it stays as it is.
+      if need.y < window.rect.y || need.maxY > window.rect.maxY {
+        let rows = need.y..<max(need.maxY, window.rect.maxY)
+        let grown = PixelBuffer(rect: PixelRect(columns: columns, rows: rows))
+        grown.copy(grown.rect.intersection(window.rect), from: window)
+        let first = max(window.rect.maxY, rows.lowerBound)
+        if first < rows.upperBound {
+          try pass.skip(first - pass.nextRow)
+          do {
+            try pass.read(into: grown.row(first), stride: grown.stride, count: rows.upperBound - first)
+          } catch let error as CodecError {
+            throw error
+          } catch {
+            throw .corruptData(.jpeg, "\(error)")
+          }
         }
+        window = grown
       }
-      window = grown
-      // The kernels change their tile in place: each patch works on a copy.
-      let tile = PixelBuffer(rect: need)
-      tile.copy(need, from: window)
-      let rendered: PixelBuffer
-      do { rendered = try Planner.chain(kernels, on: tile, rects: rects) } catch {
-        throw .corruptData(.jpeg, "\(error)")  // local kernels never throw
-      }
-      try body(rendered.view(patch))
+      try rendered(patch, rects, from: window)
     }
   }
+}
+
+/// The original's stored pixels, decoded, lent to `LosslessJPEG.render` so that it can let go of
+/// them before a route that does not use them.
+public final class DecodedPixels: @unchecked Sendable {
+  /// The pixels, or nil once let go of.
+  public var image: Image?
+
+  public init(_ image: Image) { self.image = image }
 }
 
 /// The patches' pixels, rendered by whichever thread first takes the work: a helper started for

@@ -45,6 +45,8 @@ extension EditStore {
     // `kernels` run from the original, or from `held` once something needed the whole image
     // (a first pass for a step that looks at it, a step that renders only whole images).
     var held: Image? = nil
+    // True while `held` is the stored pixels themselves, as decoded (no step, no turn, made them).
+    var heldIsStored = false
     var kernels: [any StepKernel] = []
     // Every kernel from the stored pixels on, whatever was held on the way (nil once a step
     // renders only whole images): the lossless route's chain.
@@ -62,8 +64,10 @@ extension EditStore {
       if let held {
         image = held
         do { try image.render(kernels) } catch { throw .step(index: nil, error) }
+        heldIsStored = heldIsStored && kernels.isEmpty
       } else {
         (image, details.warnings) = try firstPass(kernels, from: source, size: size, format: details.format)
+        heldIsStored = kernels.isEmpty
       }
       held = nil  // one frame at a time
       held = image
@@ -80,6 +84,7 @@ extension EditStore {
           held = nil
           do { try image.render([kernel]) } catch { throw .step(index: index, error) }
           held = image
+          heldIsStored = false
         } else {
           kernels.append(kernel)
           fromSource?.append(kernel)
@@ -113,10 +118,14 @@ extension EditStore {
     if format == .jpeg && details.format == .jpeg && !pinned && allowLossless,
       let (moved, chain) = fromSource.flatMap(Self.lossless), LosslessJPEG.accepts(original, transform: moved)
     {
-      (held, kernels) = (nil, [])  // the detection's image is not needed any more
+      // The detection's image, when it is the stored pixels, spares the splice a second decode;
+      // the render lets go of it when it does not need it.
+      let decoded = heldIsStored ? held.map(DecodedPixels.init) : nil
+      (held, kernels) = (nil, [])
       let lossless: [UInt8]?
       do {
-        lossless = try LosslessJPEG.render(original, transform: moved, kernels: chain, options: options)
+        lossless = try LosslessJPEG.render(
+          original, transform: moved, kernels: chain, options: options, decoded: decoded)
       } catch {
         throw .codec(error)
       }

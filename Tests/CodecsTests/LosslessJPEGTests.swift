@@ -100,6 +100,38 @@ import Testing
     #expect(Self.isProgressive(rendered) == Self.isProgressive(original))
   }
 
+  /// faceblur's case: the caller lends the pixels its detection decoded. The splice cuts its
+  /// patches from them, and the file is the one a second decode gives; a route that does not use
+  /// them (the coefficients' route of progressive files) lets go of them first. Two regions side
+  /// by side make patches in the same rows, which the second decode's window serves in turn.
+  @Test(arguments: files)
+  func lentPixelsGiveTheSameFileAndAreLetGoWhereNotUsed(_ file: String) throws {
+    let original = try fixture(file)
+    let decoded = try ImageCodec.decode(original).image
+    let size = ImageSize(decoded.width, decoded.height)
+    func region(_ x: Double) -> [String: JSONValue] {
+      [
+        "x": .number(x), "y": .number(0.3), "width": .number(0.15), "height": .number(0.4),
+        "block": .number(0.05),
+      ]
+    }
+    let kernels =
+      try Self.kernels("pixelate", region(0.1), size: size)
+      + Self.kernels("pixelate", region(0.6), size: size)
+    let decodedAgain = try #require(
+      try LosslessJPEG.render(original, kernels: kernels, options: EncodeOptions()))
+    let lent = DecodedPixels(decoded)
+    let cut = try #require(
+      try LosslessJPEG.render(original, kernels: kernels, options: EncodeOptions(), decoded: lent))
+    #expect(cut == decodedAgain)
+    if Self.isProgressive(original) { #expect(lent.image == nil) }
+    // A row far from the edits decodes to the original's pixels; the edits changed the file.
+    let rendered = try ImageCodec.decode(cut).image
+    let row = (size.height / 8 * size.width * 4)..<((size.height / 8 + 1) * size.width * 4)
+    #expect(rendered.bytes[row] == decoded.bytes[row])
+    #expect(cut != original)
+  }
+
   static func isProgressive(_ bytes: [UInt8]) -> Bool {
     (try? JPEGMarkers.parseHeader(bytes, metadata: false).frameMarker) == 0xC2
   }

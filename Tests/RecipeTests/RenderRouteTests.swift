@@ -69,6 +69,17 @@ import Testing
     #expect(try EditStore().render(photo).changed == false)
   }
 
+  /// faceblur's lossless render cuts its patches from the pixels its detection searched rather
+  /// than decoding the original again: a later render, which must decode them, makes the same bytes.
+  @Test func faceblurRendersFromTheDetectionsPixelsTheBytesARerenderMakes() throws {
+    let photo = copy("photos/seeding_by_Clements_Engelhardt.jpg", as: "s.jpg")
+    let original = folder.read("s.jpg")!
+    _ = try EditStore().apply([try request("faceblur")], to: photo, output: nil)
+    #expect(try render(photo)["route"] as? String == "lossless")
+    #expect(folder.read("s.jpg")! != original)
+    #expect(try EditStore().render(photo).changed == false)
+  }
+
   @Test func aStepThatChangesEveryPixelReencodesAndUndoingItIsLosslessAgain() throws {
     let photo = copy("jpeg/testorig.jpg", as: "t.jpg")
     _ = try EditStore().apply([try pixelate], to: photo, output: nil)
