@@ -10,11 +10,11 @@
 // `Float` and `Double` multiplies, adds, divisions and square roots, never fused (Swift does not
 // contract `a * b + c`), so each lane's values are the scalar ones bit for bit and all three
 // builds give the same windows. The one exception gives the same values too: an integer stump's
-// feature (see `HaarStage`) is the exact `Int32` combination of its rectangle sums, converted
-// once, which is what the `Float` operations give when every intermediate is an integer below
-// 2^24. Stage sums are exact integers, so their order does not matter. The modules are built with `-fno-math-errno` so that `squareRoot()` of a
-// vector is one vector square root (the same correctly rounded result) rather than a library
-// call per lane.
+// feature (see `HaarStage`) is the exact `Int32` combination of its rectangle sums (or of its
+// distinct corners), converted once, which is what the `Float` operations give when every
+// intermediate is an integer below 2^24. Stage sums are exact integers, so their order does not
+// matter. The modules are built with `-fno-math-errno` so that `squareRoot()` of a vector is one
+// vector square root (the same correctly rounded result) rather than a library call per lane.
 
 #if HAAR_AVX512
   import HaarKernels
@@ -105,11 +105,41 @@ private func bits(_ m: IntV) -> UInt32 {
 /// variance factors are `f`: each lane's feature values are the scalar `Float` ones, its sum the
 /// exact integer.
 @inline(__always)
-private func stageMask(
-  _ stage: HaarStage, _ p: UnsafeRawPointer, _ f: FloatV, _ stumps: UnsafePointer<HaarStump>
-) -> IntV {
+private func stageMask(_ t: HaarTables, _ stage: HaarStage, _ p: UnsafeRawPointer, _ f: FloatV) -> IntV {
   var low = IntV.zero
   var high = IntV.zero
+  // Merged integer stumps: their distinct corners, shifts and adds (see `HaarStage`).
+  var m = t.corners + stage.cornerStart
+  @inline(__always) func addExact(_ v: IntV) {
+    let below = mask(floats(v) * f .< FloatV(repeating: m.pointee.threshold))
+    low &+= below & IntV(repeating: m.pointee.low)
+    high &+= below & IntV(repeating: m.pointee.high)
+    m += 1
+  }
+  @inline(__always) func entry(_ o: Int32) -> IntV { load(p, o) }
+  @inline(__always) func four(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> IntV {
+    (entry(o0) &+ entry(o1)) &+ (entry(o2) &+ entry(o3))
+  }
+  @inline(__always) func diagonal() -> IntV {
+    let ones = four(m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3)
+    let twos = four(m.pointee.b0, m.pointee.b1, m.pointee.b2, m.pointee.b3)
+    return (ones &+ (entry(m.pointee.c0) &<< 2)) &- (twos &<< 1)
+  }
+  let lineEnd = t.corners + stage.lineEnd
+  while m < lineEnd {
+    let threes = sums(p, m.pointee.b0, m.pointee.b1, m.pointee.b2, m.pointee.b3)
+    addExact(sums(p, m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3) &+ (threes &<< 1) &+ threes)
+  }
+  let edgeEnd = t.corners + stage.edgeEnd
+  while m < edgeEnd {
+    let twos = entry(m.pointee.b0) &- entry(m.pointee.b1)
+    addExact(sums(p, m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3) &+ (twos &<< 1))
+  }
+  let diagonalEnd = t.corners + stage.diagonalEnd
+  while m < diagonalEnd { addExact(diagonal()) }
+  let negatedEnd = t.corners + stage.negatedEnd
+  while m < negatedEnd { addExact(IntV.zero &- diagonal()) }
+  let stumps = t.stumps
   var s = stumps + stage.start
   @inline(__always) func add(_ v: FloatV) {
     let below = mask(v * f .< FloatV(repeating: s.pointee.threshold))
@@ -127,7 +157,7 @@ private func stageMask(
       &+ sums(p, s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3)
       &* IntV(repeating: s.pointee.integerB)
   }
-  // Integer stumps: one conversion of the exact value (see `HaarStage`).
+  // Other integer stumps: one conversion of the exact value.
   let integerSplit = stumps + stage.integerSplit
   while s < integerSplit {
     add(floats(integerTwo()))
@@ -175,6 +205,34 @@ private func scalarStages(
   while index < t.stageCount {
     let stage = t.stages[index]
     var total: Int64 = 0
+    var m = t.corners + stage.cornerStart
+    @inline(__always) func addExact(_ v: Int32) {
+      total &+= Float(v) * factor < m.pointee.threshold ? m.pointee.change : 0
+      m += 1
+    }
+    @inline(__always) func entry(_ o: Int32) -> Int32 { p.load(fromByteOffset: Int(o), as: Int32.self) }
+    @inline(__always) func four(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Int32 {
+      (entry(o0) &+ entry(o1)) &+ (entry(o2) &+ entry(o3))
+    }
+    @inline(__always) func diagonal() -> Int32 {
+      let ones = four(m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3)
+      let twos = four(m.pointee.b0, m.pointee.b1, m.pointee.b2, m.pointee.b3)
+      return (ones &+ (entry(m.pointee.c0) &<< 2)) &- (twos &<< 1)
+    }
+    let lineEnd = t.corners + stage.lineEnd
+    while m < lineEnd {
+      let threes = sum(m.pointee.b0, m.pointee.b1, m.pointee.b2, m.pointee.b3)
+      addExact(sum(m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3) &+ (threes &<< 1) &+ threes)
+    }
+    let edgeEnd = t.corners + stage.edgeEnd
+    while m < edgeEnd {
+      let twos = entry(m.pointee.b0) &- entry(m.pointee.b1)
+      addExact(sum(m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3) &+ (twos &<< 1))
+    }
+    let diagonalEnd = t.corners + stage.diagonalEnd
+    while m < diagonalEnd { addExact(diagonal()) }
+    let negatedEnd = t.corners + stage.negatedEnd
+    while m < negatedEnd { addExact(0 &- diagonal()) }
     var s = t.stumps + stage.start
     @inline(__always) func add(_ v: Float) {
       total &+= v * factor < s.pointee.threshold ? s.pointee.change : 0
@@ -285,7 +343,7 @@ extension Kernels {
         i += lanes
         continue
       }
-      let passed = stageMask(stage, pv, f, t.stumps)
+      let passed = stageMask(t, stage, pv, f)
       // −1 when rejected, else 1 when passed, 0 when failed.
       let code = (passed & IntV(repeating: 1)) | ~ok
       store(ByteV(truncatingIfNeeded: code), f, at: i)
@@ -327,7 +385,7 @@ extension Kernels {
           if !scalarStages(t, pv + 4 * lane, factors[i + lane], from: index) { alive = 0 }
           break
         }
-        alive &= bits(stageMask(t.stages[index], pv, f, t.stumps))
+        alive &= bits(stageMask(t, t.stages[index], pv, f))
         index += 1
       }
       while alive != 0 {

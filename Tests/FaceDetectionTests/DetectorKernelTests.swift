@@ -187,6 +187,29 @@ func noiseGrey(width: Int, height: Int, seed: UInt32 = 12345, flatEvery: Int = 0
 
   // MARK: Bounded work
 
+  /// Every stump of the frontal face cascade reads its merged corners (`HaarStage`'s shapes):
+  /// 6 corners for an edge, 8 for a line and 9 for a diagonal, instead of 8, 8 and 12.
+  @Test func everyFrontalFaceStumpTakesAMergedShape() throws {
+    let cascade = try defaultCascade.get()
+    let evaluator = CascadeEvaluator(cascade, stride: 101, tiltedOffset: 0)
+    #expect(evaluator.laneStumps.isEmpty)
+    #expect(evaluator.laneCorners.count == cascade.trees.count)
+    var shapes: [CascadeEvaluator.MergedShape: Int] = [:]
+    for merged in cascade.mergedFeatures { if let merged { shapes[merged.shape, default: 0] += 1 } }
+    #expect(Set(shapes.keys) == [.line, .edge, .diagonal, .negatedDiagonal])
+    // A feature of two rectangles side by side (2 × the right half less the whole) is an edge.
+    let edge = HaarCascade.Feature(
+      rects: [
+        HaarCascade.Rect(x: 2, y: 3, width: 8, height: 4, weight: -1),
+        HaarCascade.Rect(x: 6, y: 3, width: 4, height: 4, weight: 2),
+      ], tilted: false)
+    #expect(HaarCascade.merged(edge)?.shape == .edge)
+    // Weights that are not integers do not merge.
+    var fractional = edge
+    fractional.rects[1].weight = 2.5
+    #expect(HaarCascade.merged(fractional) == nil)
+  }
+
   /// A cascade whose only stage passes every window it sees.
   static let acceptEverything = """
     <opencv_storage><cascade><stageType>BOOST</stageType><featureType>HAAR</featureType>

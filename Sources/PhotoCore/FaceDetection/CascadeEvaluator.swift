@@ -31,6 +31,9 @@ struct CascadeEvaluator {
     /// at most 2^24: every product and partial sum of ``value(_:_:)`` is then an integer that a
     /// `Float` holds exactly, so the value is the `Int32` combination of the sums, converted.
     var exactInteger = false
+    /// For an exact integer feature whose corners merge into one of `HaarStage`'s shapes: the
+    /// shape and its distinct corners' offsets (a in 0...3, b in 4...7, c at 8).
+    var merged: (shape: MergedShape, corners: SIMD16<Int32>)? = nil
   }
 
   /// A tree node: a feature, its threshold and its children (above 0 a node of the same tree,
@@ -89,10 +92,11 @@ struct CascadeEvaluator {
     stages = cascade.stages
     trees = cascade.trees
     leaves = cascade.leaves
+    func entry(_ x: Int, _ y: Int, tilted: Bool = false) -> Int32 {
+      Int32(y * stride + layout.column(x) + (tilted ? tiltedOffset : 0))
+    }
     func corners(_ r: HaarCascade.Rect, tilted: Bool) -> SIMD4<Int32> {
-      func at(_ x: Int, _ y: Int) -> Int32 {
-        Int32(y * stride + layout.column(x) + (tilted ? tiltedOffset : 0))
-      }
+      func at(_ x: Int, _ y: Int) -> Int32 { entry(x, y, tilted: tilted) }
       if tilted {
         return SIMD4(
           at(r.x, r.y), at(r.x - r.height, r.y + r.height), at(r.x + r.width, r.y + r.width),
@@ -104,7 +108,7 @@ struct CascadeEvaluator {
     }
     // Compiled for every band of every scale, so without copying each feature's rectangles.
     let none = HaarCascade.Rect(x: 0, y: 0, width: 0, height: 0, weight: 0)
-    let compiled = cascade.features.map { f -> CompiledFeature in
+    let compiled = zip(cascade.features, cascade.mergedFeatures).map { f, merged -> CompiledFeature in
       let count = f.rects.count
       let r0 = count > 0 ? f.rects[0] : none
       let r1 = count > 1 ? f.rects[1] : none
@@ -117,10 +121,16 @@ struct CascadeEvaluator {
         let pixels = f.tilted ? (r.width + r.height) * (r.width + r.height) : r.width * r.height
         bound += Double(abs(r.weight)) * 255 * Double(pixels)
       }
-      return CompiledFeature(
+      var feature = CompiledFeature(
         a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
         weightA: r0.weight, weightB: r1.weight, weightC: r2.weight,
         exactInteger: integral && bound <= 16_777_216)
+      if feature.exactInteger, let merged {
+        var offsets = SIMD16<Int32>.zero
+        for k in 0..<9 { offsets[k] = entry(Int(merged.xs[k]), Int(merged.ys[k])) }
+        feature.merged = (merged.shape, offsets)
+      }
+      return feature
     }
     if cascade.isStumpBased {
       let stumps = cascade.trees.map { t in
@@ -131,10 +141,10 @@ struct CascadeEvaluator {
       }
       self.stumps = stumps
       nodes = []
-      (laneStumps, laneStages) = Self.laneTables(stumps, cascade.stages)
+      (laneCorners, laneStumps, laneStages) = Self.laneTables(stumps, cascade.stages)
     } else {
       stumps = []
-      (laneStumps, laneStages) = ([], [])
+      (laneCorners, laneStumps, laneStages) = ([], [], [])
       nodes = cascade.nodes.map { n in
         TreeNode(
           feature: compiled[n.featureIndex], threshold: n.threshold, left: Int32(n.left),
@@ -233,6 +243,7 @@ struct CascadeEvaluator {
   var laneReady: Bool { !laneStages.isEmpty }
 
   /// The cascade's stumps and stages for the kernels, when ``laneReady``.
+  let laneCorners: [HaarCornerStump]
   let laneStumps: [HaarStump]
   let laneStages: [HaarStage]
 
@@ -261,8 +272,8 @@ struct CascadeEvaluator {
   /// 32-bit lane sums from overflowing (see ``HaarTables``).
   static func laneTables(
     _ stumps: [Stump], _ stages: [HaarCascade.Stage]
-  ) -> ([HaarStump], [HaarStage]) {
-    let none: ([HaarStump], [HaarStage]) = ([], [])
+  ) -> ([HaarCornerStump], [HaarStump], [HaarStage]) {
+    let none: ([HaarCornerStump], [HaarStump], [HaarStage]) = ([], [], [])
     var k = 0
     for s in stumps {
       guard s.left.isFinite, s.right.isFinite else { return none }
@@ -276,30 +287,45 @@ struct CascadeEvaluator {
       let x = Double(leaf) * unit
       return abs(x) < limit ? Int64(x) : nil
     }
+    var laneCorners: [HaarCornerStump] = []
+    laneCorners.reserveCapacity(stumps.count)
     var laneStumps: [HaarStump] = []
-    laneStumps.reserveCapacity(stumps.count)
     var laneStages: [HaarStage] = []
     laneStages.reserveCapacity(stages.count)
     for stage in stages {
       guard stage.count > 0, stage.count < 2048, stage.threshold.isFinite else { return none }
       var bound: Int64 = 0
       var rightSum: Int64 = 0
-      let start = laneStumps.count
-      var ends: [Int] = []
-      // Integer stumps with two rectangles, then with three; then the others (see `HaarStage`).
-      for (integer, three) in [(true, false), (true, true), (false, false), (false, true)] {
-        if three || !integer { ends.append(laneStumps.count) }
-        for s in stumps[stage.start..<(stage.start + stage.count)]
-        where (s.feature.weightC != 0) == three && s.feature.exactInteger == integer {
-          guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
-          bound += max(abs(left), abs(right))
-          rightSum += right
-          let f = s.feature
-          laneStumps.append(
-            HaarStump(
-              a: f.a &* 4, b: f.b &* 4, c: f.c &* 4, weightA: f.weightA, weightB: f.weightB,
-              weightC: f.weightC, threshold: s.threshold, change: left - right))
+      // The runs of `HaarStage`, in order: the four merged shapes (in the corner table), then
+      // the other integer stumps with two rectangles and with three, then the others with two
+      // and with three.
+      var merged = [[HaarCornerStump]](repeating: [], count: 4)
+      var others = [[HaarStump]](repeating: [], count: 4)
+      for s in stumps[stage.start..<(stage.start + stage.count)] {
+        guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
+        bound += max(abs(left), abs(right))
+        rightSum += right
+        let f = s.feature
+        let stump = HaarStump(
+          a: f.a &* 4, b: f.b &* 4, c: f.c &* 4, weightA: f.weightA, weightB: f.weightB,
+          weightC: f.weightC, threshold: s.threshold, change: left - right)
+        if let (shape, c) = f.merged {
+          let a = SIMD4(c[0], c[1], c[2], c[3]) &* 4
+          let b = SIMD4(c[4], c[5], c[6], c[7]) &* 4
+          merged[shape.rawValue].append(
+            HaarCornerStump(a: a, b: b, c: 4 * c[8], threshold: s.threshold, low: stump.low, high: stump.high)
+          )
+        } else {
+          others[(f.exactInteger ? 0 : 2) + (f.weightC != 0 ? 1 : 0)].append(stump)
         }
+      }
+      let (cornerStart, start) = (laneCorners.count, laneStumps.count)
+      var (cornerEnds, ends) = (SIMD4<Int>.zero, SIMD4<Int>.zero)
+      for k in 0..<4 {
+        laneCorners += merged[k]
+        cornerEnds[k] = laneCorners.count
+        laneStumps += others[k]
+        ends[k] = laneStumps.count
       }
       // Every partial sum is at most `bound` counts of 2^−K: below 2^49, so exact in a Double.
       guard bound < Int64(1) << 49 else { return none }
@@ -307,21 +333,33 @@ struct CascadeEvaluator {
       guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return none }
       laneStages.append(
         HaarStage(
-          start: start, integerSplit: ends[0], integerEnd: ends[1], split: ends[2], end: laneStumps.count,
+          cornerStart: cornerStart, cornerEnds: cornerEnds, start: start, ends: ends,
           need: Int64(threshold) - rightSum))
     }
-    return (laneStumps, laneStages)
+    return (laneCorners, laneStumps, laneStages)
+  }
+
+  /// The shapes of `HaarStage`'s merged runs, by their run's index.
+  enum MergedShape: Int {
+    case line = 0
+    case edge, diagonal, negatedDiagonal
   }
 
   /// The kernels' view of the lane tables, for the duration of `body`.
   @inline(__always)
   func withTables<R>(_ body: (HaarTables) -> R) -> R {
-    laneStumps.withUnsafeBufferPointer { stumps in
-      laneStages.withUnsafeBufferPointer { stages in
-        body(
-          HaarTables(
-            stumps: stumps.baseAddress!, stages: stages.baseAddress!, stageCount: stages.count,
-            norm: normCorners &* 4, area: normArea))
+    /// The table's start; an empty table's is never read (every run of it is empty).
+    func start<T>(_ table: UnsafeBufferPointer<T>) -> UnsafePointer<T> {
+      table.baseAddress ?? UnsafePointer(bitPattern: MemoryLayout<T>.alignment)!
+    }
+    return laneCorners.withUnsafeBufferPointer { corners in
+      laneStumps.withUnsafeBufferPointer { stumps in
+        laneStages.withUnsafeBufferPointer { stages in
+          body(
+            HaarTables(
+              corners: start(corners), stumps: start(stumps), stages: start(stages), stageCount: stages.count,
+              norm: normCorners &* 4, area: normArea))
+        }
       }
     }
   }
@@ -411,5 +449,62 @@ enum HaarKernel: String, CaseIterable, Sendable {
     case .avx2: ccpuid_has_avx2_fma() != 0
     case .avx512: ccpuid_has_avx512() != 0
     }
+  }
+}
+
+extension HaarCascade {
+  /// An upright feature with integer weights whose corners merge into one of `HaarStage`'s
+  /// shapes: the shape and its distinct corners (x, y in the window), a in 0...3, b in 4...7 and
+  /// c at 8, as the shape's run reads them. Whether its value is also exact in `Int32` depends
+  /// on the feature's size alone (`CascadeEvaluator.CompiledFeature.exactInteger`).
+  struct MergedFeature: Sendable {
+    var shape: CascadeEvaluator.MergedShape
+    var xs: SIMD16<Int32>, ys: SIMD16<Int32>
+  }
+
+  /// `feature`'s merged corners, or nil when it has none of the shapes.
+  static func merged(_ feature: Feature) -> MergedFeature? {
+    guard !feature.tilted, feature.rects.count <= 3 else { return nil }
+    // Each distinct corner's coefficient: a rectangle adds w at its top-left and bottom-right
+    // corners and takes it at the other two.
+    var points: [(x: Int32, y: Int32, coefficient: Int32)] = []
+    for r in feature.rects where r.weight != 0 {
+      guard r.weight == r.weight.rounded() && abs(r.weight) <= 1024 else { return nil }
+      let w = Int32(r.weight)
+      let (x0, y0, x1, y1) = (Int32(r.x), Int32(r.y), Int32(r.x + r.width), Int32(r.y + r.height))
+      for (x, y, sign) in [(x0, y0, Int32(1)), (x1, y0, -1), (x0, y1, -1), (x1, y1, 1)] {
+        if let k = points.firstIndex(where: { $0.x == x && $0.y == y }) {
+          points[k].coefficient += sign * w
+        } else {
+          points.append((x, y, sign * w))
+        }
+      }
+    }
+    points.removeAll { $0.coefficient == 0 }
+    typealias Point = (x: Int32, y: Int32)
+    func at(_ c: Int32) -> [Point] { points.filter { $0.coefficient == c }.map { ($0.x, $0.y) } }
+    /// Two corners at +c (first and last) and two at −c, when that is all there is at ±c.
+    func pairs(_ c: Int32) -> [Point]? {
+      let (plus, minus) = (at(c), at(-c))
+      guard plus.count == 2 && minus.count == 2 else { return nil }
+      return [plus[0], minus[0], minus[1], plus[1]]
+    }
+    var groups: (CascadeEvaluator.MergedShape, a: [Point], b: [Point], c: [Point])? = nil
+    if points.count == 8, let ones = pairs(1), let threes = pairs(3) {
+      groups = (.line, ones, threes, [])
+    } else if points.count == 6, let ones = pairs(1), at(2).count == 1, at(-2).count == 1 {
+      groups = (.edge, ones, at(2) + at(-2), [])
+    } else if points.count == 9 {
+      for (sign, shape) in [(Int32(1), CascadeEvaluator.MergedShape.diagonal), (-1, .negatedDiagonal)] {
+        let (ones, twos, four) = (at(sign), at(-2 * sign), at(4 * sign))
+        if ones.count == 4 && twos.count == 4 && four.count == 1 { groups = (shape, ones, twos, four) }
+      }
+    }
+    guard let (shape, a, b, c) = groups else { return nil }
+    var merged = MergedFeature(shape: shape, xs: .zero, ys: .zero)
+    for (start, group) in [(0, a), (4, b), (8, c)] {
+      for (k, point) in group.enumerated() { (merged.xs[start + k], merged.ys[start + k]) = point }
+    }
+    return merged
   }
 }

@@ -49,6 +49,9 @@ public final class HaarCascade: Sendable {
   /// The training window's width and height in pixels (24 × 24 for the frontal face cascades).
   public let windowWidth: Int, windowHeight: Int
   let features: [Feature]
+  /// Each feature's corners merged, when they take one of the kernels' shapes (see
+  /// `CascadeEvaluator`), worked out once rather than for every band.
+  let mergedFeatures: [MergedFeature?]
   let stages: [Stage]
   let trees: [Tree]
   let nodes: [Node]
@@ -96,6 +99,7 @@ public final class HaarCascade: Sendable {
     (windowWidth, windowHeight) = (parsed.width, parsed.height)
     (features, stages, trees, nodes, leaves) =
       (parsed.features, parsed.stages, parsed.trees, parsed.nodes, parsed.leaves)
+    mergedFeatures = features.map(Self.merged)
   }
 
   private struct Parsed {
