@@ -48,10 +48,12 @@ public struct HaarCornerStump: Sendable {
   /// As ``HaarStump/low`` and ``HaarStump/high``.
   public var low: Int32, high: Int32
 
-  public init(a: SIMD4<Int32>, b: SIMD4<Int32>, c: Int32, threshold: Float, low: Int32, high: Int32) {
+  public init(a: SIMD4<Int32>, b: SIMD4<Int32>, c: Int32, threshold: Float, change: Int64) {
     (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3])
     (b0, b1, b2, b3) = (b[0], b[1], b[2], b[3])
-    (c0, self.threshold, self.low, self.high) = (c, threshold, low, high)
+    (c0, self.threshold) = (c, threshold)
+    low = Int32(change & (Int64(1) << HaarStage.lowBits - 1))
+    high = Int32(truncatingIfNeeded: change >> Int64(HaarStage.lowBits))
   }
 
   /// The change whole, for one window at a time.

@@ -31,9 +31,6 @@ struct CascadeEvaluator {
     /// at most 2^24: every product and partial sum of ``value(_:_:)`` is then an integer that a
     /// `Float` holds exactly, so the value is the `Int32` combination of the sums, converted.
     var exactInteger = false
-    /// For an exact integer feature whose corners merge into one of `HaarStage`'s shapes: the
-    /// shape and its distinct corners' offsets (a in 0...3, b in 4...7, c at 8).
-    var merged: (shape: MergedShape, corners: SIMD16<Int32>)? = nil
   }
 
   /// A tree node: a feature, its threshold and its children (above 0 a node of the same tree,
@@ -108,29 +105,14 @@ struct CascadeEvaluator {
     }
     // Compiled for every band of every scale, so without copying each feature's rectangles.
     let none = HaarCascade.Rect(x: 0, y: 0, width: 0, height: 0, weight: 0)
-    let compiled = zip(cascade.features, cascade.mergedFeatures).map { f, merged -> CompiledFeature in
+    let compiled = cascade.features.map { f -> CompiledFeature in
       let count = f.rects.count
       let r0 = count > 0 ? f.rects[0] : none
       let r1 = count > 1 ? f.rects[1] : none
       let r2 = count > 2 ? f.rects[2] : none
-      var bound = 0.0
-      var integral = count <= 3
-      for r in f.rects {
-        integral = integral && r.weight == r.weight.rounded() && abs(r.weight) <= 1024
-        // A tilted rectangle's pixels lie within a (width + height)² square.
-        let pixels = f.tilted ? (r.width + r.height) * (r.width + r.height) : r.width * r.height
-        bound += Double(abs(r.weight)) * 255 * Double(pixels)
-      }
-      var feature = CompiledFeature(
+      return CompiledFeature(
         a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
-        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight,
-        exactInteger: integral && bound <= 16_777_216)
-      if feature.exactInteger, let merged {
-        var offsets = SIMD16<Int32>.zero
-        for k in 0..<9 { offsets[k] = entry(Int(merged.xs[k]), Int(merged.ys[k])) }
-        feature.merged = (merged.shape, offsets)
-      }
-      return feature
+        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight, exactInteger: Self.isExactInteger(f))
     }
     if cascade.isStumpBased {
       let stumps = cascade.trees.map { t in
@@ -141,7 +123,27 @@ struct CascadeEvaluator {
       }
       self.stumps = stumps
       nodes = []
-      (laneCorners, laneStumps, laneStages) = Self.laneTables(stumps, cascade.stages)
+      if let template = cascade.laneTemplate {
+        // The template's order and sums; only the offsets depend on the table.
+        laneStages = template.stages
+        laneCorners = template.corners.map { t in
+          let node = cascade.nodes[cascade.trees[Int(t)].nodeStart]
+          let m = cascade.mergedFeatures[node.featureIndex]!
+          func at(_ k: Int) -> Int32 { 4 * entry(Int(m.xs[k]), Int(m.ys[k])) }
+          return HaarCornerStump(
+            a: SIMD4(at(0), at(1), at(2), at(3)), b: SIMD4(at(4), at(5), at(6), at(7)), c: at(8),
+            threshold: node.threshold, change: template.changes[Int(t)])
+        }
+        laneStumps = template.others.map { t in
+          let s = stumps[Int(t)]
+          let f = s.feature
+          return HaarStump(
+            a: f.a &* 4, b: f.b &* 4, c: f.c &* 4, weightA: f.weightA, weightB: f.weightB,
+            weightC: f.weightC, threshold: s.threshold, change: template.changes[Int(t)])
+        }
+      } else {
+        (laneCorners, laneStumps, laneStages) = ([], [], [])
+      }
     } else {
       stumps = []
       (laneCorners, laneStumps, laneStages) = ([], [], [])
@@ -239,7 +241,7 @@ struct CascadeEvaluator {
 
   /// True when ``firstStage(_:_:count:codes:factors:)`` and the lane ``laterStages`` may be
   /// used: a stump cascade whose stages all have weak classifiers and whose sums are exact as
-  /// integers (see ``laneTables(_:_:)``).
+  /// integers (see ``laneTemplate(features:merged:stages:trees:nodes:leaves:)``).
   var laneReady: Bool { !laneStages.isEmpty }
 
   /// The cascade's stumps and stages for the kernels, when ``laneReady``.
@@ -259,8 +261,33 @@ struct CascadeEvaluator {
     x == 0 ? 0 : max(0, Int(x.significandWidth) - Int(x.exponent))
   }
 
-  /// Compiles the stumps for lanes of windows, or returns empty tables when some stage has no
-  /// weak classifier or more than 2 047, or the stage sums could not be exact integers.
+  /// True when `f`'s weights are integers and `Σ |weight| · 255 · pixels` over its rectangles is
+  /// at most 2^24 (see ``CompiledFeature/exactInteger``).
+  static func isExactInteger(_ f: HaarCascade.Feature) -> Bool {
+    var bound = 0.0
+    var integral = f.rects.count <= 3
+    for r in f.rects {
+      integral = integral && r.weight == r.weight.rounded() && abs(r.weight) <= 1024
+      // A tilted rectangle's pixels lie within a (width + height)² square.
+      let pixels = f.tilted ? (r.width + r.height) * (r.width + r.height) : r.width * r.height
+      bound += Double(abs(r.weight)) * 255 * Double(pixels)
+    }
+    return integral && bound <= 16_777_216
+  }
+
+  /// What the lane tables of a stump cascade are whatever the table they read: the order of the
+  /// stumps (by their weak classifier's index) in the corner table and in the stump table, each
+  /// stump's leaf change and the stages. Worked out once per cascade (``HaarCascade/laneTemplate``);
+  /// each band only puts in its offsets.
+  struct LaneTemplate: Sendable {
+    var corners: [Int32]
+    var others: [Int32]
+    var changes: [Int64]
+    var stages: [HaarStage]
+  }
+
+  /// The lane tables' template for a stump cascade, or nil when some stage has no weak classifier
+  /// or more than 2 047, or the stage sums could not be exact integers.
   ///
   /// A stage's sum is computed exactly, as an integer count of 2^−K (K the fewest fraction bits
   /// that make every leaf of the cascade an integer): `right sum + Σ (left − right)` over the
@@ -270,16 +297,17 @@ struct CascadeEvaluator {
   /// too, whatever the order of the stumps: a window passes when its integer sum of changes is
   /// at least `need` (⌈threshold · 2^K⌉ less the right sum). The bounds also keep the kernels'
   /// 32-bit lane sums from overflowing (see ``HaarTables``).
-  static func laneTables(
-    _ stumps: [Stump], _ stages: [HaarCascade.Stage]
-  ) -> ([HaarCornerStump], [HaarStump], [HaarStage]) {
-    let none: ([HaarCornerStump], [HaarStump], [HaarStage]) = ([], [], [])
+  static func laneTemplate(
+    features: [HaarCascade.Feature], merged: [HaarCascade.MergedFeature?], stages: [HaarCascade.Stage],
+    trees: [HaarCascade.Tree], nodes: [HaarCascade.Node], leaves: [Float]
+  ) -> LaneTemplate? {
+    guard trees.allSatisfy({ $0.nodeCount == 1 }) else { return nil }
     var k = 0
-    for s in stumps {
-      guard s.left.isFinite, s.right.isFinite else { return none }
-      k = max(k, fractionBits(Double(s.left)), fractionBits(Double(s.right)))
+    for leaf in leaves {
+      guard leaf.isFinite else { return nil }
+      k = max(k, fractionBits(Double(leaf)))
     }
-    guard k <= 300 else { return none }
+    guard k <= 300 else { return nil }
     let unit = Double(sign: .plus, exponent: k, significand: 1)
     let limit = Double(sign: .plus, exponent: 49, significand: 1)
     // Each leaf as an integer count of 2^−K, when it is below 2^49.
@@ -287,56 +315,53 @@ struct CascadeEvaluator {
       let x = Double(leaf) * unit
       return abs(x) < limit ? Int64(x) : nil
     }
-    var laneCorners: [HaarCornerStump] = []
-    laneCorners.reserveCapacity(stumps.count)
-    var laneStumps: [HaarStump] = []
-    var laneStages: [HaarStage] = []
-    laneStages.reserveCapacity(stages.count)
+    var template = LaneTemplate(corners: [], others: [], changes: [], stages: [])
+    template.changes.reserveCapacity(trees.count)
+    for t in trees {
+      guard let left = scaled(leaves[t.leafStart]), let right = scaled(leaves[t.leafStart + 1]) else {
+        return nil
+      }
+      template.changes.append(left - right)
+    }
+    /// The run of `HaarStage` stump `t` goes in: the four merged shapes (in the corner table),
+    /// then (in the stump table) the other integer stumps with two rectangles and with three,
+    /// then the others with two and with three.
+    func run(_ t: Int) -> Int {
+      let feature = nodes[trees[t].nodeStart].featureIndex
+      let f = features[feature]
+      let exact = isExactInteger(f)
+      if exact, let m = merged[feature] { return m.shape.rawValue }
+      return 4 + (exact ? 0 : 2) + (f.rects.count > 2 && f.rects[2].weight != 0 ? 1 : 0)
+    }
+    let runs = trees.indices.map(run)
     for stage in stages {
-      guard stage.count > 0, stage.count < 2048, stage.threshold.isFinite else { return none }
+      guard stage.count > 0, stage.count < 2048, stage.threshold.isFinite else { return nil }
+      let members = stage.start..<(stage.start + stage.count)
       var bound: Int64 = 0
       var rightSum: Int64 = 0
-      // The runs of `HaarStage`, in order: the four merged shapes (in the corner table), then
-      // the other integer stumps with two rectangles and with three, then the others with two
-      // and with three.
-      var merged = [[HaarCornerStump]](repeating: [], count: 4)
-      var others = [[HaarStump]](repeating: [], count: 4)
-      for s in stumps[stage.start..<(stage.start + stage.count)] {
-        guard let left = scaled(s.left), let right = scaled(s.right) else { return none }
+      for t in members {
+        let (left, right) = (scaled(leaves[trees[t].leafStart])!, scaled(leaves[trees[t].leafStart + 1])!)
         bound += max(abs(left), abs(right))
         rightSum += right
-        let f = s.feature
-        let stump = HaarStump(
-          a: f.a &* 4, b: f.b &* 4, c: f.c &* 4, weightA: f.weightA, weightB: f.weightB,
-          weightC: f.weightC, threshold: s.threshold, change: left - right)
-        if let (shape, c) = f.merged {
-          let a = SIMD4(c[0], c[1], c[2], c[3]) &* 4
-          let b = SIMD4(c[4], c[5], c[6], c[7]) &* 4
-          merged[shape.rawValue].append(
-            HaarCornerStump(a: a, b: b, c: 4 * c[8], threshold: s.threshold, low: stump.low, high: stump.high)
-          )
-        } else {
-          others[(f.exactInteger ? 0 : 2) + (f.weightC != 0 ? 1 : 0)].append(stump)
-        }
       }
-      let (cornerStart, start) = (laneCorners.count, laneStumps.count)
+      let (cornerStart, start) = (template.corners.count, template.others.count)
       var (cornerEnds, ends) = (SIMD4<Int>.zero, SIMD4<Int>.zero)
-      for k in 0..<4 {
-        laneCorners += merged[k]
-        cornerEnds[k] = laneCorners.count
-        laneStumps += others[k]
-        ends[k] = laneStumps.count
+      for r in 0..<8 {
+        for t in members where runs[t] == r {
+          if r < 4 { template.corners.append(Int32(t)) } else { template.others.append(Int32(t)) }
+        }
+        if r < 4 { cornerEnds[r] = template.corners.count } else { ends[r - 4] = template.others.count }
       }
       // Every partial sum is at most `bound` counts of 2^−K: below 2^49, so exact in a Double.
-      guard bound < Int64(1) << 49 else { return none }
+      guard bound < Int64(1) << 49 else { return nil }
       let threshold = (Double(stage.threshold) * unit).rounded(.up)
-      guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return none }
-      laneStages.append(
+      guard abs(threshold) < Double(sign: .plus, exponent: 52, significand: 1) else { return nil }
+      template.stages.append(
         HaarStage(
           cornerStart: cornerStart, cornerEnds: cornerEnds, start: start, ends: ends,
           need: Int64(threshold) - rightSum))
     }
-    return (laneCorners, laneStumps, laneStages)
+    return template
   }
 
   /// The shapes of `HaarStage`'s merged runs, by their run's index.
@@ -466,45 +491,55 @@ extension HaarCascade {
   static func merged(_ feature: Feature) -> MergedFeature? {
     guard !feature.tilted, feature.rects.count <= 3 else { return nil }
     // Each distinct corner's coefficient: a rectangle adds w at its top-left and bottom-right
-    // corners and takes it at the other two.
-    var points: [(x: Int32, y: Int32, coefficient: Int32)] = []
+    // corners and takes it at the other two. (In vectors: this runs for every feature of every
+    // cascade loaded.)
+    var (xs, ys, coefficients) = (SIMD16<Int32>.zero, SIMD16<Int32>.zero, SIMD16<Int32>.zero)
+    var count = 0
     for r in feature.rects where r.weight != 0 {
       guard r.weight == r.weight.rounded() && abs(r.weight) <= 1024 else { return nil }
       let w = Int32(r.weight)
       let (x0, y0, x1, y1) = (Int32(r.x), Int32(r.y), Int32(r.x + r.width), Int32(r.y + r.height))
       for (x, y, sign) in [(x0, y0, Int32(1)), (x1, y0, -1), (x0, y1, -1), (x1, y1, 1)] {
-        if let k = points.firstIndex(where: { $0.x == x && $0.y == y }) {
-          points[k].coefficient += sign * w
-        } else {
-          points.append((x, y, sign * w))
-        }
+        var k = 0
+        while k < count && (xs[k] != x || ys[k] != y) { k += 1 }
+        if k == count { (xs[k], ys[k], count) = (x, y, count + 1) }
+        coefficients[k] += sign * w
       }
     }
-    points.removeAll { $0.coefficient == 0 }
-    typealias Point = (x: Int32, y: Int32)
-    func at(_ c: Int32) -> [Point] { points.filter { $0.coefficient == c }.map { ($0.x, $0.y) } }
-    /// Two corners at +c (first and last) and two at −c, when that is all there is at ±c.
-    func pairs(_ c: Int32) -> [Point]? {
-      let (plus, minus) = (at(c), at(-c))
-      guard plus.count == 2 && minus.count == 2 else { return nil }
-      return [plus[0], minus[0], minus[1], plus[1]]
-    }
-    var groups: (CascadeEvaluator.MergedShape, a: [Point], b: [Point], c: [Point])? = nil
-    if points.count == 8, let ones = pairs(1), let threes = pairs(3) {
-      groups = (.line, ones, threes, [])
-    } else if points.count == 6, let ones = pairs(1), at(2).count == 1, at(-2).count == 1 {
-      groups = (.edge, ones, at(2) + at(-2), [])
-    } else if points.count == 9 {
-      for (sign, shape) in [(Int32(1), CascadeEvaluator.MergedShape.diagonal), (-1, .negatedDiagonal)] {
-        let (ones, twos, four) = (at(sign), at(-2 * sign), at(4 * sign))
-        if ones.count == 4 && twos.count == 4 && four.count == 1 { groups = (shape, ones, twos, four) }
+    /// The corners whose coefficient is `c`, in order, into slots `slot...` of `merged`; how many.
+    func place(_ c: Int32, at slot: Int, in merged: inout MergedFeature, limit: Int) -> Int {
+      var n = 0
+      for k in 0..<count where coefficients[k] == c {
+        if n < limit { (merged.xs[slot + n], merged.ys[slot + n]) = (xs[k], ys[k]) }
+        n += 1
       }
+      return n
     }
-    guard let (shape, a, b, c) = groups else { return nil }
-    var merged = MergedFeature(shape: shape, xs: .zero, ys: .zero)
-    for (start, group) in [(0, a), (4, b), (8, c)] {
-      for (k, point) in group.enumerated() { (merged.xs[start + k], merged.ys[start + k]) = point }
+    let distinct = (0..<count).filter { coefficients[$0] != 0 }.count
+    var m = MergedFeature(shape: .line, xs: .zero, ys: .zero)
+    // Pairs at ±c: the two at +c first and last, the two at −c between.
+    func pairs(_ c: Int32, at slot: Int) -> Bool {
+      guard place(c, at: slot + 2, in: &m, limit: 2) == 2 else { return false }
+      (m.xs[slot], m.ys[slot]) = (m.xs[slot + 2], m.ys[slot + 2])
+      return place(-c, at: slot + 1, in: &m, limit: 2) == 2
     }
-    return merged
+    /// Corners at `c` into slots `slot..<slot + n`, when there are exactly `n`.
+    func exactly(_ n: Int, at c: Int32, slot: Int) -> Bool { place(c, at: slot, in: &m, limit: n) == n }
+    if distinct == 8 && pairs(1, at: 0) && pairs(3, at: 4) {
+      m.shape = .line
+    } else if distinct == 6 && pairs(1, at: 0) && exactly(1, at: 2, slot: 4) && exactly(1, at: -2, slot: 5) {
+      m.shape = .edge
+    } else if distinct == 9 && exactly(4, at: 1, slot: 0) && exactly(4, at: -2, slot: 4)
+      && exactly(1, at: 4, slot: 8)
+    {
+      m.shape = .diagonal
+    } else if distinct == 9 && exactly(4, at: -1, slot: 0) && exactly(4, at: 2, slot: 4)
+      && exactly(1, at: -4, slot: 8)
+    {
+      m.shape = .negatedDiagonal
+    } else {
+      return nil
+    }
+    return m
   }
 }

@@ -52,6 +52,9 @@ public final class HaarCascade: Sendable {
   /// Each feature's corners merged, when they take one of the kernels' shapes (see
   /// `CascadeEvaluator`), worked out once rather than for every band.
   let mergedFeatures: [MergedFeature?]
+  /// What the kernels' lane tables are whatever table they read, or nil when the cascade cannot
+  /// use them (see `CascadeEvaluator.laneTemplate`).
+  let laneTemplate: CascadeEvaluator.LaneTemplate?
   let stages: [Stage]
   let trees: [Tree]
   let nodes: [Node]
@@ -100,6 +103,8 @@ public final class HaarCascade: Sendable {
     (features, stages, trees, nodes, leaves) =
       (parsed.features, parsed.stages, parsed.trees, parsed.nodes, parsed.leaves)
     mergedFeatures = features.map(Self.merged)
+    laneTemplate = CascadeEvaluator.laneTemplate(
+      features: features, merged: mergedFeatures, stages: stages, trees: trees, nodes: nodes, leaves: leaves)
   }
 
   private struct Parsed {
