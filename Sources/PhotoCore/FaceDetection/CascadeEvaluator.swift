@@ -428,29 +428,6 @@ struct CascadeEvaluator {
       }
     }
   }
-
-  /// Stages 1 and on for the windows at `p`, `p + 1`, … `p + 7` whose flags are set, with their
-  /// variance factors at `factors`: a bit per lane, set when the window passes every stage.
-  func laterStages(
-    _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>, flags: UnsafePointer<Int8>
-  ) -> UInt8 {
-    let n = 8 + Self.lanePadding
-    return withUnsafeTemporaryAllocation(of: Int8.self, capacity: n) { f in
-      withUnsafeTemporaryAllocation(of: Float.self, capacity: n) { x in
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 8) { hits in
-          for i in 0..<n {
-            f[i] = i < 8 && flags[i] != 0 ? 1 : 0
-            x[i] = i < 8 ? factors[i] : 0
-          }
-          let found = laterStages(
-            p, factors: x.baseAddress!, flags: f.baseAddress!, count: 8, hits: hits.baseAddress!)
-          var bits: UInt8 = 0
-          for h in hits.prefix(found) { bits |= 1 << h }
-          return bits
-        }
-      }
-    }
-  }
 }
 
 /// The builds of the Haar stump kernels (see `Sources/HaarKernels`). Every build gives the same
