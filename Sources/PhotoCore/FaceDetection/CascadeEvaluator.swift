@@ -20,17 +20,13 @@ import HaarKernelsAVX512
 /// windows that passed, in the kernels of `Sources/HaarKernels` (8 or 16 windows a vector, in the
 /// build ``HaarKernel/best`` picks). Each lane does exactly the scalar operations in the scalar
 /// order (IEEE `Float` and `Double` arithmetic, no fused multiply-add), or for features whose
-/// value is provably an exact integer (``CompiledFeature/exactInteger``) the same value in
+/// value is provably an exact integer (``isExactInteger(_:)``) the same value in
 /// `Int32`, so its results are the scalar ones bit for bit.
 struct CascadeEvaluator {
   /// A feature's rectangles as table offsets (corners p0 − p1 − p2 + p3) and weights.
   struct CompiledFeature {
     var a: SIMD4<Int32>, b: SIMD4<Int32>, c: SIMD4<Int32>
     var weightA: Float, weightB: Float, weightC: Float
-    /// True when the weights are integers and `Σ |weight| · 255 · pixels` over the rectangles is
-    /// at most 2^24: every product and partial sum of ``value(_:_:)`` is then an integer that a
-    /// `Float` holds exactly, so the value is the `Int32` combination of the sums, converted.
-    var exactInteger = false
   }
 
   /// A tree node: a feature, its threshold and its children (above 0 a node of the same tree,
@@ -112,7 +108,7 @@ struct CascadeEvaluator {
       let r2 = count > 2 ? f.rects[2] : none
       return CompiledFeature(
         a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
-        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight, exactInteger: Self.isExactInteger(f))
+        weightA: r0.weight, weightB: r1.weight, weightC: r2.weight)
     }
     if cascade.isStumpBased {
       let stumps = cascade.trees.map { t in
@@ -262,7 +258,8 @@ struct CascadeEvaluator {
   }
 
   /// True when `f`'s weights are integers and `Σ |weight| · 255 · pixels` over its rectangles is
-  /// at most 2^24 (see ``CompiledFeature/exactInteger``).
+  /// at most 2^24: every product and partial sum of ``value(_:_:)`` is then an integer that a
+  /// `Float` holds exactly, so the value is the `Int32` combination of the sums, converted.
   static func isExactInteger(_ f: HaarCascade.Feature) -> Bool {
     var bound = 0.0
     var integral = f.rects.count <= 3
@@ -315,14 +312,15 @@ struct CascadeEvaluator {
       let x = Double(leaf) * unit
       return abs(x) < limit ? Int64(x) : nil
     }
-    var template = LaneTemplate(corners: [], others: [], changes: [], stages: [])
-    template.changes.reserveCapacity(trees.count)
-    for t in trees {
-      guard let left = scaled(leaves[t.leafStart]), let right = scaled(leaves[t.leafStart + 1]) else {
-        return nil
-      }
-      template.changes.append(left - right)
+    var counts: [Int64] = []
+    counts.reserveCapacity(leaves.count)
+    for leaf in leaves {
+      guard let count = scaled(leaf) else { return nil }
+      counts.append(count)
     }
+    var template = LaneTemplate(
+      corners: [], others: [], changes: trees.map { counts[$0.leafStart] - counts[$0.leafStart + 1] },
+      stages: [])
     /// The run of `HaarStage` stump `t` goes in: the four merged shapes (in the corner table),
     /// then (in the stump table) the other integer stumps with two rectangles and with three,
     /// then the others with two and with three.
@@ -340,7 +338,7 @@ struct CascadeEvaluator {
       var bound: Int64 = 0
       var rightSum: Int64 = 0
       for t in members {
-        let (left, right) = (scaled(leaves[trees[t].leafStart])!, scaled(leaves[trees[t].leafStart + 1])!)
+        let (left, right) = (counts[trees[t].leafStart], counts[trees[t].leafStart + 1])
         bound += max(abs(left), abs(right))
         rightSum += right
       }
@@ -458,7 +456,7 @@ extension HaarCascade {
   /// An upright feature with integer weights whose corners merge into one of `HaarStage`'s
   /// shapes: the shape and its distinct corners (x, y in the window), a in 0...3, b in 4...7 and
   /// c at 8, as the shape's run reads them. Whether its value is also exact in `Int32` depends
-  /// on the feature's size alone (`CascadeEvaluator.CompiledFeature.exactInteger`).
+  /// on the feature's size alone (`CascadeEvaluator.isExactInteger`).
   struct MergedFeature: Sendable {
     var shape: CascadeEvaluator.MergedShape
     var xs: SIMD16<Int32>, ys: SIMD16<Int32>
