@@ -15,64 +15,48 @@ extension Image {
   public func resampled(width newWidth: Int, height newHeight: Int) -> Image {
     precondition(newWidth > 0 && newHeight > 0, "resampled size must be positive")
     if newWidth == width && newHeight == height { return self }
-    let columns = ResampleWeights(from: width, to: newWidth)
-    let rows = ResampleWeights(from: height, to: newHeight)
-    let (inWidth, inHeight) = (width, height)
-
-    // Pass 1: each input row to newWidth premultiplied float pixels.
-    var middle = [SIMD4<Float>](repeating: .zero, count: newWidth * inHeight)
-    bytes.withUnsafeBytes { srcRaw in
-      middle.withUnsafeMutableBufferPointer { mid in
-        columns.withUnsafeTables { cFirst, cStart, cWeights in
-          let shared = UncheckedSendable(
-            (srcRaw.bindMemory(to: UInt32.self), mid, cFirst, cStart, cWeights))
-          Parallel.forEachRowRange(inHeight) { range in
-            let (src, mid, first, start, weights) = shared.value
-            for y in range {
-              let row = y * inWidth
-              for x in 0..<newWidth {
-                var sum = SIMD4<Float>.zero
-                var i = row + first[x]
-                for k in start[x]..<start[x + 1] {
-                  sum += premultiplied(src[i]) * weights[k]
-                  i += 1
-                }
-                mid[y * newWidth + x] = sum
-              }
-            }
-          }
-        }
+    let resampler = Resampler(from: ImageSize(width, height), to: (newWidth, newHeight))
+    let out = [UInt8](unsafeUninitializedCapacity: newWidth * newHeight * 4) { buffer, count in
+      bytes.withUnsafeBytes { source in
+        resampler.resample(
+          source.bindMemory(to: UInt32.self).baseAddress!,
+          region: PixelRect(x: 0, y: 0, width: newWidth, height: newHeight),
+          into: UnsafeMutableRawPointer(buffer.baseAddress!).assumingMemoryBound(to: UInt32.self),
+          parallel: true)
       }
+      count = newWidth * newHeight * 4
     }
+    return Image(width: newWidth, height: newHeight, bytes: out)
+  }
 
-    // Pass 2: columns, then un-premultiply and round once.
-    var out = [UInt8](repeating: 0, count: newWidth * newHeight * 4)
-    middle.withUnsafeBufferPointer { mid in
-      out.withUnsafeMutableBufferPointer { dst in
-        rows.withUnsafeTables { rFirst, rStart, rWeights in
-          let shared = UncheckedSendable((mid, dst, rFirst, rStart, rWeights))
-          Parallel.forEachRowRange(newHeight) { range in
-            let (mid, dst, first, start, weights) = shared.value
-            for y in range {
-              let top = first[y] * newWidth
-              for x in 0..<newWidth {
-                var sum = SIMD4<Float>.zero
-                var i = top + x
-                for k in start[y]..<start[y + 1] {
-                  sum += mid[i] * weights[k]
-                  i += newWidth
-                }
-                let o = (y * newWidth + x) * 4
-                let alpha = sum[3] / 255  // 0...255
-                if alpha > 0 {
-                  dst[o] = roundedByte(sum[0] / alpha)
-                  dst[o + 1] = roundedByte(sum[1] / alpha)
-                  dst[o + 2] = roundedByte(sum[2] / alpha)
-                }
-                dst[o + 3] = roundedByte(alpha)
-              }
-            }
-          }
+  /// The image resampled to the size of `previous`, making again only the output pixels that
+  /// `changed` reaches: the same bytes as ``resampled(width:height:)``.
+  ///
+  /// `previous` must be an earlier state of this image (same size) resampled to that size, and
+  /// every pixel where the two states differ must lie in `changed`: a local step's footprint
+  /// (faceblur's circles, a brush stroke) between two previews of a photo.
+  ///
+  ///     let before = original.resampled(longestSide: 1024)
+  ///     let after = blurred.resampled(updating: before, changed: footprint)
+  ///
+  /// - Complexity: O(output pixels) to copy, plus the resampling of the pixels `changed` reaches.
+  public func resampled(updating previous: Image, changed: [PixelRect]) -> Image {
+    let (newWidth, newHeight) = (previous.width, previous.height)
+    if newWidth == width && newHeight == height { return self }
+    let resampler = Resampler(from: ImageSize(width, height), to: (newWidth, newHeight))
+    let regions = changed.compactMap { resampler.outputReached(by: $0) }
+    // When the changes reach most of the output, all of it costs about as much.
+    let reached = regions.reduce(0) { $0 + $1.area }
+    if reached * 2 > newWidth * newHeight {
+      return resampled(width: newWidth, height: newHeight)
+    }
+    var out = previous.bytes
+    bytes.withUnsafeBytes { source in
+      out.withUnsafeMutableBytes { destination in
+        for region in regions {
+          resampler.resample(
+            source.bindMemory(to: UInt32.self).baseAddress!, region: region,
+            into: destination.bindMemory(to: UInt32.self).baseAddress!, parallel: false)
         }
       }
     }
@@ -98,6 +82,93 @@ extension Image {
     }
     return (max(1, (width * longestSide * 2 + height) / (height * 2)), longestSide)
   }
+}
+
+/// The two passes of a resample, for any rectangle of the output: each output pixel is made
+/// by the same operations whatever the rectangle, so a rectangle made alone has the bytes the
+/// whole image gives there.
+private struct Resampler {
+  let columns: ResampleWeights, rows: ResampleWeights
+  let inWidth: Int, outWidth: Int
+
+  init(from input: ImageSize, to output: (width: Int, height: Int)) {
+    columns = ResampleWeights(from: input.width, to: output.width)
+    rows = ResampleWeights(from: input.height, to: output.height)
+    (inWidth, outWidth) = (input.width, output.width)
+  }
+
+  /// The output pixels whose value reads some input pixel of `rect`, or nil when none does.
+  func outputReached(by rect: PixelRect) -> PixelRect? {
+    guard let x = columns.outputs(reading: rect.columns), let y = rows.outputs(reading: rect.rows) else {
+      return nil
+    }
+    return PixelRect(columns: x, rows: y)
+  }
+
+  /// Makes the pixels of `region` of the output, whose rows are `outWidth` pixels, from the
+  /// input at `source`: pass 1 shrinks the input rows the region reads across, to premultiplied
+  /// floats; pass 2 down, then un-premultiplies and rounds once.
+  func resample(
+    _ source: UnsafePointer<UInt32>, region: PixelRect, into destination: UnsafeMutablePointer<UInt32>,
+    parallel: Bool
+  ) {
+    guard !region.isEmpty else { return }
+    let inRows = rows.inputs(readBy: region.rows)
+    let midWidth = region.width
+    let middle = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: midWidth * inRows.count)
+    defer { middle.deallocate() }
+    columns.withUnsafeTables { first, start, weights in
+      let shared = UncheckedSendable((source, middle, first, start, weights))
+      Parallel.forEachRowRange(inRows.count, minimumRows: 16, parallel: parallel) { range in
+        let (src, mid, first, start, weights) = shared.value
+        for r in range {
+          let row = src + (inRows.lowerBound + r) * inWidth
+          let out = mid + r * midWidth
+          for x in region.columns {
+            var sum = SIMD4<Float>.zero
+            var i = row + first[x]
+            for k in start[x]..<start[x + 1] {
+              sum += premultiplied(i.pointee) * weights[k]
+              i += 1
+            }
+            out[x - region.x] = sum
+          }
+        }
+      }
+    }
+    rows.withUnsafeTables { first, start, weights in
+      let shared = UncheckedSendable((UnsafePointer(middle), destination, first, start, weights))
+      Parallel.forEachRowRange(region.height, minimumRows: 16, parallel: parallel) { range in
+        let (mid, dst, first, start, weights) = shared.value
+        for y in range.lowerBound + region.y..<range.upperBound + region.y {
+          let top = mid + (first[y] - inRows.lowerBound) * midWidth
+          let out = dst + y * outWidth + region.x
+          for x in 0..<midWidth {
+            var sum = SIMD4<Float>.zero
+            var i = top + x
+            for k in start[y]..<start[y + 1] {
+              sum += i.pointee * weights[k]
+              i += midWidth
+            }
+            out[x] = straight(sum)
+          }
+        }
+      }
+    }
+  }
+}
+
+/// A premultiplied sum (r·a, g·a, b·a, 255·a) as one straight-alpha RGBA pixel (a
+/// little-endian UInt32): each colour divided by alpha, each channel rounded once, lane by lane
+/// the scalar operations.
+@inline(__always) private func straight(_ sum: SIMD4<Float>) -> UInt32 {
+  let alpha = sum[3] / 255  // 0...255
+  if alpha > 0 {
+    let v = sum / SIMD4<Float>(alpha, alpha, alpha, 255)
+    return UInt32(roundedByte(v[0])) | UInt32(roundedByte(v[1])) << 8 | UInt32(roundedByte(v[2])) << 16
+      | UInt32(roundedByte(v[3])) << 24
+  }
+  return UInt32(roundedByte(alpha)) << 24
 }
 
 /// One RGBA pixel (as a little-endian UInt32) as premultiplied floats (r·a, g·a, b·a, 255·a).
@@ -146,6 +217,32 @@ private struct ResampleWeights: Sendable {
       }
     }
     start.append(all.count)
+  }
+
+  /// The outputs whose inputs include some of `inputs`, or nil when none does (outputs read
+  /// increasing runs of inputs).
+  func outputs(reading inputs: Range<Int>) -> Range<Int>? {
+    guard !inputs.isEmpty else { return nil }
+    var lower: Int? = nil
+    var upper = 0
+    for o in 0..<first.count {
+      let read = first[o]..<(first[o] + start[o + 1] - start[o])
+      if read.overlaps(inputs) {
+        if lower == nil { lower = o }
+        upper = o + 1
+      }
+    }
+    return lower.map { $0..<upper }
+  }
+
+  /// The inputs that `outputs` read.
+  func inputs(readBy outputs: Range<Int>) -> Range<Int> {
+    var (lower, upper) = (Int.max, 0)
+    for o in outputs {
+      lower = min(lower, first[o])
+      upper = max(upper, first[o] + start[o + 1] - start[o])
+    }
+    return lower..<upper
   }
 
   /// Calls `body` with the tables as buffers, for hot loops.

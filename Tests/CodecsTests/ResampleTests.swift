@@ -55,4 +55,40 @@ import Testing
     let thin = Image(width: 1000, height: 1).resampled(longestSide: 10)
     #expect(thin.width == 10 && thin.height == 1)
   }
+
+  /// Noise with alpha from 0 to 255, from a fixed seed.
+  static func noise(width: Int, height: Int, seed: UInt64) -> Image {
+    var state = seed
+    var bytes = [UInt8](repeating: 0, count: width * height * 4)
+    for i in bytes.indices {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      bytes[i] = UInt8(truncatingIfNeeded: state >> 56)
+    }
+    return Image(width: width, height: height, bytes: bytes)
+  }
+
+  /// A preview made again from an earlier one and the rectangles that changed has the bytes of
+  /// a whole resample, shrinking by odd and by whole factors and enlarging, with changes on the
+  /// edges and inside; and only those rectangles are made again.
+  @Test(arguments: [(97, 61, 40, 25), (64, 48, 32, 24), (20, 15, 47, 33), (300, 7, 11, 3)])
+  func updatingTheChangedRectanglesGivesTheWholeResamplesBytes(w: Int, h: Int, newW: Int, newH: Int) {
+    let before = Self.noise(width: w, height: h, seed: 1)
+    var after = before
+    let changed = [
+      PixelRect(x: 0, y: 0, width: 3, height: 2), PixelRect(x: w / 3, y: h / 2, width: w / 5 + 1, height: 2),
+      PixelRect(x: w - 4, y: h - 1, width: 4, height: 1),
+    ]
+    let paint = Self.noise(width: w, height: h, seed: 2)
+    for rect in changed {
+      for y in rect.rows { for x in rect.columns { after[x, y] = paint[x, y] } }
+    }
+    let earlier = before.resampled(width: newW, height: newH)
+    let whole = after.resampled(width: newW, height: newH)
+    #expect(whole != earlier)
+    #expect(after.resampled(updating: earlier, changed: changed) == whole)
+    // Leaving out a rectangle leaves its pixels as they were: the rest is not made again.
+    let partial = after.resampled(updating: earlier, changed: Array(changed.dropFirst()))
+    #expect(partial != whole)
+    #expect(partial[0, 0] == earlier[0, 0])
+  }
 }

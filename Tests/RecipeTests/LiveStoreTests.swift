@@ -116,6 +116,33 @@ import Testing
     #expect(folder.read("in.jpg") == original)
   }
 
+  /// A preview made after a local step reuses the preview before it, resampling again only
+  /// where the step changed pixels: the render's preview has the bytes it has when no earlier
+  /// preview is made, whichever steps come before.
+  @Test(arguments: [["faceblur"], ["sepia", "faceblur"], ["faceblur", "pixelate"], ["faceblur", "flip"]])
+  func previewsAfterLocalStepsAreTheWholeResamples(filters: [String]) throws {
+    let photo = copy("photos/seeding_by_Clements_Engelhardt.jpg", as: "s.jpg")
+    let requests = try filters.map { name in
+      let box: [String: ParameterValue] = [
+        "x": .length(.pixels(40)), "y": .length(.pixels(30)), "width": .length(.pixels(90)),
+        "height": .length(.pixels(60)),
+      ]
+      return try request(name, name == "pixelate" ? box : [:])
+    }
+    _ = try EditStore().apply(requests, to: photo, output: nil)
+    let alone = try EditStore().preview(photo, maxSize: 300)
+    let withEarlier = try EditStore().preview(photo, maxSize: 300) { steps in Set(1...steps.count) }
+    #expect(withEarlier.entering.keys.sorted() == Array(1...filters.count))
+    let render = try #require(alone.render)
+    #expect(max(render.width, render.height) == 300)
+    // Compared as Booleans: a failure would otherwise print both JPEGs' bytes.
+    let same = withEarlier.render == render
+    #expect(same, "the render's preview depends on whether earlier previews were made")
+    // The original's preview differs from the render's where the faces are.
+    let differs = withEarlier.entering[1]?.jpeg != render.jpeg
+    #expect(differs, "the original's preview is the render's")
+  }
+
   @Test func previewExportUsesMaxSize() throws {
     let photo = copy("jpeg/xmp_test.jpg", as: "big.jpg")
     let report = try EditStore(settings: settings()).export(
