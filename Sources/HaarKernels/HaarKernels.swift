@@ -191,88 +191,6 @@ private func stageMask(_ t: HaarTables, _ stage: HaarStage, _ p: UnsafeRawPointe
   return mask(high .> needHigh) | (mask(high .== needHigh) & mask(low .>= IntV(repeating: stage.needLow)))
 }
 
-/// Stages `first` and on for the one window at `p`, whose variance factor is `factor`: true when
-/// every stage passes. The scalar feature values, and the exact sum.
-@inline(__always)
-private func scalarStages(
-  _ t: HaarTables, _ p: UnsafeRawPointer, _ factor: Float, from first: Int
-) -> Bool {
-  @inline(__always) func sum(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Int32 {
-    p.load(fromByteOffset: Int(o0), as: Int32.self) &- p.load(fromByteOffset: Int(o1), as: Int32.self)
-      &- p.load(fromByteOffset: Int(o2), as: Int32.self) &+ p.load(fromByteOffset: Int(o3), as: Int32.self)
-  }
-  var index = first
-  while index < t.stageCount {
-    let stage = t.stages[index]
-    var total: Int64 = 0
-    var m = t.corners + stage.cornerStart
-    @inline(__always) func addExact(_ v: Int32) {
-      total &+= Float(v) * factor < m.pointee.threshold ? m.pointee.change : 0
-      m += 1
-    }
-    @inline(__always) func entry(_ o: Int32) -> Int32 { p.load(fromByteOffset: Int(o), as: Int32.self) }
-    @inline(__always) func four(_ o0: Int32, _ o1: Int32, _ o2: Int32, _ o3: Int32) -> Int32 {
-      (entry(o0) &+ entry(o1)) &+ (entry(o2) &+ entry(o3))
-    }
-    @inline(__always) func diagonal() -> Int32 {
-      let ones = four(m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3)
-      let twos = four(m.pointee.b0, m.pointee.b1, m.pointee.b2, m.pointee.b3)
-      return (ones &+ (entry(m.pointee.c0) &<< 2)) &- (twos &<< 1)
-    }
-    let lineEnd = t.corners + stage.lineEnd
-    while m < lineEnd {
-      let threes = sum(m.pointee.b0, m.pointee.b1, m.pointee.b2, m.pointee.b3)
-      addExact(sum(m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3) &+ (threes &<< 1) &+ threes)
-    }
-    let edgeEnd = t.corners + stage.edgeEnd
-    while m < edgeEnd {
-      let twos = entry(m.pointee.b0) &- entry(m.pointee.b1)
-      addExact(sum(m.pointee.a0, m.pointee.a1, m.pointee.a2, m.pointee.a3) &+ (twos &<< 1))
-    }
-    let diagonalEnd = t.corners + stage.diagonalEnd
-    while m < diagonalEnd { addExact(diagonal()) }
-    let negatedEnd = t.corners + stage.negatedEnd
-    while m < negatedEnd { addExact(0 &- diagonal()) }
-    var s = t.stumps + stage.start
-    @inline(__always) func add(_ v: Float) {
-      total &+= v * factor < s.pointee.threshold ? s.pointee.change : 0
-    }
-    @inline(__always) func integerTwo() -> Int32 {
-      sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3) &* s.pointee.integerA
-        &+ sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3) &* s.pointee.integerB
-    }
-    @inline(__always) func two() -> Float {
-      s.pointee.weightA * Float(sum(s.pointee.a0, s.pointee.a1, s.pointee.a2, s.pointee.a3))
-        + s.pointee.weightB * Float(sum(s.pointee.b0, s.pointee.b1, s.pointee.b2, s.pointee.b3))
-    }
-    let integerSplit = t.stumps + stage.integerSplit
-    while s < integerSplit {
-      add(Float(integerTwo()))
-      s += 1
-    }
-    let integerEnd = t.stumps + stage.integerEnd
-    while s < integerEnd {
-      add(
-        Float(
-          integerTwo() &+ sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3) &* s.pointee.integerC))
-      s += 1
-    }
-    let split = t.stumps + stage.split
-    while s < split {
-      add(two())
-      s += 1
-    }
-    let end = t.stumps + stage.end
-    while s < end {
-      add(two() + s.pointee.weightC * Float(sum(s.pointee.c0, s.pointee.c1, s.pointee.c2, s.pointee.c3)))
-      s += 1
-    }
-    if total < stage.need { return false }
-    index += 1
-  }
-  return true
-}
-
 extension Kernels {
   /// Windows evaluated together.
   public static var laneCount: Int { lanes }
@@ -357,8 +275,10 @@ extension Kernels {
   ///
   /// Lanes start at each window still to do whose flag is set and cover the next windows,
   /// whatever their flags: a stage costs the same on one vector however many of its lanes are
-  /// alive; a window left alone goes on with the scalar code. Flags and factors must be readable
-  /// 15 entries past `count`, the tables 15 entries past the last window's entries.
+  /// alive, even one: a window left alone stays in its vector (one window at a time, with its
+  /// unpredictable branch per stump, was about 10% slower on the 24 MP crowd). Flags and
+  /// factors must be readable 15 entries past `count`, the tables 15 entries past the last
+  /// window's entries.
   public static func laterStages(
     _ t: HaarTables, _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>,
     flags: UnsafePointer<Int8>, count: Int, hits: UnsafeMutablePointer<Int32>
@@ -379,12 +299,6 @@ extension Kernels {
       let f = UnsafeRawPointer(factors + i).loadUnaligned(as: FloatV.self)
       var index = 1
       while index < t.stageCount && alive != 0 {
-        if alive & (alive - 1) == 0 {
-          // One window left: the scalar code, to the end.
-          let lane = alive.trailingZeroBitCount
-          if !scalarStages(t, pv + 4 * lane, factors[i + lane], from: index) { alive = 0 }
-          break
-        }
         alive &= bits(stageMask(t, t.stages[index], pv, f))
         index += 1
       }

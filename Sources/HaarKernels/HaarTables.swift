@@ -17,8 +17,6 @@ public struct HaarStump: Sendable {
   /// The change the stump's left leaf makes to the stage's sum (`(left − right) · 2^K`, an exact
   /// integer), split into its low ``HaarStage/lowBits`` bits (`low`, not negative) and the rest.
   public var low: Int32, high: Int32
-  /// That change whole, for one window at a time.
-  public var change: Int64
 
   public init(
     a: SIMD4<Int32>, b: SIMD4<Int32>, c: SIMD4<Int32>, weightA: Float, weightB: Float, weightC: Float,
@@ -33,7 +31,6 @@ public struct HaarStump: Sendable {
     (integerA, integerB, integerC) = (integer(weightA), integer(weightB), integer(weightC))
     low = Int32(change & (Int64(1) << HaarStage.lowBits - 1))
     high = Int32(truncatingIfNeeded: change >> Int64(HaarStage.lowBits))
-    self.change = change
   }
 }
 
@@ -55,9 +52,6 @@ public struct HaarCornerStump: Sendable {
     low = Int32(change & (Int64(1) << HaarStage.lowBits - 1))
     high = Int32(truncatingIfNeeded: change >> Int64(HaarStage.lowBits))
   }
-
-  /// The change whole, for one window at a time.
-  @inline(__always) public var change: Int64 { Int64(high) << Int64(HaarStage.lowBits) + Int64(low) }
 }
 
 /// A stage: its stumps are `start..<end` of the stump table, in runs by how their feature is
