@@ -29,8 +29,7 @@ public struct HaarStump: Sendable {
     // Only read when the weights are small integers (the builder's promise for integer stumps).
     @inline(__always) func integer(_ w: Float) -> Int32 { w == w.rounded() && abs(w) <= 1024 ? Int32(w) : 0 }
     (integerA, integerB, integerC) = (integer(weightA), integer(weightB), integer(weightC))
-    low = Int32(change & (Int64(1) << HaarStage.lowBits - 1))
-    high = Int32(truncatingIfNeeded: change >> Int64(HaarStage.lowBits))
+    (low, high) = HaarStage.split(change)
   }
 }
 
@@ -49,8 +48,7 @@ public struct HaarCornerStump: Sendable {
     (a0, a1, a2, a3) = (a[0], a[1], a[2], a[3])
     (b0, b1, b2, b3) = (b[0], b[1], b[2], b[3])
     (c0, self.threshold) = (c, threshold)
-    low = Int32(change & (Int64(1) << HaarStage.lowBits - 1))
-    high = Int32(truncatingIfNeeded: change >> Int64(HaarStage.lowBits))
+    (low, high) = HaarStage.split(change)
   }
 }
 
@@ -83,6 +81,12 @@ public struct HaarCornerStump: Sendable {
 public struct HaarStage: Sendable {
   /// The bits of a leaf change held in ``HaarStump/low``.
   @inlinable public static var lowBits: Int { 20 }
+
+  /// A leaf change as ``HaarStump/low`` (its low ``lowBits`` bits, not negative) and
+  /// ``HaarStump/high`` (the rest).
+  static func split(_ change: Int64) -> (low: Int32, high: Int32) {
+    (Int32(change & (Int64(1) << lowBits - 1)), Int32(truncatingIfNeeded: change >> Int64(lowBits)))
+  }
 
   public var cornerStart: Int, lineEnd: Int, edgeEnd: Int, diagonalEnd: Int, negatedEnd: Int
   public var start: Int, integerSplit: Int, integerEnd: Int, split: Int, end: Int

@@ -15,7 +15,12 @@ extension Image {
   public func resampled(width newWidth: Int, height newHeight: Int) -> Image {
     precondition(newWidth > 0 && newHeight > 0, "resampled size must be positive")
     if newWidth == width && newHeight == height { return self }
-    let resampler = Resampler(from: ImageSize(width, height), to: (newWidth, newHeight))
+    return resampled(by: Resampler(from: ImageSize(width, height), to: (newWidth, newHeight)))
+  }
+
+  /// The whole output of `resampler`, on all cores.
+  private func resampled(by resampler: Resampler) -> Image {
+    let (newWidth, newHeight) = (resampler.outWidth, resampler.outHeight)
     let out = [UInt8](unsafeUninitializedCapacity: newWidth * newHeight * 4) { buffer, count in
       bytes.withUnsafeBytes { source in
         resampler.resample(
@@ -47,9 +52,7 @@ extension Image {
     let regions = changed.compactMap { resampler.outputReached(by: $0) }
     // When the changes reach most of the output, all of it costs about as much.
     let reached = regions.reduce(0) { $0 + $1.area }
-    if reached * 2 > newWidth * newHeight {
-      return resampled(width: newWidth, height: newHeight)
-    }
+    if reached * 2 > newWidth * newHeight { return resampled(by: resampler) }
     var out = previous.bytes
     bytes.withUnsafeBytes { source in
       out.withUnsafeMutableBytes { destination in
@@ -89,12 +92,12 @@ extension Image {
 /// whole image gives there.
 private struct Resampler {
   let columns: ResampleWeights, rows: ResampleWeights
-  let inWidth: Int, outWidth: Int
+  let inWidth: Int, outWidth: Int, outHeight: Int
 
   init(from input: ImageSize, to output: (width: Int, height: Int)) {
     columns = ResampleWeights(from: input.width, to: output.width)
     rows = ResampleWeights(from: input.height, to: output.height)
-    (inWidth, outWidth) = (input.width, output.width)
+    (inWidth, outWidth, outHeight) = (input.width, output.width, output.height)
   }
 
   /// The output pixels whose value reads some input pixel of `rect`, or nil when none does.

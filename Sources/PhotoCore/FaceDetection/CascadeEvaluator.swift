@@ -110,44 +110,44 @@ struct CascadeEvaluator {
         a: corners(r0, tilted: f.tilted), b: corners(r1, tilted: f.tilted), c: corners(r2, tilted: f.tilted),
         weightA: r0.weight, weightB: r1.weight, weightC: r2.weight)
     }
+    var stumps: [Stump] = []
     if cascade.isStumpBased {
-      let stumps = cascade.trees.map { t in
+      stumps = cascade.trees.map { t in
         let node = cascade.nodes[t.nodeStart]
         return Stump(
           feature: compiled[node.featureIndex], threshold: node.threshold,
           left: cascade.leaves[t.leafStart], right: cascade.leaves[t.leafStart + 1])
       }
-      self.stumps = stumps
       nodes = []
-      if let template = cascade.laneTemplate {
-        // The template's order and sums; only the offsets depend on the table.
-        laneStages = template.stages
-        laneCorners = template.corners.map { t in
-          let node = cascade.nodes[cascade.trees[Int(t)].nodeStart]
-          let m = cascade.mergedFeatures[node.featureIndex]!
-          func at(_ k: Int) -> Int32 { 4 * entry(Int(m.xs[k]), Int(m.ys[k])) }
-          return HaarCornerStump(
-            a: SIMD4(at(0), at(1), at(2), at(3)), b: SIMD4(at(4), at(5), at(6), at(7)), c: at(8),
-            threshold: node.threshold, change: template.changes[Int(t)])
-        }
-        laneStumps = template.others.map { t in
-          let s = stumps[Int(t)]
-          let f = s.feature
-          return HaarStump(
-            a: f.a &* 4, b: f.b &* 4, c: f.c &* 4, weightA: f.weightA, weightB: f.weightB,
-            weightC: f.weightC, threshold: s.threshold, change: template.changes[Int(t)])
-        }
-      } else {
-        (laneCorners, laneStumps, laneStages) = ([], [], [])
-      }
     } else {
-      stumps = []
-      (laneCorners, laneStumps, laneStages) = ([], [], [])
       nodes = cascade.nodes.map { n in
         TreeNode(
           feature: compiled[n.featureIndex], threshold: n.threshold, left: Int32(n.left),
           right: Int32(n.right))
       }
+    }
+    self.stumps = stumps
+    // Only a stump cascade has a template: the template's order and sums; only the offsets
+    // depend on the table.
+    if let template = cascade.laneTemplate {
+      laneStages = template.stages
+      laneCorners = template.corners.map { t in
+        let node = cascade.nodes[cascade.trees[Int(t)].nodeStart]
+        let m = cascade.mergedFeatures[node.featureIndex]!
+        func at(_ k: Int) -> Int32 { 4 * entry(Int(m.xs[k]), Int(m.ys[k])) }
+        return HaarCornerStump(
+          a: SIMD4(at(0), at(1), at(2), at(3)), b: SIMD4(at(4), at(5), at(6), at(7)), c: at(8),
+          threshold: node.threshold, change: template.changes[Int(t)])
+      }
+      laneStumps = template.others.map { t in
+        let s = stumps[Int(t)]
+        let f = s.feature
+        return HaarStump(
+          a: f.a &* 4, b: f.b &* 4, c: f.c &* 4, weightA: f.weightA, weightB: f.weightB,
+          weightC: f.weightC, threshold: s.threshold, change: template.changes[Int(t)])
+      }
+    } else {
+      (laneCorners, laneStumps, laneStages) = ([], [], [])
     }
     let norm = HaarCascade.Rect(
       x: 1, y: 1, width: windowWidth - 2, height: windowHeight - 2, weight: 1)
