@@ -185,11 +185,37 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
       ["detect", "--detector", "haar+profile", "--threshold", "0.3", photo],
       ["detect", "--detector", "centerface", "--scale-factor", "1.2", photo],
       ["detect", "--detector", "centerface", "--min-neighbors", "5", photo],
+      ["apply", "-f", "faceblur:threshold=0.5", "--dry-run", photo],
+      ["apply", "-f", "faceblur:detector=haar+profile,threshold=0.3", "--dry-run", photo],
+      ["apply", "-f", "faceblur:detector=centerface,scaleFactor=1.2", "--dry-run", photo],
+      ["apply", "-f", "faceblur:detector=centerface,minNeighbors=5", "--dry-run", photo],
     ] {
       let r = try launch(arguments)
       #expect(r.status == 64, "\(arguments): \(r.err)")
       #expect(!r.err.isEmpty)
     }
+    // The step says which setting its detector does not run, and nothing is written.
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let copy = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    let before = try Data(contentsOf: URL(fileURLWithPath: copy))
+    let r = try launch(["apply", "-f", "faceblur:threshold=0.5", copy])
+    #expect(r.status == 64)
+    #expect(r.err.contains("'detector=haar' and 'threshold' cannot be used together"), "\(r.err)")
+    #expect(Set(folder.names()) == ["h.jpg"])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == before)
+    // Nor can an edit set it on a step whose detector does not run it (the step's own data, so
+    // 65, as an edit that conflicts with a step's other parameters); another edit still works.
+    #expect(try launch(["apply", "-f", "faceblur", copy]).status == 0)
+    let sidecar = try Data(contentsOf: URL(fileURLWithPath: copy + ".photoedit.json"))
+    let edit = try launch(["edit", copy, "--step", "1", "--set", "threshold=0.5"])
+    #expect(edit.status == 65, "\(edit.err)")
+    #expect(edit.err.contains("'detector=haar' and 'threshold' cannot be used together"), "\(edit.err)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: copy + ".photoedit.json")) == sidecar)
+    #expect(try launch(["edit", copy, "--step", "1", "--set", "blocks=12"]).status == 0)
+    // The Haar settings with a detector that runs the cascade are accepted.
+    let fine = try launch(["apply", "-f", "faceblur:detector=haar+profile,minNeighbors=4", "--dry-run", copy])
+    #expect(fine.status == 0, "\(fine.err)")
   }
 }
 

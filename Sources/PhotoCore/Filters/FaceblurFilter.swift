@@ -84,6 +84,18 @@ public struct FaceblurFilter: Filter {
           allowed: .integer(lo...DetectionOptions.faceSizeRange.upperBound), image: nil)
       }
     }
+
+    /// A detector's setting given for a detector that does not run is refused, never ignored:
+    /// `threshold` is CenterFace's, `scaleFactor` and `minNeighbors` the Haar cascades'.
+    public func check(filter: String, given: Set<String>) throws(FilterError) {
+      let components = Set(detection.detector.components)
+      let unused =
+        (components.contains(.centerface) ? [] : ["threshold"])
+        + (components.isDisjoint(with: [.frontal, .profile]) ? ["scaleFactor", "minNeighbors"] : [])
+      if let key = unused.first(where: given.contains) {
+        throw .conflictingParameters(filter: filter, keys: ["detector=\(detection.detector.rawValue)", key])
+      }
+    }
   }
 
   /// The faces the step hides (or leaves alone, by `exclude`), as fractions of the image

@@ -201,7 +201,7 @@ struct TypedStep<F: Filter>: StepBox {
     var current: [String: ParameterValue] = [:]
     for (name, value, _) in parameters.values { current[name] = value }
     for (name, value) in values { current[name] = value }
-    return try F.Parameters(filter: F.name, values: current)
+    return try F.Parameters(filter: F.name, values: current, given: Set(values.keys))
   }
 
   func revisionRequirements(with values: [String: ParameterValue]) throws(FilterError) -> FilterRequirements {

@@ -20,10 +20,15 @@ public protocol ParameterSet: Sendable, Equatable {
   /// Checks fields against each other (a parameter that is missing, or two that conflict). Each
   /// value has already been checked against its kind.
   func check(filter: String) throws(FilterError)
+  /// Checks the keys a request gives (a command line or a recipe), beyond ``check(filter:)``: a
+  /// parameter that would change nothing with the others given. Stored steps are not checked this
+  /// way (a sidecar written before a check existed still reads).
+  func check(filter: String, given: Set<String>) throws(FilterError)
 }
 
 extension ParameterSet {
   public func check(filter: String) throws(FilterError) {}
+  public func check(filter: String, given: Set<String>) throws(FilterError) {}
 }
 
 /// The declaration of one field of a `ParameterSet`: its name in the stored form, its kind, its
@@ -239,8 +244,14 @@ extension ParameterSet {
   /// The parameters given as typed values (pixels or fractions), every other field at its
   /// default; each value checked against its kind, then the fields against each other.
   ///
-  /// - Throws: `.unknownParameter`, `.outOfRange`, and what `check(filter:)` throws.
-  public init(filter: String, values: [String: ParameterValue]) throws(FilterError) {
+  /// `given` are the keys the request itself names (all of `values` unless an edit lays them
+  /// over a step's current ones), checked by ``check(filter:given:)``.
+  ///
+  /// - Throws: `.unknownParameter`, `.outOfRange`, and what `check(filter:)` and
+  ///   `check(filter:given:)` throw.
+  public init(
+    filter: String, values: [String: ParameterValue], given: Set<String>? = nil
+  ) throws(FilterError) {
     self.init()
     for key in values.keys.sorted() {
       guard let field = Self.field(named: key) else {
@@ -253,6 +264,7 @@ extension ParameterSet {
       field.set(&self, value)
     }
     try check(filter: filter)
+    try check(filter: filter, given: given ?? Set(values.keys))
   }
 
   /// Reads the stored form (lengths are fractions), every absent field at its default.
