@@ -281,6 +281,41 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     #expect(throws: CascadeError(message)) { try HaarCascade(xml: bytes(text)) }
   }
 
+  /// The reader's tokens read numbers exactly as Swift reads the same text (`Int(_:)`,
+  /// `Double(_:)`), edge cases and random digits alike.
+  @Test func tokensReadAsSwiftReadsTheirText() throws {
+    var texts = [
+      "0", "-0", "+7", "007", "-9223372036854775808", "9223372036854775807", "9223372036854775808",
+      "-9223372036854775809", "99999999999999999999", "1e400", "-1e400", "1e-400", "0x1p3", "snan",
+      "-nan", "inf", "1_0", "+", "-", "+-1", "12a", "1.", ".5", "e5", "\u{661}", "3.1511999666690826e-02",
+    ]
+    var rng = SystemRandomNumberGenerator()
+    for _ in 0..<500 {
+      let digits = String(
+        (0..<Int.random(in: 1...22, using: &rng)).map { _ in "0123456789".randomElement()! })
+      texts.append(["", "-", "+"].randomElement()! + digits + ["", "e-3", ".25", "e+400"].randomElement()!)
+    }
+    let root = try XMLReader.parse(bytes("<a>" + texts.joined(separator: " \n\t") + "</a>"))
+    let tokens = try #require(root.tokens(atMost: texts.count))
+    #expect(tokens.map(\.description) == texts)
+    for (token, text) in zip(tokens, texts) {
+      #expect(token.int == Int(text), "\(text)")
+      let (mine, swift) = (token.double, Double(text))
+      #expect(
+        mine?.bitPattern == swift?.bitPattern || (mine?.isNaN == true && swift?.isNaN == true), "\(text)")
+    }
+    #expect(root.tokens(atMost: texts.count - 1) == nil)
+  }
+
+  /// An element's text is all its character data, joined: pieces around comments and children,
+  /// entities and CDATA, then split at whitespace.
+  @Test func textJoinsItsPieces() throws {
+    let root = try XMLReader.parse(bytes("<a>1<!-- c -->2 &amp;<![CDATA[3 4]]>5<b>6 7</b> 8</a>"))
+    #expect(try #require(root.tokens(atMost: 10)).map(\.description) == ["12", "&3", "45", "8"])
+    #expect(root.children.map(\.name) == ["b"])
+    #expect(try #require(root.child("b")?.tokens(atMost: 10)).map(\.description) == ["6", "7"])
+  }
+
   @Test func badReferencesAreRefused() {
     let outOfRange = handCascadeXML.replacingFirst("0 -1 0 1.", with: "0 -1 7 1.")
     #expect(throws: CascadeError("weak classifier at line 16 uses feature 7, but the cascade has 1 features"))

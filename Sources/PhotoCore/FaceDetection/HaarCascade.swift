@@ -129,7 +129,7 @@ public final class HaarCascade: Sendable {
     -> Double
   {
     guard let tokens = try field(name, in: element).tokens(atMost: 1), tokens.count == 1,
-      let value = Double(tokens[0])
+      let value = tokens[0].double
     else {
       throw CascadeError("cascade's <\(name)> at line \(element.line) is not a number")
     }
@@ -151,11 +151,6 @@ public final class HaarCascade: Sendable {
     return single.isFinite ? single : nil
   }
 
-  /// Text as a finite `Float`, or nil.
-  private static func finiteFloat<S: StringProtocol>(_ text: S) -> Float? {
-    Double(text).flatMap { finiteFloat($0) }
-  }
-
   /// Reads a feature's `<rects>` and `<tilted>`, checking it lies inside the window.
   private static func feature(
     _ element: XMLReader.Element, width: Int, height: Int
@@ -167,20 +162,20 @@ public final class HaarCascade: Sendable {
     }
     var tilted = false
     if let flag = element.child("tilted") {
-      guard let t = flag.tokens(atMost: 1), t.count == 1, let value = Int(t[0]) else {
+      guard let t = flag.tokens(atMost: 1), t.count == 1, let value = t[0].int else {
         throw CascadeError("feature at line \(element.line) has a malformed <tilted>")
       }
       tilted = value != 0
     }
     var rects: [Rect] = []
     for r in rectList {
-      guard let t = r.tokens(atMost: 5), t.count == 5, let x = Int(t[0]), let y = Int(t[1]),
-        let w = Int(t[2]), let h = Int(t[3]), Double(t[4]) != nil
+      guard let t = r.tokens(atMost: 5), t.count == 5, let x = t[0].int, let y = t[1].int,
+        let w = t[2].int, let h = t[3].int, let weightValue = t[4].double
       else {
         throw CascadeError(
           "feature rectangle at line \(r.line) should be \"x y width height weight\"")
       }
-      guard let weight = finiteFloat(t[4]) else {
+      guard let weight = finiteFloat(weightValue) else {
         throw CascadeError("feature rectangle at line \(r.line) has weight \"\(t[4])\", not a finite number")
       }
       // Each number within the window first, so that the sums below cannot overflow.
@@ -204,7 +199,7 @@ public final class HaarCascade: Sendable {
   private static func parseOldStyle(_ cascade: XMLReader.Element) throws(CascadeError) -> Parsed {
     var parsed = Parsed()
     guard let size = try field("size", in: cascade).tokens(atMost: 2), size.count == 2,
-      let width = Int(size[0]), let height = Int(size[1]),
+      let width = size[0].int, let height = size[1].int,
       (1...maxWindowSide).contains(width), (1...maxWindowSide).contains(height)
     else {
       throw CascadeError(
@@ -289,7 +284,7 @@ public final class HaarCascade: Sendable {
       guard let tokens = try field(name, in: element).tokens(atMost: 1), tokens.count == 1 else {
         throw CascadeError("cascade's <\(name)> at line \(element.line) should hold one value")
       }
-      return String(tokens[0])
+      return tokens[0].description
     }
     func integer(_ name: String, in element: XMLReader.Element) throws(CascadeError) -> Int {
       let text = try word(name, in: element)
@@ -339,10 +334,10 @@ public final class HaarCascade: Sendable {
     try checkStageCount(stageList.count)
     for (index, element) in stageList.enumerated() {
       let thresholdText = try word("stageThreshold", in: element)
-      guard Double(thresholdText) != nil else {
+      guard let thresholdValue = Double(thresholdText) else {
         throw CascadeError("stage \(index) threshold \"\(thresholdText)\" is not a number")
       }
-      guard let threshold = finiteFloat(thresholdText) else {
+      guard let threshold = finiteFloat(thresholdValue) else {
         throw CascadeError("stage \(index) threshold \"\(thresholdText)\" is not a finite number")
       }
       let weakList = try field("weakClassifiers", in: element).children
@@ -382,13 +377,14 @@ public final class HaarCascade: Sendable {
           nodeStart: parsed.nodes.count, nodeCount: nodeCount, leafStart: parsed.leaves.count)
         for n in 0..<nodeCount {
           let t = nodeTokens[(n * 4)..<(n * 4 + 4)]
-          guard let left = Int(t[t.startIndex]), let right = Int(t[t.startIndex + 1]),
-            let featureIndex = Int(t[t.startIndex + 2]), Double(t[t.startIndex + 3]) != nil
+          guard let left = t[t.startIndex].int, let right = t[t.startIndex + 1].int,
+            let featureIndex = t[t.startIndex + 2].int, let thresholdValue = t[t.startIndex + 3].double
           else {
             throw CascadeError(
-              "weak classifier at line \(weak.line) has a malformed node \"\(t.joined(separator: " "))\"")
+              "weak classifier at line \(weak.line) has a malformed node"
+                + " \"\(t.map(\.description).joined(separator: " "))\"")
           }
-          guard let threshold = finiteFloat(t[t.startIndex + 3]) else {
+          guard let threshold = finiteFloat(thresholdValue) else {
             throw CascadeError(
               "weak classifier at line \(weak.line) has node threshold \"\(t[t.startIndex + 3])\", not a"
                 + " finite number")
@@ -412,10 +408,10 @@ public final class HaarCascade: Sendable {
             Node(left: left, right: right, featureIndex: featureIndex, threshold: threshold))
         }
         for text in leafTokens {
-          guard Double(text) != nil else {
+          guard let leaf = text.double else {
             throw CascadeError("weak classifier at line \(weak.line) has leaf value \"\(text)\"")
           }
-          guard let value = finiteFloat(text) else {
+          guard let value = finiteFloat(leaf) else {
             throw CascadeError(
               "weak classifier at line \(weak.line) has leaf value \"\(text)\", not a finite number")
           }

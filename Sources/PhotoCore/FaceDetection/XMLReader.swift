@@ -1,19 +1,54 @@
 /// A small, strict reader for the subset of XML that OpenCV's `FileStorage` writes.
 ///
 /// It understands the XML declaration, comments, `<!DOCTYPE>`, elements with attributes, empty
-/// elements, character data and the five predefined entities. It builds a tree of ``Element``s;
-/// whitespace-only text between child elements is kept in `text` and ignored by the cascade reader.
+/// elements, character data and the five predefined entities. It builds a ``Document``, a table
+/// of elements read through ``Element``; an element's text is all of its character data (the
+/// whitespace between child elements too), which the cascade reader splits into ``Token``s.
 struct XMLReader {
-  /// One element: its name, attributes, children in document order and its own character data.
-  final class Element {
-    let name: String
-    var attributes: [String: String] = [:]
-    var children: [Element] = []
-    var text: String = ""
-    /// The 1-based line of the start tag, for messages.
-    let line: Int
+  /// A parsed document: every element in one table, in document order (the root first), so
+  /// that reading a cascade of 60 000 elements allocates a few arrays rather than an object, a
+  /// child list and a string per element.
+  final class Document {
+    /// The file's bytes, which the elements' texts are ranges of.
+    let bytes: [UInt8]
+    fileprivate let records: [Record]
+    /// Each record's children are a range of this.
+    fileprivate let childIndices: [Int32]
+    /// The texts that are not one range of `bytes` (several pieces, entities or CDATA).
+    fileprivate let strings: [[UInt8]]
 
-    init(name: String, line: Int) { (self.name, self.line) = (name, line) }
+    fileprivate init(_ bytes: [UInt8], _ records: [Record], _ childIndices: [Int32], _ strings: [[UInt8]]) {
+      (self.bytes, self.records, self.childIndices, self.strings) = (bytes, records, childIndices, strings)
+    }
+  }
+
+  fileprivate struct Record {
+    var name: String
+    var line: Int
+    var children: Range<Int> = 0..<0
+    var text: Text = .empty
+  }
+
+  /// An element's character data: nothing, one range of the file's bytes (no entity in it), or
+  /// the bytes of `Document.strings[k]`.
+  fileprivate enum Text {
+    case empty
+    case bytes(Range<Int>)
+    case string(Int)
+  }
+
+  /// One element: its name, children in document order and its own character data.
+  struct Element {
+    let document: Document
+    let index: Int
+
+    private var record: Record { document.records[index] }
+    var name: String { record.name }
+    /// The 1-based line of the start tag, for messages.
+    var line: Int { record.line }
+
+    /// The children, in document order.
+    var children: Children { Children(document: document, indices: record.children) }
 
     /// The first child named `name`, if any.
     func child(_ name: String) -> Element? { children.first { $0.name == name } }
@@ -21,30 +56,77 @@ struct XMLReader {
     /// The character data split at ASCII whitespace (as OpenCV's `isspace`), or nil when it
     /// holds more than `limit` tokens (the text is not split past that, so a huge text costs no
     /// huge array).
-    func tokens(atMost limit: Int) -> [Substring]? {
-      var tokens: [Substring] = []
-      let utf8 = text.utf8
-      var start: String.Index?
-      var i = utf8.startIndex
-      while i < utf8.endIndex {
-        let c = utf8[i]
+    func tokens(atMost limit: Int) -> [Token]? {
+      switch record.text {
+      case .empty: return []
+      case .bytes(let range): return Self.split(document.bytes[range], atMost: limit)
+      case .string(let k): return Self.split(document.strings[k][...], atMost: limit)
+      }
+    }
+
+    private static func split(_ text: ArraySlice<UInt8>, atMost limit: Int) -> [Token]? {
+      var tokens: [Token] = []
+      tokens.reserveCapacity(min(limit, 8))
+      var start: Int?
+      for i in text.indices {
+        let c = text[i]
         if c == 0x20 || (0x09...0x0D).contains(c) {
           if let s = start {
             guard tokens.count < limit else { return nil }
-            tokens.append(Substring(utf8[s..<i]))
+            tokens.append(Token(bytes: text[s..<i]))
             start = nil
           }
         } else if start == nil {
           start = i
         }
-        i = utf8.index(after: i)
       }
       if let s = start {
         guard tokens.count < limit else { return nil }
-        tokens.append(Substring(utf8[s...]))
+        tokens.append(Token(bytes: text[s...]))
       }
       return tokens
     }
+  }
+
+  /// An element's children.
+  struct Children: RandomAccessCollection {
+    let document: Document
+    /// Their places in `document.childIndices`.
+    let range: Range<Int>
+    init(document: Document, indices: Range<Int>) { (self.document, range) = (document, indices) }
+    var startIndex: Int { range.lowerBound }
+    var endIndex: Int { range.upperBound }
+    subscript(position: Int) -> Element {
+      Element(document: document, index: Int(document.childIndices[position]))
+    }
+  }
+
+  /// A token of character data (never empty, no whitespace in it), read as Swift reads the same
+  /// text: `Int(_:)` and `Double(_:)` of its string.
+  struct Token: CustomStringConvertible {
+    let bytes: ArraySlice<UInt8>
+    /// The token as text (bytes that are not UTF-8 become U+FFFD).
+    var description: String { String(decoding: bytes, as: UTF8.self) }
+    /// As `Int(_:)`: an optional sign and decimal digits, nil past `Int`'s range.
+    var int: Int? {
+      var i = bytes.startIndex
+      let negative = bytes[i] == UInt8(ascii: "-")
+      if negative || bytes[i] == UInt8(ascii: "+") { i += 1 }
+      guard i < bytes.endIndex else { return nil }
+      var magnitude: UInt = 0
+      while i < bytes.endIndex {
+        let digit = bytes[i] &- UInt8(ascii: "0")
+        guard digit < 10 else { return nil }
+        let (times, o1) = magnitude.multipliedReportingOverflow(by: 10)
+        let (sum, o2) = times.addingReportingOverflow(UInt(digit))
+        guard !o1, !o2 else { return nil }
+        magnitude = sum
+        i += 1
+      }
+      if negative { return magnitude <= UInt(Int.max) + 1 ? Int(truncatingIfNeeded: 0 &- magnitude) : nil }
+      return magnitude <= UInt(Int.max) ? Int(magnitude) : nil
+    }
+    var double: Double? { Double(description) }
   }
 
   /// The largest cascade file read, in bytes (OpenCV's largest, frontalface_alt_tree, is 2.7 MB).
@@ -55,9 +137,15 @@ struct XMLReader {
   static let maxElements = 1_000_000
 
   private let bytes: [UInt8]
+  // The document's tables, as they are read.
+  private var records: [Record] = []
+  private var childIndices: [Int32] = []
+  private var strings: [[UInt8]] = []
   private var position = 0
   private var line = 1
   private var elements = 0
+  /// The children of the elements open, in order: each open element's are a suffix.
+  private var pending: [Int32] = []
 
   private init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -70,10 +158,10 @@ struct XMLReader {
       throw CascadeError("the cascade file is \(bytes.count) bytes, more than the limit of \(maxBytes)")
     }
     var reader = XMLReader(bytes)
-    return try reader.document()
+    return try reader.readDocument()
   }
 
-  private mutating func document() throws(CascadeError) -> Element {
+  private mutating func readDocument() throws(CascadeError) -> Element {
     if bytes.isEmpty { throw CascadeError("the cascade file is empty") }
     // A UTF-8 byte order mark.
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
@@ -84,7 +172,7 @@ struct XMLReader {
     let root = try element(depth: 1)
     try skipMisc()
     if position < bytes.count { throw error("unexpected text after the root element") }
-    return root
+    return Element(document: Document(bytes, records, childIndices, strings), index: root)
   }
 
   private func error(_ message: String) -> CascadeError {
@@ -151,33 +239,36 @@ struct XMLReader {
     return String(decoding: bytes[start..<position], as: UTF8.self)
   }
 
-  /// Reads one element, starting at its `<`, at nesting `depth` (the root is 1). The recursion
-  /// is bounded by `maxDepth`, so no file can exhaust the stack.
-  private mutating func element(depth: Int) throws(CascadeError) -> Element {
+  /// Reads one element, starting at its `<`, at nesting `depth` (the root is 1), and returns
+  /// its record's index. The recursion is bounded by `maxDepth`, so no file can exhaust the
+  /// stack.
+  private mutating func element(depth: Int) throws(CascadeError) -> Int {
     elements += 1
     guard elements <= Self.maxElements else {
       throw CascadeError("the cascade XML has more than \(Self.maxElements) elements (the limit)")
     }
     guard depth <= Self.maxDepth else { throw error("elements nested more than \(Self.maxDepth) deep") }
     position += 1  // "<"
-    let element = Element(name: try name(), line: line)
-    // Attributes.
+    let name = try self.name()
+    let index = records.count
+    records.append(Record(name: name, line: line))
+    // Attributes: checked (entities included), not kept (no cascade has any).
     while true {
       skipWhitespace()
-      guard position < bytes.count else { throw error("unterminated start tag <\(element.name)>") }
+      guard position < bytes.count else { throw error("unterminated start tag <\(name)>") }
       let c = bytes[position]
       if c == UInt8(ascii: "/") {
         guard position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: ">") else {
-          throw error("expected \"/>\" in <\(element.name)>")
+          throw error("expected \"/>\" in <\(name)>")
         }
         position += 2
-        return element
+        return index
       }
       if c == UInt8(ascii: ">") {
         position += 1
         break
       }
-      let key = try name()
+      let key = try self.name()
       skipWhitespace()
       guard position < bytes.count, bytes[position] == UInt8(ascii: "=") else {
         throw error("expected \"=\" after attribute \(key)")
@@ -192,48 +283,95 @@ struct XMLReader {
       let start = position
       while position < bytes.count, bytes[position] != quote { position += 1 }
       guard position < bytes.count else { throw error("unterminated attribute \(key)") }
-      element.attributes[key] = try decodeEntities(start..<position)
+      _ = try decodeEntities(start..<position)
       position += 1
     }
-    // Content.
-    var text = ""
+    // Content: the text is one range of the file while it is one piece without entities.
+    let firstChild = pending.count
+    var single: Range<Int>? = nil
+    var text: [UInt8]? = nil
+    // Pieces joined are each read as UTF-8 first (bytes that are not become U+FFFD), as a
+    // piece alone is when its tokens are read.
+    func add(_ piece: Range<Int>) {
+      if text == nil, single == nil {
+        single = piece
+        return
+      }
+      add(utf8(piece))
+    }
+    func add(_ decoded: [UInt8]) {
+      if text == nil {
+        text = single.map(utf8) ?? []
+        single = nil
+      }
+      text!.append(contentsOf: decoded)
+    }
     while true {
       let start = position
-      while position < bytes.count, bytes[position] != UInt8(ascii: "<") {
-        if bytes[position] == 0x0A { line += 1 }
-        position += 1
+      // To the next "<", counting lines and noting entities.
+      var (end, lines, entity) = (start, 0, false)
+      bytes.withUnsafeBufferPointer { b in
+        while end < b.count {
+          let c = b[end]
+          if c == UInt8(ascii: "<") { break }
+          lines &+= c == 0x0A ? 1 : 0
+          entity = entity || c == UInt8(ascii: "&")
+          end &+= 1
+        }
       }
-      if start < position { text += try decodeEntities(start..<position) }
+      (position, line) = (end, line + lines)
+      if start < position {
+        if entity { add(Array(try decodeEntities(start..<position).utf8)) } else { add(start..<position) }
+      }
       guard position < bytes.count else {
-        line = element.line
-        throw error("element <\(element.name)> is not closed")
+        line = records[index].line
+        throw error("element <\(name)> is not closed")
       }
-      if hasPrefix("</") {
+      // What follows "<": the next byte tells which markup it can be.
+      let next = position + 1 < bytes.count ? bytes[position + 1] : 0
+      if next == UInt8(ascii: "/") {
         position += 2
-        let closing = try name()
-        guard closing == element.name else {
-          throw error("</\(closing)> closes <\(element.name)> (opened at line \(element.line))")
+        let closing = try self.name()
+        guard closing == name else {
+          throw error("</\(closing)> closes <\(name)> (opened at line \(records[index].line))")
         }
         skipWhitespace()
         guard position < bytes.count, bytes[position] == UInt8(ascii: ">") else {
           throw error("expected \">\" after </\(closing)")
         }
         position += 1
-        element.text = text
-        return element
-      } else if hasPrefix("<!--") {
+        let children = childIndices.count
+        childIndices.append(contentsOf: pending[firstChild...])
+        pending.removeSubrange(firstChild...)
+        records[index].children = children..<childIndices.count
+        if let text {
+          records[index].text = .string(strings.count)
+          strings.append(text)
+        } else if let single {
+          records[index].text = .bytes(single)
+        }
+        return index
+      } else if next == UInt8(ascii: "!") && hasPrefix("<!--") {
         try skip(past: "-->")
-      } else if hasPrefix("<![CDATA[") {
+      } else if next == UInt8(ascii: "!") && hasPrefix("<![CDATA[") {
         position += 9
         let cdataStart = position
         try skip(past: "]]>")
-        text += String(decoding: bytes[cdataStart..<(position - 3)], as: UTF8.self)
-      } else if hasPrefix("<?") {
+        // Its bytes as they are: no entities, and it is never one range with the text around.
+        add(utf8(cdataStart..<(position - 3)))
+      } else if next == UInt8(ascii: "?") {
         try skip(past: "?>")
       } else {
-        element.children.append(try self.element(depth: depth + 1))
+        pending.append(Int32(try self.element(depth: depth + 1)))
       }
     }
+  }
+
+  /// `range` of the file read as UTF-8: its bytes, with U+FFFD for any that are not UTF-8.
+  private func utf8(_ range: Range<Int>) -> [UInt8] {
+    let piece = bytes[range]
+    if piece.allSatisfy({ $0 < 0x80 }) { return Array(piece) }
+    return Array(String(decoding: piece, as: UTF8.self).utf8)
   }
 
   /// Decodes character data, replacing the predefined entities and numeric references.
