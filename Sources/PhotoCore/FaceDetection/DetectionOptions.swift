@@ -59,6 +59,12 @@ public enum DetectorChoice: String, CaseIterable, Sendable {
     case .all: [.centerface, .frontal, .profile]
     }
   }
+
+  /// Whether it runs CenterFace, whose setting `threshold` is.
+  public var runsCenterFace: Bool { components.contains(.centerface) }
+
+  /// Whether it runs a Haar cascade, whose settings `scaleFactor` and `minNeighbors` are.
+  public var runsHaar: Bool { components.contains { $0 != .centerface } }
 }
 
 /// One detector a `DetectorChoice` may unite.

@@ -48,7 +48,7 @@ struct XMLReader {
     var line: Int { record.line }
 
     /// The children, in document order.
-    var children: Children { Children(document: document, indices: record.children) }
+    var children: Children { Children(document: document, range: record.children) }
 
     /// The first child named `name`, if any.
     func child(_ name: String) -> Element? { children.first { $0.name == name } }
@@ -93,7 +93,6 @@ struct XMLReader {
     let document: Document
     /// Their places in `document.childIndices`.
     let range: Range<Int>
-    init(document: Document, indices: Range<Int>) { (self.document, range) = (document, indices) }
     var startIndex: Int { range.lowerBound }
     var endIndex: Int { range.upperBound }
     subscript(position: Int) -> Element {

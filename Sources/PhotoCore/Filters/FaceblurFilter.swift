@@ -88,12 +88,12 @@ public struct FaceblurFilter: Filter {
     /// A detector's setting given for a detector that does not run is refused, never ignored:
     /// `threshold` is CenterFace's, `scaleFactor` and `minNeighbors` the Haar cascades'.
     public func check(filter: String, given: Set<String>) throws(FilterError) {
-      let components = Set(detection.detector.components)
+      let detector = detection.detector
       let unused =
-        (components.contains(.centerface) ? [] : ["threshold"])
-        + (components.isDisjoint(with: [.frontal, .profile]) ? ["scaleFactor", "minNeighbors"] : [])
+        (detector.runsCenterFace ? [] : ["threshold"])
+        + (detector.runsHaar ? [] : ["scaleFactor", "minNeighbors"])
       if let key = unused.first(where: given.contains) {
-        throw .conflictingParameters(filter: filter, keys: ["detector=\(detection.detector.rawValue)", key])
+        throw .conflictingParameters(filter: filter, keys: ["detector=\(detector.rawValue)", key])
       }
     }
   }

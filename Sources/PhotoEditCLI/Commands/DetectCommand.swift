@@ -50,14 +50,13 @@ enum DetectCommand {
       options.threshold =
         try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
       // An option of a detector that is not searched would change nothing: say so, never ignore it.
-      let components = Set(options.detector.components)
-      if args.value("threshold") != nil, !components.contains(.centerface) {
+      if args.value("threshold") != nil, !options.detector.runsCenterFace {
         throw UsageError(
           "--threshold is CenterFace's; --detector \(options.detector.rawValue) does not run it",
           command: "detect")
       }
       for haarOption in ["scale-factor", "min-neighbors"] where args.value(haarOption) != nil {
-        if components.isDisjoint(with: [.frontal, .profile]) {
+        if !options.detector.runsHaar {
           throw UsageError(
             "--\(haarOption) is the Haar cascade's; --detector \(options.detector.rawValue) does not run it",
             command: "detect")

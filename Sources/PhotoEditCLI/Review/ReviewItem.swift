@@ -170,7 +170,7 @@ extension ReviewItem {
       found = Array(derived.faces.prefix(foundCount))
       let excluded = Set(p.exclude)
       let floor =
-        p.detection.detector.components.contains(.centerface)
+        p.detection.detector.runsCenterFace
         ? Self.centerFaceSmallestFace : Self.defaultSmallestFace
       smallest = max(p.detection.minSize ?? 0, floor)
       detector = p.detection.detector.rawValue
