@@ -43,6 +43,9 @@ struct JPEGSplice {
   /// The stuffed bytes of each restart interval (one range without restart markers), without
   /// their RST markers.
   let intervals: [Range<Int>]
+  /// Checkpoints of this scan found ahead (`JPEGScanIndex`), which the splice jumps to rather
+  /// than decoding the MCUs before them; ignored unless it is of these bytes.
+  var index: JPEGScanIndex? = nil
 
   /// The blocks in one MCU, every component's.
   var blocksPerMCU: Int { components.reduce(0) { $0 + $1.blocksPerMCU } }
@@ -380,6 +383,12 @@ struct JPEGSplice {
         }
         afterRun = false
       } else {
+        if let (mcu, position) = checkpoint(
+          after: m, upTo: r < replaced.endIndex ? replaced[r] : stop - 1, in: mcus, &predictors)
+        {
+          (m, reader.position) = (mcu, position)
+          continue
+        }
         try skipMCU(UnsafeBufferPointer(componentList), &reader, &predictors)
       }
       m += 1
@@ -400,6 +409,10 @@ struct JPEGSplice {
         return true
       }
       while m < mcus.upperBound {
+        if let (mcu, position) = checkpoint(after: m, upTo: mcus.upperBound - 1, in: mcus, &predictors) {
+          (m, reader.position) = (mcu, position)
+          continue
+        }
         try skipMCU(UnsafeBufferPointer(componentList), &reader, &predictors)
         m += 1
       }
@@ -427,9 +440,19 @@ struct JPEGSplice {
     return (reader.position, reader.limit)
   }
 
+  /// The index's last checkpoint after MCU `m` and at most `target`, in the restart interval of
+  /// `mcus`, with its predictors put in `predictors`; nil without one (or without an index of
+  /// these bytes).
+  private func checkpoint(after m: Int, upTo target: Int, in mcus: Range<Int>, _ predictors: inout [Int])
+    -> (mcu: Int, position: Int)?
+  {
+    guard let index, index.covers(jpeg) else { return nil }
+    return index.checkpoint(after: m, upTo: target, in: mcus, predictors: &predictors)
+  }
+
   /// Decodes one MCU, keeping only its DC predictors.
   @inline(__always)
-  private func skipMCU(
+  func skipMCU(
     _ components: UnsafeBufferPointer<Component>, _ reader: inout JPEGBitReader, _ predictors: inout [Int]
   ) throws(CodecError) {
     for c in 0..<components.count {

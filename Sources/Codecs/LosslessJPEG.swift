@@ -34,10 +34,13 @@ public enum LosslessJPEG {
   /// route that does not use them (a transform: the moved file's pixels are its own decode's;
   /// the coefficients' route, which holds every block), so that the two never add up.
   ///
+  /// `index`, when the caller started one on `bytes` (`JPEGScanIndex.start`), spares the splice
+  /// decoding the scan up to each replaced MCU, as far as the index has got.
+  ///
   /// - Throws: `CodecError` for damaged data (as decoding reports it) or what libjpeg cannot write.
   public static func render(
     _ bytes: [UInt8], transform: PixelTransform? = nil, kernels: [any StepKernel], options: EncodeOptions,
-    decoded: DecodedPixels? = nil
+    decoded: DecodedPixels? = nil, index: JPEGScanIndex? = nil
   ) throws(CodecError) -> [UInt8]? {
     precondition(kernels.allSatisfy { $0.capability.isLocal }, "only local steps keep the original's blocks")
     if let transform, !transform.isIdentity {
@@ -59,7 +62,8 @@ public enum LosslessJPEG {
       }
       let metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
       // A baseline file: only the changed MCUs are coded again, the others' bits copied.
-      if let splice = try JPEGSplice(data) {
+      if var splice = try JPEGSplice(data) {
+        splice.index = index
         if let spliced = try Self.splice(
           splice, footprints: footprints, kernels: kernels, source: JPEGSource(data, header: header),
           decoded: decoded?.image, metadataSegments: JPEGMarkers.segments(for: metadata))
@@ -145,7 +149,8 @@ public enum LosslessJPEG {
 
   /// The splice of the patches `footprints` touch, rendered through `kernels` from `source`. The
   /// patches are rendered and compressed on another core while the splice decodes the scan up to
-  /// them (when no core is free, the splice renders them itself when it first needs them).
+  /// them and codes their blocks (when no core is free, the splice makes them itself when it
+  /// first needs them).
   static func splice(
     _ splice: JPEGSplice, footprints: [PixelRect], kernels: [any StepKernel], source: JPEGSource,
     decoded: Image? = nil, metadataSegments: [UInt8]
@@ -160,13 +165,13 @@ public enum LosslessJPEG {
       for (offset, mcu) in indices.enumerated() { owners.append((mcu, p, offset)) }
     }
     owners.sort { $0.mcu < $1.mcu }
-    // The helper decodes and renders the patches; the splice's thread compresses each when it
-    // first needs its blocks, between decoding the scan up to them.
+    // The helper decodes, renders and compresses the patches (`patchBlocks`, libjpeg's forward
+    // DCT and quantisation); the splice's thread decodes the scan up to each and codes its blocks.
     let production = PatchProduction(count: patches.count) { made in
       do throws(CodecError) {
         var k = 0
         try render(patches, through: kernels, from: source, decoded: decoded) { pixels throws(CodecError) in
-          made.set(k, pixels)
+          made.set(k, try splice.patchBlocks(of: pixels))
           k += 1
         }
       } catch {
@@ -178,16 +183,12 @@ public enum LosslessJPEG {
     // Patches side by side take turns, a row of MCUs each: each is kept until its last MCU.
     var compressed: [Int: [Int16]] = [:]
     var remaining = mcus.map(\.count)
-    var failure: CodecError? = nil
     let result = Result { () throws(CodecError) in
       try splice.splice(mcus: owners.map(\.mcu), metadataSegments: metadataSegments) { k in
         let p = owners[k].patch
         if compressed[p] == nil {
-          guard let pixels = production.pixels(of: p) else { return nil }
-          do throws(CodecError) { compressed[p] = try splice.patchBlocks(of: pixels) } catch {
-            failure = error
-            return nil
-          }
+          guard let blocks = production.blocks(of: p) else { return nil }
+          compressed[p] = blocks
         }
         let start = owners[k].offset * perMCU
         let blocks = Array(compressed[p]![start..<(start + perMCU)])
@@ -197,7 +198,7 @@ public enum LosslessJPEG {
       }
     }
     // The production reads `source` and `kernels`: it ends before they may go.
-    if let failure = production.finish() ?? failure { throw failure }
+    if let failure = production.finish() { throw failure }
     return try result.get()
   }
 
@@ -374,16 +375,17 @@ public final class DecodedPixels: @unchecked Sendable {
   public init(_ image: Image) { self.image = image }
 }
 
-/// The patches' pixels, rendered by whichever thread first takes the work: a helper started for
-/// it, or the splice when it needs the first blocks before the helper has started (so that it never
-/// waits for a thread that may not come: in a batch, every core may be running a photo).
+/// The patches' blocks, rendered and compressed by whichever thread first takes the work: a
+/// helper started for it, or the splice when it needs the first blocks before the helper has
+/// started (so that it never waits for a thread that may not come: in a batch, every core may be
+/// running a photo).
 final class PatchProduction: @unchecked Sendable {
   private let work: (PatchProduction) -> Void
   private let taken = Atomic<Bool>(false)
   private let ended = DispatchSemaphore(value: 0)
-  /// Signalled once patch p's pixels are in `results[p]` (or the work failed).
+  /// Signalled once patch p's blocks are in `results[p]` (or the work failed).
   private let ready: [DispatchSemaphore]
-  private var results: [PixelBuffer?]
+  private var results: [[Int16]?]
   private var failure: CodecError? = nil
   /// Patches set so far: the work makes them in order.
   private var made = 0
@@ -406,10 +408,10 @@ final class PatchProduction: @unchecked Sendable {
     ended.signal()
   }
 
-  /// Called by the work: patch `p`'s pixels.
-  func set(_ p: Int, _ pixels: PixelBuffer) {
+  /// Called by the work: patch `p`'s blocks (`JPEGSplice.patchBlocks`).
+  func set(_ p: Int, _ blocks: [Int16]) {
     precondition(p == made, "patches are made in order")
-    results[p] = pixels
+    results[p] = blocks
     made += 1
     ready[p].signal()
   }
@@ -417,9 +419,9 @@ final class PatchProduction: @unchecked Sendable {
   /// Called by the work when it fails; the patches after the last one set come empty.
   func fail(_ error: CodecError) { failure = error }
 
-  /// Patch `p`'s pixels, waiting until they are made (making them all, if no thread has begun);
+  /// Patch `p`'s blocks, waiting until they are made (making them all, if no thread has begun);
   /// nil when the work failed first. They are handed over once: the production lets them go.
-  func pixels(of p: Int) -> PixelBuffer? {
+  func blocks(of p: Int) -> [Int16]? {
     runIfNotTaken()
     ready[p].wait()
     defer { results[p] = nil }

@@ -148,11 +148,9 @@ struct TimedDetector: FaceDetector {
   var identity: DetectorIdentity { base.identity }
 
   func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
-    let clock = ContinuousClock()
-    let start = clock.now
+    let start = ContinuousClock.now
     let faces = try base.faces(in: image, options: options)
-    let elapsed = start.duration(to: clock.now)
-    record("detect", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    record("detect", StoreSettings.seconds(start.duration(to: .now)))
     return faces
   }
 }

@@ -17,15 +17,15 @@ extension EditStore {
     } else {
       source = try Self.readBytes(photo)
     }
-    let start = ContinuousClock.now
     let decoded: DecodedImage
-    do { decoded = try engine.decode(source, maxPixels: settings.maxPixels, minimumLongestSide: nil) } catch {
+    do {
+      decoded = try settings.timed("decode") { () throws(CodecError) in
+        try engine.decode(source, maxPixels: settings.maxPixels, minimumLongestSide: nil)
+      }
+    } catch {
       throw .codec(error)
     }
     source = []
-    let elapsed = start.duration(to: .now)
-    settings.recordTiming(
-      "decode", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     let faces: [Face]
     let detector = try detector(options.detector)
     do { faces = try detector.faces(in: decoded.image, options: options) } catch { throw .detection(error) }

@@ -1,5 +1,6 @@
 import Codecs
 import PhotoCore
+import Synchronization
 
 extension EditStore {
   /// The render through the planner (`Planner`): the original decoded a pass at a time, every
@@ -21,6 +22,8 @@ extension EditStore {
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
     var outcome: Result<(rendered: Rendered, bytes: [UInt8], record: RenderRecord)?, StoreError> = .success(
       nil)
+    Self.rendersUnderWay.add(1, ordering: .relaxed)
+    defer { Self.rendersUnderWay.subtract(1, ordering: .relaxed) }
     do {
       try engine.withSource(original, maxPixels: settings.maxPixels) { opened in
         guard let opened else { return }
@@ -42,6 +45,10 @@ extension EditStore {
     if format == .jpeg && !JPEGSink.isAvailable { return nil }
     let source = opened.source
     var details = opened.details
+    let index = scanIndex(
+      original, format: format, stored: details.format, existing: existing, detects: requests,
+      allowLossless: allowLossless)
+    defer { index?.cancel() }
     // `kernels` run from the original, or from `held` once something needed the whole image
     // (a first pass for a step that looks at it, a step that renders only whole images).
     var held: Image? = nil
@@ -66,7 +73,9 @@ extension EditStore {
         do { try image.render(kernels) } catch { throw .step(index: nil, error) }
         heldIsStored = heldIsStored && kernels.isEmpty
       } else {
-        (image, details.warnings) = try firstPass(kernels, from: source, size: size, format: details.format)
+        (image, details.warnings) = try settings.timed("decode") { () throws(StoreError) in
+          try firstPass(kernels, from: source, size: size, format: details.format)
+        }
         heldIsStored = kernels.isEmpty
       }
       held = nil  // one frame at a time
@@ -124,8 +133,10 @@ extension EditStore {
       (held, kernels) = (nil, [])
       let lossless: [UInt8]?
       do {
-        lossless = try LosslessJPEG.render(
-          original, transform: moved, kernels: chain, options: options, decoded: decoded)
+        lossless = try settings.timed("splice") { () throws(CodecError) in
+          try LosslessJPEG.render(
+            original, transform: moved, kernels: chain, options: options, decoded: decoded, index: index)
+        }
       } catch {
         throw .codec(error)
       }
@@ -175,6 +186,25 @@ extension EditStore {
       Rendered(details: details, image: nil, added: added, width: size.width, height: size.height), bytes,
       RenderRecord(of: bytes, format: format, options: options, route: .reencode, pinned: pinned)
     )
+  }
+
+  /// Renders under way in this process: one started while it is the only one may give work to a
+  /// core its own work leaves idle.
+  static let rendersUnderWay = Atomic<Int>(0)
+
+  /// The splice's walk of the original's scan (`JPEGScanIndex`), started now on another core so
+  /// that it runs during the detection's decode and search, which leave a core idle for a while,
+  /// rather than after them: when a request detects, the render may take the lossless route, and
+  /// no other render is under way (in a batch, the other photos keep every core busy).
+  private func scanIndex(
+    _ original: [UInt8], format: ImageFormat, stored: ImageFormat, existing: RenderRecord?,
+    detects requests: [StepRequest], allowLossless: Bool
+  ) -> JPEGScanIndex? {
+    guard format == .jpeg, stored == .jpeg, allowLossless, !reencodingIsPinned(existing: existing),
+      requests.contains(where: { !$0.requirements.isEmpty }),
+      settings.scansAhead ?? (Parallel.workerCount > 1 && Self.rendersUnderWay.load(ordering: .relaxed) == 1)
+    else { return nil }
+    return JPEGScanIndex.start(original)
   }
 
   /// The lossless route's form of a chain from the stored pixels: the transforms it starts with

@@ -26,12 +26,30 @@ public struct StoreSettings: Sendable {
   /// Receives each stage's name and its duration in seconds.
   public var recordTiming: @Sendable (_ stage: String, _ seconds: Double) -> Void = { _, _ in }
 
+  /// Whether faceblur's lossless render walks the original's scan ahead, on another core, during
+  /// the detection (`JPEGScanIndex`); nil: when the machine has a core to spare and no other
+  /// render is under way in the process. Tests force it either way.
+  var scansAhead: Bool? = nil
+
   /// The codecs the store renders with; tests substitute their own.
   var engine: any RenderEngine = LiveEngine()
   /// The filters stored steps are read against; tests add their own.
   var registry: [any Filter.Type] = Filters.all
 
   public init(detectors: DetectorLoader = DetectorLoader()) { self.detectors = detectors }
+}
+
+extension StoreSettings {
+  /// `body`'s result, its duration recorded as `stage` (`recordTiming`).
+  func timed<T, E: Error>(_ stage: String, _ body: () throws(E) -> T) throws(E) -> T {
+    let start = ContinuousClock.now
+    defer { recordTiming(stage, Self.seconds(start.duration(to: .now))) }
+    return try body()
+  }
+
+  static func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+  }
 }
 
 /// How large the files photoedit reads may be, checked before anything is allocated.

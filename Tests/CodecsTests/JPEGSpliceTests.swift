@@ -304,6 +304,87 @@ import Testing
     }
   }
 
+  /// The splice of `replaced` into `jpeg`, with `index` when given: the file, nil, or the error.
+  static func outcome(_ jpeg: [UInt8], _ replaced: [(mcu: Int, blocks: [Int16])], index: JPEGScanIndex?)
+    -> Result<[UInt8]?, CodecError>
+  {
+    Result { () throws(CodecError) in
+      try jpeg.withUnsafeBufferPointer { data throws(CodecError) -> [UInt8]? in
+        guard var splice = try JPEGSplice(data) else { return nil }
+        splice.index = index
+        return try splice.splice(replaced, metadataSegments: [])
+      }
+    }
+  }
+
+  /// A splice that jumps to an index's checkpoints writes the same bytes as one that decodes
+  /// every MCU, whatever part of the scan the index has walked (none, some, all), with and without
+  /// restart markers, in colour and grey; an index of other bytes is not used.
+  @Test func anIndexChangesNoByte() throws {
+    let made = try Self.encoded(try Self.photo(width: 203, height: 157), .s420)
+    var files: [(String, [UInt8])] = [("made", made)]
+    for restart in [1, 7, 13] {
+      files.append(("restart \(restart)", try Self.transcoded(made, restart: restart, optimize: false)))
+    }
+    files.append(("xmp_test.jpg", try fixture("jpeg/xmp_test.jpg")))
+    files.append(("hopper_gray.jpg", try fixture("jpeg/hopper_gray.jpg")))
+    for (f, (name, jpeg)) in files.enumerated() {
+      let splice = try #require(try Self.splice(jpeg), "\(name)")
+      let size = try ImageCodec.decode(jpeg).image
+      let mcu = (splice.mcuWidth, splice.mcuHeight)
+      let all = Self.patches(width: size.width, height: size.height, mcu: mcu)
+      // Every patch set: each alone, the last two (the walk goes past most checkpoints), all.
+      let sets = all.map { [$0] } + [Array(all.suffix(2)), all]
+      let checkpoints = (splice.mcuCount + JPEGScanIndex.stride - 1) / JPEGScanIndex.stride
+      for patches in sets {
+        var replaced: [(mcu: Int, blocks: [Int16])] = []
+        for p in patches { replaced += try Self.blocks(p, in: jpeg, splice) }
+        let plain = try #require(try Self.outcome(jpeg, replaced, index: nil).get(), "\(name)")
+        for limit in [0, 1, 2, checkpoints / 2, checkpoints - 1, checkpoints] {
+          let index = try #require(JPEGScanIndex(jpeg))
+          index.walk(limit: limit)
+          let jumped = try Self.outcome(jpeg, replaced, index: index).get()
+          #expect(
+            jumped == plain, "\(name), \(patches.count) patches, \(limit) of \(checkpoints) checkpoints")
+        }
+        // An index of another file is not used.
+        let other = try #require(JPEGScanIndex(files[(f + 1) % files.count].1))
+        other.walk()
+        #expect(try Self.outcome(jpeg, replaced, index: other).get() == plain, "\(name)")
+      }
+    }
+  }
+
+  /// Damaged scans: with an index walked as far as the damage let it, the splice ends as it does
+  /// without one (the same file, nil, or the same error).
+  @Test func anIndexOfDamagedDataChangesNothing() throws {
+    let base = try Self.encoded(try Self.photo(width: 96, height: 80), .s420)
+    let restarts = try Self.transcoded(base, restart: 4, optimize: false)
+    var random = SplitMix(seed: 11)
+    for original in [base, restarts] {
+      let scan = Self.entropyData(original).startIndex
+      for _ in 0..<150 {
+        var bytes = original
+        for _ in 0..<(1 + Int(random.next() % 3)) {
+          let at = scan + Int(random.next() % UInt64(bytes.count - scan - 2))
+          bytes[at] = UInt8(truncatingIfNeeded: random.next())
+        }
+        guard let splice = try? Self.splice(bytes) else { continue }
+        let zeros = [Int16](repeating: 0, count: splice.blocksPerMCU * 64)
+        let replaced = [splice.mcuCount / 3, splice.mcuCount - 1].map { (mcu: $0, blocks: zeros) }
+        let plain = Self.outcome(bytes, replaced, index: nil)
+        let index = try #require(JPEGScanIndex(bytes))
+        index.walk()
+        let jumped = Self.outcome(bytes, replaced, index: index)
+        switch (plain, jumped) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure(let a), .failure(let b)): #expect(a == b)
+        default: Issue.record("\(plain) with no index, \(jumped) with one")
+        }
+      }
+    }
+  }
+
   /// Damaged files: every outcome is nil, a file, or a `CodecError`, never a trap.
   @Test func hostileData() throws {
     let base = try Self.transcoded(

@@ -1,6 +1,7 @@
 import Codecs
 import Foundation
 import PhotoCore
+import Synchronization
 import Testing
 
 @testable import Recipe
@@ -78,6 +79,23 @@ import Testing
     #expect(try render(photo)["route"] as? String == "lossless")
     #expect(folder.read("s.jpg")! != original)
     #expect(try EditStore().render(photo).changed == false)
+  }
+
+  /// The same with the original's scan walked ahead during the detection (`JPEGScanIndex`) and
+  /// without: the splice's jumps to the walk's checkpoints change no byte. Each stage's time is
+  /// recorded.
+  @Test(arguments: [true, false])
+  func faceblurWithTheScanWalkedAheadMakesTheSameBytes(_ ahead: Bool) throws {
+    let photo = copy("photos/seeding_by_Clements_Engelhardt.jpg", as: "s.jpg")
+    let stages = Mutex<[String]>([])
+    var settings = StoreSettings()
+    settings.scansAhead = ahead
+    settings.recordTiming = { stage, _ in stages.withLock { $0.append(stage) } }
+    _ = try EditStore(settings: settings).apply([try request("faceblur")], to: photo, output: nil)
+    #expect(try render(photo)["route"] as? String == "lossless")
+    #expect(stages.withLock { $0 } == ["decode", "detect", "splice"])
+    settings.scansAhead = false
+    #expect(try EditStore(settings: settings).render(photo).changed == false)
   }
 
   @Test func aStepThatChangesEveryPixelReencodesAndUndoingItIsLosslessAgain() throws {

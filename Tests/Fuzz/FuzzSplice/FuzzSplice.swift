@@ -1,7 +1,9 @@
 // libFuzzer target: the lossless route's splice of a hostile baseline JPEG (`JPEGSplice`): its
 // header, tables and restart intervals read, the scan measured, and three MCUs (the first, one in
 // the middle, the last) replaced by blocks whose DC comes from the input's length. Each must end
-// in nil, a file, or a `CodecError`, never a trap. Built by `make fuzz` only (Tests/Fuzz/fuzz.py).
+// in nil, a file, or a `CodecError`, never a trap; and the same again with the scan walked ahead
+// (`JPEGScanIndex`) must end the same way, byte for byte. Built by `make fuzz` only
+// (Tests/Fuzz/fuzz.py).
 import PhotoCore
 
 @testable import Codecs
@@ -18,6 +20,23 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   block[0] = Int16(truncatingIfNeeded: size % 2047 - 1023)
   block[1] = Int16(truncatingIfNeeded: size % 255 - 127)
   let picks = Set([0, count / 2, count - 1]).sorted()
-  _ = try? splice.splice(picks.map { ($0, block) }, metadataSegments: [])
+  let replaced = picks.map { (mcu: $0, blocks: block) }
+  let plain = Result { () throws(CodecError) in try splice.splice(replaced, metadataSegments: []) }
+  // The index reads its own copy of the bytes; the splice jumps only with an index of its own.
+  let copy = Array(bytes)
+  guard let index = JPEGScanIndex(copy) else { return 0 }
+  index.walk()
+  let jumped = copy.withUnsafeBufferPointer { data in
+    Result { () throws(CodecError) -> [UInt8]? in
+      guard var again = try JPEGSplice(data) else { return nil }
+      again.index = index
+      return try again.splice(replaced, metadataSegments: [])
+    }
+  }
+  switch (plain, jumped) {
+  case (.success(let a), .success(let b)): precondition(a == b, "the index changed the splice's bytes")
+  case (.failure(let a), .failure(let b)): precondition(a == b, "the index changed the splice's error")
+  default: preconditionFailure("the index changed whether the splice succeeds")
+  }
   return 0
 }
