@@ -61,10 +61,13 @@ enum JPEGCodec {
     let count = scaledWidth * scaledHeight * 4
     var status: Int32 = 0
     let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-      status = bytes.withUnsafeBufferPointer { p in
-        tjDecompress2(
-          handle, p.baseAddress, UInt(p.count), buffer.baseAddress, Int32(scaledWidth), 0,
-          Int32(scaledHeight), pixelFormat, TJFLAG_LIMITSCANS)
+      // The pages are mapped on another core while TurboJPEG writes them.
+      status = PageFaults.populating(UnsafeMutableRawBufferPointer(buffer)) {
+        bytes.withUnsafeBufferPointer { p in
+          tjDecompress2(
+            handle, p.baseAddress, UInt(p.count), buffer.baseAddress, Int32(scaledWidth), 0,
+            Int32(scaledHeight), pixelFormat, TJFLAG_LIMITSCANS)
+        }
       }
       // On failure the buffer may be partly written; it is discarded below either way.
       initialized = count

@@ -74,7 +74,7 @@ extension EditStore {
         heldIsStored = heldIsStored && kernels.isEmpty
       } else {
         (image, details.warnings) = try settings.timed("decode") { () throws(StoreError) in
-          try firstPass(kernels, from: source, size: size, format: details.format)
+          try firstPass(kernels, from: source, original: original, size: size, format: details.format)
         }
         heldIsStored = kernels.isEmpty
       }
@@ -222,12 +222,26 @@ extension EditStore {
   }
 
   /// The image `kernels` make from `source` (of `size`), whole, and the decoder's warnings.
+  ///
+  /// A JPEG's stored pixels (no kernel) are decoded whole, as `detect` decodes them (the same
+  /// pixels as the band by band decode, without copying each band).
   private func firstPass(
-    _ kernels: [any StepKernel], from source: any PixelSource, size: ImageSize, format: ImageFormat
+    _ kernels: [any StepKernel], from source: any PixelSource, original: [UInt8], size: ImageSize,
+    format: ImageFormat
   ) throws(StoreError) -> (Image, [String]) {
+    if kernels.isEmpty && format == .jpeg {
+      let decoded: DecodedImage
+      do { decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: nil) } catch {
+        throw .codec(error)
+      }
+      if ImageSize(decoded.image.width, decoded.image.height) == size {
+        return (decoded.image, decoded.details.warnings)
+      }
+    }
     var failure: CodecError? = nil
     var warnings: [String] = []
-    let image = Image(size: size) { buffer in
+    // Every pixel is written, or the pass fails and the image is not used.
+    let image = Image.filling(size) { buffer in
       do throws(CodecError) {
         warnings = try run(kernels, from: source, to: BufferSink(buffer, bandHeight: 128), format: format)
       } catch {

@@ -18,4 +18,26 @@ import Testing
     image.bytes[0] = 0x12
     #expect(image.isOpaque)
   }
+
+  /// The pages of a large image are mapped by a helper while the filler writes them: no byte the
+  /// filler wrote is changed, whatever the helper and the filler reach first (the filler writes
+  /// from the bottom up here, meeting the helper coming down), and small images take no helper.
+  @Test(arguments: [(3001, 1000), (17, 5)])
+  func filledImagesKeepEveryByteWritten(width: Int, height: Int) {
+    let image = Image.filling(ImageSize(width, height)) { buffer in
+      for y in (0..<height).reversed() {
+        let row = buffer.row(y)
+        for x in 0..<(width * 4) { row[x] = UInt8(truncatingIfNeeded: x &* 31 &+ y &* 7 &+ 1) }
+      }
+    }
+    #expect((image.width, image.height) == (width, height))
+    var wrong = 0
+    for y in 0..<height {
+      for x in 0..<(width * 4)
+      where image.bytes[y * width * 4 + x] != UInt8(truncatingIfNeeded: x &* 31 &+ y &* 7 &+ 1) {
+        wrong += 1
+      }
+    }
+    #expect(wrong == 0)
+  }
 }

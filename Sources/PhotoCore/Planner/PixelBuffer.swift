@@ -117,4 +117,19 @@ extension Image {
     }
     self.init(width: size.width, height: size.height, bytes: bytes)
   }
+
+  /// An image of `size` that `body` fills, every byte of it (a decoder's first pass), or
+  /// abandons (it failed): the bytes are not zeroed first, and the pages of a large image are
+  /// mapped by another core while `body` writes (`PageFaults`), so that the decoder's thread
+  /// does not pay for them. Bytes `body` leaves unwritten hold whatever the allocator gave.
+  public static func filling(_ size: ImageSize, everyByte body: (PixelBuffer) -> Void) -> Image {
+    let count = size.width * size.height * 4
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      PageFaults.populating(UnsafeMutableRawBufferPointer(buffer)) {
+        body(PixelBuffer(viewing: buffer.baseAddress!, stride: size.width * 4, rect: PixelRect(size)))
+      }
+      initialized = count
+    }
+    return Image(width: size.width, height: size.height, bytes: bytes)
+  }
 }

@@ -12,7 +12,7 @@ import PhotoCore
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let bytes = UnsafeBufferPointer(start: data, count: size)
   guard let splice = try? JPEGSplice(bytes) else { return 0 }
-  _ = try? splice.scanBits()
+  if splice.restartInterval == 0 { _ = try? splice.scanBits() }
   let count = splice.mcuCount
   // Small images keep executions fast (the seeds are up to 227x149).
   guard count > 0, count <= 1 << 16 else { return 0 }
