@@ -1,4 +1,5 @@
 import CenterFace
+import Dispatch
 import PhotoCore
 import Synchronization
 
@@ -71,6 +72,13 @@ public final class DetectorLoader: Sendable {
     var parts: [any FaceDetector] = []
     for component in choice.components { parts.append(try self.component(component)) }
     return parts.count == 1 ? parts[0] : UnitedDetector(parts)
+  }
+
+  /// Starts loading the detector `choice` names on another core, so that it is ready (or its
+  /// error known) when `detector(_:)` asks for it: the caller decodes the photo meanwhile. A
+  /// `detector(_:)` call during the load waits for it; nothing is loaded twice.
+  public func prefetch(_ choice: DetectorChoice) {
+    DispatchQueue.global().async { _ = try? self.detector(choice) }
   }
 
   /// The frontal cascade's detector (what `detect` and faceblur use by default).

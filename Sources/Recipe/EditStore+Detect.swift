@@ -17,6 +17,7 @@ extension EditStore {
     } else {
       source = try Self.readBytes(photo)
     }
+    settings.detectors.prefetch(options.detector)
     let decoded: DecodedImage
     do {
       decoded = try settings.timed("decode") { () throws(CodecError) in

@@ -49,6 +49,8 @@ extension EditStore {
       original, format: format, stored: details.format, existing: existing, detects: requests,
       allowLossless: allowLossless)
     defer { index?.cancel() }
+    // The detectors load while the photo is decoded for them.
+    for choice in Set(requests.compactMap(\.requirements.detector)) { settings.detectors.prefetch(choice) }
     // `kernels` run from the original, or from `held` once something needed the whole image
     // (a first pass for a step that looks at it, a step that renders only whole images).
     var held: Image? = nil
