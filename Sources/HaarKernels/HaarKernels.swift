@@ -324,3 +324,33 @@ private func flagBits(_ flags: UnsafePointer<Int8>) -> UInt32 {
   }
   return result
 }
+
+extension Kernels {
+  /// `count` RGBA pixels to grey levels as OpenCV 4's 8-bit `cvtColor(COLOR_BGR2GRAY)` makes
+  /// them, `(9798 R + 19235 G + 3735 B + 16384) >> 15` (PhotoCore's `GreyImage.grey(r:g:b:)` is
+  /// the reference), a vector of pixels at a time: the same integers in every build, with the
+  /// multiplies of the build's width (AVX2 and AVX-512 multiply 32-bit lanes in one instruction;
+  /// baseline SSE2 does not).
+  public static func greyRow(_ src: UnsafePointer<UInt8>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>) {
+    var x = 0
+    #if _endian(little)
+      while x &+ lanes <= count {
+        // One pixel a lane: R in the low byte (memory order R, G, B, A).
+        let p = UnsafeRawPointer(src + x &* 4).loadUnaligned(as: IntV.self)
+        let mask = IntV(repeating: 0xFF)
+        let (r, g, b) = (p & mask, (p &>> 8) & mask, (p &>> 16) & mask)
+        let level =
+          (IntV(repeating: 9798) &* r &+ IntV(repeating: 19235) &* g &+ IntV(repeating: 3735) &* b
+            &+ IntV(repeating: 16384)) &>> 15
+        UnsafeMutableRawPointer(out + x).storeBytes(of: ByteV(truncatingIfNeeded: level), as: ByteV.self)
+        x &+= lanes
+      }
+    #endif
+    while x < count {
+      let s = src + x &* 4
+      let level = (9798 &* UInt32(s[0]) &+ 19235 &* UInt32(s[1]) &+ 3735 &* UInt32(s[2]) &+ 16384) >> 15
+      out[x] = UInt8(truncatingIfNeeded: level)
+      x &+= 1
+    }
+  }
+}

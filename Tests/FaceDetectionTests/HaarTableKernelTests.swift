@@ -9,8 +9,10 @@ import Testing
 @Suite struct HaarTableKernelTests {
   // MARK: Grey conversion
 
-  /// Every 24-bit colour once (a 4096 × 4096 image), then odd widths for the row tails.
-  @Test func greyMatchesTheScalarWeightsForEveryColour() {
+  /// Every 24-bit colour once (a 4096 × 4096 image), in every vector build this processor runs,
+  /// then odd widths for the row tails.
+  @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
+  func greyMatchesTheScalarWeightsForEveryColour(_ kernel: HaarKernel) {
     let side = 4096
     var bytes = [UInt8](repeating: 0, count: side * side * 4)
     for i in 0..<(side * side) {
@@ -19,7 +21,7 @@ import Testing
       bytes[4 * i + 2] = UInt8(truncatingIfNeeded: i >> 16)
       bytes[4 * i + 3] = UInt8(truncatingIfNeeded: i &* 37)
     }
-    let grey = GreyImage(Image(width: side, height: side, bytes: bytes))
+    let grey = GreyImage(Image(width: side, height: side, bytes: bytes), kernel: kernel)
     var mismatches = 0
     for i in 0..<(side * side)
     where grey.pixels[i] != GreyImage.grey(r: bytes[4 * i], g: bytes[4 * i + 1], b: bytes[4 * i + 2]) {
@@ -28,12 +30,16 @@ import Testing
     #expect(mismatches == 0)
   }
 
-  @Test(arguments: [1, 2, 7, 8, 9, 15, 17, 31, 33])
+  @Test(arguments: [1, 2, 7, 8, 9, 15, 16, 17, 31, 33])
   func greyRowTailsMatchTheScalarWeights(width: Int) {
     let rgba = noiseGrey(width: width * 4, height: 5, seed: UInt32(width)).pixels
-    let grey = GreyImage(Image(width: width, height: 5, bytes: rgba))
-    for i in 0..<(width * 5) {
-      #expect(grey.pixels[i] == GreyImage.grey(r: rgba[4 * i], g: rgba[4 * i + 1], b: rgba[4 * i + 2]))
+    for kernel in HaarKernel.allCases.filter(\.isAvailable) {
+      let grey = GreyImage(Image(width: width, height: 5, bytes: rgba), kernel: kernel)
+      for i in 0..<(width * 5) {
+        #expect(
+          grey.pixels[i] == GreyImage.grey(r: rgba[4 * i], g: rgba[4 * i + 1], b: rgba[4 * i + 2]),
+          "\(kernel)")
+      }
     }
   }
 

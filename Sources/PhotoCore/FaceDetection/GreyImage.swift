@@ -1,3 +1,7 @@
+import HaarKernels
+import HaarKernelsAVX2
+import HaarKernelsAVX512
+
 /// An 8-bit greyscale raster: pixel (x, y) is `pixels[y * width + x]`, top row first, no padding.
 ///
 /// The detector's input. It is made from an ``Image`` with OpenCV 4's `COLOR_BGR2GRAY` fixed-point
@@ -16,7 +20,7 @@ public struct GreyImage: Sendable, Equatable {
   }
 
   /// The grey level OpenCV 4's `cvtColor(COLOR_BGR2GRAY)` gives an 8-bit pixel:
-  /// `(9798 R + 19235 G + 3735 B + 16384) >> 15`.
+  /// `(9798 R + 19235 G + 3735 B + 16384) >> 15`: the reference of the kernels' `greyRow`.
   ///
   /// These 15-bit weights (they sum to 2¹⁵, so grey stays grey) are what OpenCV 4.14's 8-bit
   /// path computes; the classic 14-bit ones (4899, 9617, 1868) differ by one level on about 0.04%
@@ -30,7 +34,11 @@ public struct GreyImage: Sendable, Equatable {
   /// Converts `image` to grey with OpenCV's BGR2GRAY weights, ignoring alpha, on all cores.
   ///
   /// - Complexity: O(width × height).
-  public init(_ image: Image) {
+  public init(_ image: Image) { self.init(image, kernel: .best) }
+
+  /// The same, with the vector build `kernel` of the conversion (every build gives the same
+  /// levels).
+  init(_ image: Image, kernel: HaarKernel) {
     let (w, h) = (image.width, image.height)
     // Every byte is written below, so the buffer is not zeroed first.
     let out = [UInt8](unsafeUninitializedCapacity: w * h) { dst, initialized in
@@ -39,34 +47,19 @@ public struct GreyImage: Sendable, Equatable {
         let srcBase = src.baseAddress!
         Parallel.forEachRowRange(h, minimumRows: 64) { rows in
           let d = dstBase.value
-          for y in rows { GreyImage.greyRow(srcBase + y * w * 4, w, d + y * w) }
+          for y in rows {
+            let (from, to) = (srcBase + y * w * 4, d + y * w)
+            switch kernel {
+            case .baseline: BaselineHaarKernels.greyRow(from, w, to)
+            case .avx2: AVX2HaarKernels.greyRow(from, w, to)
+            case .avx512: AVX512HaarKernels.greyRow(from, w, to)
+            }
+          }
         }
       }
       initialized = w * h
     }
     self.init(width: w, height: h, pixels: out)
-  }
-
-  /// `count` RGBA pixels to grey levels as ``grey(r:g:b:)`` makes them, eight at a time.
-  @inline(__always)
-  static func greyRow(_ src: UnsafePointer<UInt8>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>) {
-    var x = 0
-    #if _endian(little)
-      while x &+ 8 <= count {
-        // Eight pixels as words: R in the low byte (memory order R, G, B, A).
-        let p = UnsafeRawPointer(src + x &* 4).loadUnaligned(as: SIMD8<UInt32>.self)
-        let (r, g, b) = (p & 0xFF, (p &>> 8) & 0xFF, (p &>> 16) & 0xFF)
-        let level = (9798 &* r &+ 19235 &* g &+ 3735 &* b &+ 16384) &>> 15
-        UnsafeMutableRawPointer(out + x).storeBytes(
-          of: SIMD8<UInt8>(truncatingIfNeeded: level), as: SIMD8<UInt8>.self)
-        x &+= 8
-      }
-    #endif
-    while x < count {
-      let s = src + x &* 4
-      out[x] = grey(r: s[0], g: s[1], b: s[2])
-      x &+= 1
-    }
   }
 
   /// The image resized to `newWidth` × `newHeight` pixels the way OpenCV's
