@@ -12,7 +12,7 @@ import Synchronization
 /// published, never waiting for more. Damaged data ends the walk: the splice then decodes on from
 /// the last checkpoint before the damage and reports it itself, as it does without an index.
 ///
-/// The index keeps `bytes` alive; a splice uses it only for the same bytes (`covers`).
+/// The index keeps `bytes` alive; a splice uses it only for the same bytes (`JPEGSplice.use`).
 public final class JPEGScanIndex: @unchecked Sendable {
   /// MCUs from one checkpoint to the next.
   static let stride = 8

@@ -44,8 +44,8 @@ struct JPEGSplice {
   /// their RST markers.
   let intervals: [Range<Int>]
   /// Checkpoints of this scan found ahead (`JPEGScanIndex`), which the splice jumps to rather
-  /// than decoding the MCUs before them; ignored unless it is of these bytes.
-  var index: JPEGScanIndex? = nil
+  /// than decoding the MCUs before them (`use`).
+  private(set) var index: JPEGScanIndex? = nil
 
   /// The blocks in one MCU, every component's.
   var blocksPerMCU: Int { components.reduce(0) { $0 + $1.blocksPerMCU } }
@@ -383,8 +383,8 @@ struct JPEGSplice {
         }
         afterRun = false
       } else {
-        if let (mcu, position) = checkpoint(
-          after: m, upTo: r < replaced.endIndex ? replaced[r] : stop - 1, in: mcus, &predictors)
+        if let (mcu, position) = index?.checkpoint(
+          after: m, upTo: r < replaced.endIndex ? replaced[r] : stop - 1, in: mcus, predictors: &predictors)
         {
           (m, reader.position) = (mcu, position)
           continue
@@ -409,7 +409,9 @@ struct JPEGSplice {
         return true
       }
       while m < mcus.upperBound {
-        if let (mcu, position) = checkpoint(after: m, upTo: mcus.upperBound - 1, in: mcus, &predictors) {
+        if let (mcu, position) = index?.checkpoint(
+          after: m, upTo: mcus.upperBound - 1, in: mcus, predictors: &predictors)
+        {
           (m, reader.position) = (mcu, position)
           continue
         }
@@ -440,14 +442,9 @@ struct JPEGSplice {
     return (reader.position, reader.limit)
   }
 
-  /// The index's last checkpoint after MCU `m` and at most `target`, in the restart interval of
-  /// `mcus`, with its predictors put in `predictors`; nil without one (or without an index of
-  /// these bytes).
-  private func checkpoint(after m: Int, upTo target: Int, in mcus: Range<Int>, _ predictors: inout [Int])
-    -> (mcu: Int, position: Int)?
-  {
-    guard let index, index.covers(jpeg) else { return nil }
-    return index.checkpoint(after: m, upTo: target, in: mcus, predictors: &predictors)
+  /// Makes the splice jump to `index`'s checkpoints; an index of other bytes is not used.
+  mutating func use(_ index: JPEGScanIndex?) {
+    self.index = index.flatMap { $0.covers(jpeg) ? $0 : nil }
   }
 
   /// Decodes one MCU, keeping only its DC predictors.

@@ -63,7 +63,7 @@ public enum LosslessJPEG {
       let metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
       // A baseline file: only the changed MCUs are coded again, the others' bits copied.
       if var splice = try JPEGSplice(data) {
-        splice.index = index
+        splice.use(index)
         if let spliced = try Self.splice(
           splice, footprints: footprints, kernels: kernels, source: JPEGSource(data, header: header),
           decoded: decoded?.image, metadataSegments: JPEGMarkers.segments(for: metadata))

@@ -45,12 +45,13 @@ extension EditStore {
     if format == .jpeg && !JPEGSink.isAvailable { return nil }
     let source = opened.source
     var details = opened.details
+    // The detectors load while the photo is decoded for them.
+    let detectors = Set(requests.compactMap(\.requirements.detector))
+    for choice in detectors { settings.detectors.prefetch(choice) }
     let index = scanIndex(
-      original, format: format, stored: details.format, existing: existing, detects: requests,
+      original, format: format, stored: details.format, existing: existing, detects: !detectors.isEmpty,
       allowLossless: allowLossless)
     defer { index?.cancel() }
-    // The detectors load while the photo is decoded for them.
-    for choice in Set(requests.compactMap(\.requirements.detector)) { settings.detectors.prefetch(choice) }
     // `kernels` run from the original, or from `held` once something needed the whole image
     // (a first pass for a step that looks at it, a step that renders only whole images).
     var held: Image? = nil
@@ -200,10 +201,9 @@ extension EditStore {
   /// no other render is under way (in a batch, the other photos keep every core busy).
   private func scanIndex(
     _ original: [UInt8], format: ImageFormat, stored: ImageFormat, existing: RenderRecord?,
-    detects requests: [StepRequest], allowLossless: Bool
+    detects: Bool, allowLossless: Bool
   ) -> JPEGScanIndex? {
-    guard format == .jpeg, stored == .jpeg, allowLossless, !reencodingIsPinned(existing: existing),
-      requests.contains(where: { !$0.requirements.isEmpty }),
+    guard format == .jpeg, stored == .jpeg, allowLossless, !reencodingIsPinned(existing: existing), detects,
       settings.scansAhead ?? (Parallel.workerCount > 1 && Self.rendersUnderWay.load(ordering: .relaxed) == 1)
     else { return nil }
     return JPEGScanIndex.start(original)
@@ -233,7 +233,9 @@ extension EditStore {
   ) throws(StoreError) -> (Image, [String]) {
     if kernels.isEmpty && format == .jpeg {
       let decoded: DecodedImage
-      do { decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: nil) } catch {
+      do {
+        decoded = try engine.decode(original, maxPixels: settings.maxPixels, minimumLongestSide: nil)
+      } catch {
         throw .codec(error)
       }
       if ImageSize(decoded.image.width, decoded.image.height) == size {

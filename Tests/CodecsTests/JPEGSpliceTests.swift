@@ -311,7 +311,7 @@ import Testing
     Result { () throws(CodecError) in
       try jpeg.withUnsafeBufferPointer { data throws(CodecError) -> [UInt8]? in
         guard var splice = try JPEGSplice(data) else { return nil }
-        splice.index = index
+        splice.use(index)
         return try splice.splice(replaced, metadataSegments: [])
       }
     }

@@ -29,7 +29,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   let jumped = copy.withUnsafeBufferPointer { data in
     Result { () throws(CodecError) -> [UInt8]? in
       guard var again = try JPEGSplice(data) else { return nil }
-      again.index = index
+      again.use(index)
       return try again.splice(replaced, metadataSegments: [])
     }
   }
