@@ -27,14 +27,15 @@ let package = Package(
     .target(
       name: "PhotoCore", dependencies: ["HaarKernels", "HaarKernelsAVX2", "HaarKernelsAVX512", "CCPUID"]),
     // The Haar stump kernels, pure Swift, built three times like CenterFace's (one source file
-    // shared through symbolic links). Without math errno, a vector's square root is one
-    // instruction (the same correctly rounded result).
+    // shared through symbolic links; the AVX-512 build calls the AVX2 one for sparse lanes).
+    // Without math errno, a vector's square root is one instruction (the same correctly rounded
+    // result).
     .target(name: "HaarKernels", swiftSettings: noMathErrno),
     .target(
       name: "HaarKernelsAVX2", dependencies: ["HaarKernels"],
       swiftSettings: [.define("HAAR_AVX2")] + noMathErrno + avx2Flags),
     .target(
-      name: "HaarKernelsAVX512", dependencies: ["HaarKernels"],
+      name: "HaarKernelsAVX512", dependencies: ["HaarKernels", "HaarKernelsAVX2"],
       swiftSettings: [.define("HAAR_AVX512")] + noMathErrno + avx512Flags),
 
     // C libraries from Debian. Their C names appear only in Codecs and Recipe's one file each.

@@ -18,6 +18,7 @@
 
 #if HAAR_AVX512
   import HaarKernels
+  import HaarKernelsAVX2
 
   /// The kernels for processors with AVX-512 F and VL: 16 windows a vector.
   public enum AVX512HaarKernels {}
@@ -276,9 +277,13 @@ extension Kernels {
   /// Lanes start at each window still to do whose flag is set and cover the next windows,
   /// whatever their flags: a stage costs the same on one vector however many of its lanes are
   /// alive, even one: a window left alone stays in its vector (one window at a time, with its
-  /// unpredictable branch per stump, was about 10% slower on the 24 MP crowd). Flags and
-  /// factors must be readable 15 entries past `count`, the tables 15 entries past the last
-  /// window's entries.
+  /// unpredictable branch per stump, was about 10% slower on the 24 MP crowd). Few lanes stay
+  /// alive past the first stages (on the 24 MP crowd, 7.4 of 16 enter stage 1, 2.9 stage 4, under
+  /// 2 stage 7), so the AVX-512 build goes on 8 lanes wide, in the AVX2 build's code, once a
+  /// vector's live lanes all lie in one half: on processors that run a 512-bit operation as two
+  /// 256-bit halves (AMD Zen 4) that halves the cost of those stages, and elsewhere it costs the
+  /// same. Flags and factors must be readable 15 entries past `count`, the tables 15 entries past
+  /// the last window's entries.
   public static func laterStages(
     _ t: HaarTables, _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>,
     flags: UnsafePointer<Int8>, count: Int, hits: UnsafeMutablePointer<Int32>
@@ -299,6 +304,17 @@ extension Kernels {
       let f = UnsafeRawPointer(factors + i).loadUnaligned(as: FloatV.self)
       var index = 1
       while index < t.stageCount && alive != 0 {
+        #if HAAR_AVX512
+          if alive & 0xFF == 0 || alive >> 8 == 0 {
+            // The live lanes fit in one half: the rest 8 lanes wide (see above).
+            let half = alive & 0xFF == 0 ? 8 : 0
+            alive =
+              AVX2HaarKernels.stages(
+                t, pv + 4 * half, factors + i + half, alive: alive >> UInt32(half), from: index)
+              << UInt32(half)
+            break
+          }
+        #endif
         alive &= bits(stageMask(t, t.stages[index], pv, f))
         index += 1
       }
@@ -312,6 +328,26 @@ extension Kernels {
     return found
   }
 }
+
+#if HAAR_AVX2
+  extension Kernels {
+    /// Stages `first` and on for one vector of windows at `p`, `p` + 1 entry, … whose variance
+    /// factors are at `factors`, of which the lanes set in `alive` are still in: which of them pass
+    /// every stage. The AVX-512 build's ``laterStages`` goes on here once few lanes are left.
+    public static func stages(
+      _ t: HaarTables, _ p: UnsafeRawPointer, _ factors: UnsafePointer<Float>, alive: UInt32, from first: Int
+    ) -> UInt32 {
+      let f = UnsafeRawPointer(factors).loadUnaligned(as: FloatV.self)
+      var alive = alive
+      var index = first
+      while index < t.stageCount && alive != 0 {
+        alive &= bits(stageMask(t, t.stages[index], p, f))
+        index += 1
+      }
+      return alive
+    }
+  }
+#endif
 
 /// A bit per lane from the lanes' flags (bytes 0 or 1): byte k of a little-endian word times
 /// 0x0102040810204080 lands alone in bit 56 + k.
