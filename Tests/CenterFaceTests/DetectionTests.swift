@@ -184,7 +184,7 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
     }
     #expect(worst < 1e-15)  // a few ulp
     #expect(exponential(-1000) == 0 && exponential(1000) == .infinity && exponential(0) == 1)
-    #expect(sigmoid(0) == 0.5 && sigmoid(100) == 1 && sigmoid(-100) < 1e-40)
+    #expect(sigmoid(0) == 0.5 && sigmoid(100) == 1 && sigmoid(-100) < Float.leastNormalMagnitude)
   }
 
   @Test func areaWeightsAverageWholeBlocksAtOneHalf() {

@@ -45,12 +45,13 @@ import Testing
 
   // MARK: Resized rows
 
-  /// Every row of `image` resized to `width` × `height` by ``GreyImage/ResizedRows``, in order.
-  func streamedRows(_ image: GreyImage, width: Int, height: Int) -> [UInt8] {
+  /// Every row of `image` resized to `width` × `height` by ``GreyImage/ResizedRows``, in order,
+  /// with the horizontal passes of the vector build `kernel`.
+  func streamedRows(_ image: GreyImage, width: Int, height: Int, kernel: HaarKernel = .best) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: width * height)
     image.pixels.withUnsafeBufferPointer { px in
       var rows = GreyImage.ResizedRows(
-        px.baseAddress!, width: image.width, height: image.height, to: (width, height))
+        px.baseAddress!, width: image.width, height: image.height, to: (width, height), kernel: kernel)
       out.withUnsafeMutableBufferPointer { o in
         for y in 0..<height { rows.row(y, into: o.baseAddress! + y * width) }
       }
@@ -59,19 +60,23 @@ import Testing
   }
 
   /// Sources and outputs narrower than one vector, odd widths, one-column and one-row sources,
-  /// shrinking and growing.
+  /// shrinking and growing; and rows wide enough for the vector builds' shifted loads, shrunk by
+  /// just over 1, just under 2 and just over 2 (where four columns no longer fit one load), in
+  /// every build this processor runs.
   @Test(arguments: [
     (1, 1, 1, 1), (1, 5, 1, 3), (2, 3, 1, 2), (2, 2, 3, 3), (5, 4, 3, 3), (7, 3, 7, 2), (9, 9, 8, 8),
     (16, 2, 15, 1), (17, 17, 16, 16), (33, 5, 23, 4), (40, 1, 37, 1), (31, 29, 45, 41), (3, 40, 47, 13),
-    (255, 19, 221, 17), (1, 30, 19, 20), (30, 1, 19, 1),
+    (255, 19, 221, 17), (1, 30, 19, 20), (30, 1, 19, 1), (300, 7, 277, 5), (301, 5, 161, 3),
+    (500, 4, 251, 3), (97, 6, 48, 3), (1000, 3, 480, 2), (64, 3, 57, 2),
   ])
   func resizedRowsMatchTheScalarResize(
     sourceWidth: Int, sourceHeight: Int, width: Int, height: Int
   ) {
     let image = noiseGrey(width: sourceWidth, height: sourceHeight, seed: UInt32(sourceWidth * 31 + width))
-    #expect(
-      streamedRows(image, width: width, height: height)
-        == image.resized(width: width, height: height, parallel: false).pixels)
+    let expected = image.resized(width: width, height: height, parallel: false).pixels
+    for kernel in HaarKernel.allCases.filter(\.isAvailable) {
+      #expect(streamedRows(image, width: width, height: height, kernel: kernel) == expected, "\(kernel)")
+    }
   }
 
   /// Every scale of the detector's pyramid (factor 1.1) of a 301 × 203 image, as

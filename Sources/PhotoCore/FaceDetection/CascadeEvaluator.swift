@@ -298,7 +298,7 @@ struct CascadeEvaluator {
     features: [HaarCascade.Feature], merged: [HaarCascade.MergedFeature?], stages: [HaarCascade.Stage],
     trees: [HaarCascade.Tree], nodes: [HaarCascade.Node], leaves: [Float]
   ) -> LaneTemplate? {
-    guard trees.allSatisfy({ $0.nodeCount == 1 }) else { return nil }
+    guard HaarCascade.areStumps(trees) else { return nil }
     var k = 0
     for leaf in leaves {
       guard leaf.isFinite else { return nil }

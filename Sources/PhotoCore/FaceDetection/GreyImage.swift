@@ -144,10 +144,15 @@ public struct GreyImage: Sendable, Equatable {
     private var cached: [UInt16]
     private var cachedRows = (-1, -1)
 
+    /// Which vector build makes the horizontal passes (every build gives the same levels).
+    let kernel: HaarKernel
+
     init(
-      _ source: UnsafePointer<UInt8>, width sourceWidth: Int, height sourceHeight: Int, to size: (Int, Int)
+      _ source: UnsafePointer<UInt8>, width sourceWidth: Int, height sourceHeight: Int, to size: (Int, Int),
+      kernel: HaarKernel = .best
     ) {
       self.source = source
+      self.kernel = kernel
       self.sourceWidth = sourceWidth
       width = size.0
       let pairs = GreyImage.linearTaps(source: sourceWidth, destination: size.0).map { tap in
@@ -162,83 +167,33 @@ public struct GreyImage: Sendable, Equatable {
       cached = [UInt16](repeating: 0, count: 2 * size.0)
     }
 
-    /// One source row's horizontal pass (as ``GreyImage/horizontal(_:_:_:_:)`` makes it), eight
-    /// output columns at a time.
+    /// The horizontal pass (as ``GreyImage/horizontal(_:_:_:_:)`` makes it) of one source row
+    /// into `out0`, or with `below` (the row below it, `sourceWidth` further) of two, into `out0`
+    /// and `out1`, in one sweep that reads each column's taps once, in the vector build `kernel`.
     @inline(__always)
     private static func horizontal(
-      _ src: UnsafePointer<UInt8>, _ sourceWidth: Int, _ columns: UnsafePointer<Int32>,
+      _ src: UnsafePointer<UInt8>, below: Bool, _ sourceWidth: Int, _ columns: UnsafePointer<Int32>,
       _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>, _ count: Int,
-      _ out: UnsafeMutablePointer<UInt16>
+      _ out0: UnsafeMutablePointer<UInt16>, _ out1: UnsafeMutablePointer<UInt16>, kernel: HaarKernel
     ) {
       if sourceWidth == 1 {
         // Every tap is the one pixel.
         let v = UInt16(src[0]) &<< 8
-        for x in 0..<count { out[x] = v }
+        for x in 0..<count { out0[x] = v }
+        if below { for x in 0..<count { out1[x] = UInt16(src[1]) &<< 8 } }
         return
       }
-      // Source pixels `columns[i]` and `columns[i] + 1`, the first in the low byte.
-      @inline(__always) func pair(_ i: Int) -> UInt16 {
-        UnsafeRawPointer(src + Int(columns[i])).loadUnaligned(as: UInt16.self).littleEndian
-      }
-      var x = 0
-      while x &+ 8 <= count {
-        let p = SIMD8<UInt16>(
-          pair(x), pair(x &+ 1), pair(x &+ 2), pair(x &+ 3), pair(x &+ 4), pair(x &+ 5), pair(x &+ 6),
-          pair(x &+ 7))
-        let w0 = UnsafeRawPointer(weights0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
-        let w1 = UnsafeRawPointer(weights1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
-        let sum = (p & 0xFF) &* w0 &+ (p &>> 8) &* w1
-        UnsafeMutableRawPointer(out + x).storeBytes(of: sum, as: SIMD8<UInt16>.self)
-        x &+= 8
-      }
-      while x < count {
-        let p = pair(x)
-        out[x] = (p & 0xFF) &* weights0[x] &+ (p &>> 8) &* weights1[x]
-        x &+= 1
-      }
-    }
-
-    /// Two source rows' horizontal passes (`src` and the row below it, `sourceWidth` further) in
-    /// one sweep that reads each column's taps once.
-    @inline(__always)
-    private static func horizontalPair(
-      _ src: UnsafePointer<UInt8>, _ sourceWidth: Int, _ columns: UnsafePointer<Int32>,
-      _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>, _ count: Int,
-      _ out0: UnsafeMutablePointer<UInt16>, _ out1: UnsafeMutablePointer<UInt16>
-    ) {
-      if sourceWidth == 1 {
-        horizontal(src, 1, columns, weights0, weights1, count, out0)
-        horizontal(src + 1, 1, columns, weights0, weights1, count, out1)
-        return
-      }
-      let below = src + sourceWidth
-      @inline(__always) func pair(_ row: UnsafePointer<UInt8>, _ at: Int) -> UInt16 {
-        UnsafeRawPointer(row + at).loadUnaligned(as: UInt16.self).littleEndian
-      }
-      var x = 0
-      while x &+ 8 <= count {
-        let c = UnsafeRawPointer(columns + x).loadUnaligned(as: SIMD8<Int32>.self)
-        let (c0, c1, c2, c3) = (Int(c[0]), Int(c[1]), Int(c[2]), Int(c[3]))
-        let (c4, c5, c6, c7) = (Int(c[4]), Int(c[5]), Int(c[6]), Int(c[7]))
-        let p = SIMD8<UInt16>(
-          pair(src, c0), pair(src, c1), pair(src, c2), pair(src, c3), pair(src, c4), pair(src, c5),
-          pair(src, c6), pair(src, c7))
-        let q = SIMD8<UInt16>(
-          pair(below, c0), pair(below, c1), pair(below, c2), pair(below, c3), pair(below, c4),
-          pair(below, c5), pair(below, c6), pair(below, c7))
-        let w0 = UnsafeRawPointer(weights0 + x).loadUnaligned(as: SIMD8<UInt16>.self)
-        let w1 = UnsafeRawPointer(weights1 + x).loadUnaligned(as: SIMD8<UInt16>.self)
-        UnsafeMutableRawPointer(out0 + x).storeBytes(
-          of: (p & 0xFF) &* w0 &+ (p &>> 8) &* w1, as: SIMD8<UInt16>.self)
-        UnsafeMutableRawPointer(out1 + x).storeBytes(
-          of: (q & 0xFF) &* w0 &+ (q &>> 8) &* w1, as: SIMD8<UInt16>.self)
-        x &+= 8
-      }
-      while x < count {
-        let (p, q) = (pair(src, Int(columns[x])), pair(below, Int(columns[x])))
-        out0[x] = (p & 0xFF) &* weights0[x] &+ (p &>> 8) &* weights1[x]
-        out1[x] = (q & 0xFF) &* weights0[x] &+ (q &>> 8) &* weights1[x]
-        x &+= 1
+      let next = below ? src + sourceWidth : nil
+      switch kernel {
+      case .baseline:
+        BaselineHaarKernels.horizontal(
+          src, next, sourceWidth: sourceWidth, columns, weights0, weights1, count, out0, out1)
+      case .avx2:
+        AVX2HaarKernels.horizontal(
+          src, next, sourceWidth: sourceWidth, columns, weights0, weights1, count, out0, out1)
+      case .avx512:
+        AVX512HaarKernels.horizontal(
+          src, next, sourceWidth: sourceWidth, columns, weights0, weights1, count, out0, out1)
       }
     }
 
@@ -305,7 +260,8 @@ public struct GreyImage: Sendable, Equatable {
                 if rows.1 == r { return slot1 }
                 let target = rows.0 != keep ? slot0 : slot1
                 Self.horizontal(
-                  src + r * sw, sw, cols.baseAddress!, w0.baseAddress!, w1.baseAddress!, w, target)
+                  src + r * sw, below: false, sw, cols.baseAddress!, w0.baseAddress!, w1.baseAddress!, w,
+                  target, target, kernel: kernel)
                 if rows.0 != keep { rows.0 = r } else { rows.1 = r }
                 return target
               }
@@ -315,9 +271,9 @@ public struct GreyImage: Sendable, Equatable {
                 && rows.1 != tap.offset + 1
               {
                 // Neither source row is held (always so when shrinking by 2 or more).
-                Self.horizontalPair(
-                  src + tap.offset * sw, sw, cols.baseAddress!, w0.baseAddress!, w1.baseAddress!, w,
-                  slot0, slot1)
+                Self.horizontal(
+                  src + tap.offset * sw, below: true, sw, cols.baseAddress!, w0.baseAddress!,
+                  w1.baseAddress!, w, slot0, slot1, kernel: kernel)
                 rows = (tap.offset, tap.offset + 1)
                 Self.blended(slot0, slot1, tap.weight0, tap.weight1, w, out)
               } else {

@@ -64,7 +64,10 @@ public final class HaarCascade: Sendable {
   public var stageCount: Int { stages.count }
 
   /// True when every weak classifier is a single node (a stump), as in the frontal face cascades.
-  public var isStumpBased: Bool { trees.allSatisfy { $0.nodeCount == 1 } }
+  public var isStumpBased: Bool { Self.areStumps(trees) }
+
+  /// True when every one of `trees` is a single node.
+  static func areStumps(_ trees: [Tree]) -> Bool { trees.allSatisfy { $0.nodeCount == 1 } }
 
   /// True when some feature is tilted by 45° and needs the rotated integral image.
   public var hasTiltedFeatures: Bool { features.contains { $0.tilted } }

@@ -80,7 +80,10 @@ struct ScaleSearch {
     let positions = (columns + step - 1) / step
     let same = width == greyWidth && height == greyHeight
     var resizer =
-      same ? nil : GreyImage.ResizedRows(grey, width: greyWidth, height: greyHeight, to: (width, height))
+      same
+      ? nil
+      : GreyImage.ResizedRows(
+        grey, width: greyWidth, height: greyHeight, to: (width, height), kernel: kernel)
     let line = UnsafeMutablePointer<UInt8>.allocate(capacity: width)
     // The kernels read and write past the row's last window (see ``CascadeEvaluator``).
     let padding = CascadeEvaluator.lanePadding
