@@ -131,22 +131,28 @@ struct ScaleSearch {
           evaluator.firstStage(p, q, count: positions, codes: codes, factors: factors)
           // Which windows OpenCV visits depends on stage 0 alone: it skips the window after one
           // that fails stage 0. Keep a flag for each visited window that passed it.
+          // Without a branch per window (whether one failed is not predictable): `skipped` is 1
+          // when the window before failed stage 0 and was visited.
+          var skipped: Int8 = 0
+          @inline(__always) func visit(_ i: Int) {
+            let (code, visited) = (codes[i], 1 &- skipped)
+            codes[i] = visited & (code == 1 ? 1 : 0)
+            skipped = visited & (code == 0 ? 1 : 0)
+          }
           var i = 0
-          while i < positions {
-            if i + 8 <= positions && UnsafeRawPointer(codes + i).loadUnaligned(as: UInt64.self) == .max {
-              // Eight flat windows, all visited.
+          while i + 8 <= positions {
+            if UnsafeRawPointer(codes + i).loadUnaligned(as: UInt64.self) == .max {
+              // Eight flat windows: none passed, and the next one is visited.
               UnsafeMutableRawPointer(codes + i).storeBytes(of: 0, as: UInt64.self)
-              i += 8
-              continue
-            }
-            let code = codes[i]
-            if code == 0 {
-              codes[i + 1] = 0
-              i += 2
+              skipped = 0
             } else {
-              codes[i] = code > 0 ? 1 : 0
-              i += 1
+              for k in i..<(i + 8) { visit(k) }
             }
+            i += 8
+          }
+          while i < positions {
+            visit(i)
+            i += 1
           }
           for k in positions..<(positions + padding) { codes[k] = 0 }
           // The later stages, on lanes of windows starting at each that passed.
