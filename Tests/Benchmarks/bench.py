@@ -225,6 +225,8 @@ class Case:
 
 # The cases whose ratios decide the crowd goals.
 CROWD_KEYS = ("detect-crowd", "faceblur-crowd")
+# The codec floor's label, the baseline of the speed goals.
+FLOOR = "codec floor: djpeg | cjpeg"
 
 
 def run_case(case: Case, warmups: int, runs: int) -> None:
@@ -506,7 +508,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     w24, h24 = photos.sizes[p24]
 
     def floor(name: str) -> Cmd:
-        return Cmd("codec floor: djpeg | cjpeg", f"djpeg {p24} | cjpeg -quality 90 > out/{name}",
+        return Cmd(FLOOR, f"djpeg {p24} | cjpeg -quality 90 > out/{name}",
                    outputs=[f"out/{name}"], clean=[f"out/{name}"])
 
     def pe(label: str, args: str, out: str) -> Cmd:
@@ -523,7 +525,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
         "render", "render (decode, encode Q90)", f"{p24}, {megapixels(photos.sizes[p24])}",
         [pe("photoedit render --quality 90", f"render {p24} --quality 90 -o out/render.jpg --force", "out/render.jpg"),
          floor("render-floor.jpg")],
-        [Target("render <= 1.15x codec floor", "codec floor: djpeg | cjpeg", 1.15)]))
+        [Target("render <= 1.15x codec floor", FLOOR, 1.15)]))
 
     m80 = matrix_text(sepia_matrix(0.8))
     sepia_cmds = [
@@ -542,7 +544,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
             "out/sepia-im-matrix.jpg"))
     cases.append(Case(
         "sepia", "sepia, intensity 0.8", f"{p24}, {megapixels(photos.sizes[p24])}", sepia_cmds,
-        [Target("sepia <= 1.25x codec floor", "codec floor: djpeg | cjpeg", 1.25)]))
+        [Target("sepia <= 1.25x codec floor", FLOOR, 1.25)]))
 
     vignette_cmds = [
         pe("photoedit vignette", f"apply --filter vignette -o out/vignette.jpg {p24} --force",
@@ -560,7 +562,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     cases.append(Case(
         "vignette", "vignette, default intensity and radius",
         f"{p24}, {megapixels(photos.sizes[p24])}", vignette_cmds,
-        [Target("vignette <= 1.25x codec floor", "codec floor: djpeg | cjpeg", 1.25)]))
+        [Target("vignette <= 1.25x codec floor", FLOOR, 1.25)]))
 
     # A circle of radius 800 px at the centre, 32 px blocks.
     cx, cy, r, block = w24 // 2, h24 // 2, 800, 32
@@ -582,7 +584,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
             "out/pixelate.jpg"),
          floor("pixelate-floor.jpg"),
          other("ImageMagick crop, scale, mask", im_pixelate, "out/pixelate-im.jpg")],
-        [Target("pixelate <= 1.25x codec floor", "codec floor: djpeg | cjpeg", 1.25)]))
+        [Target("pixelate <= 1.25x codec floor", FLOOR, 1.25)]))
     # The default: the lossless route, which keeps every block outside the circle's iMCUs (less
     # work than its baselines, which decode and encode every pixel: the point of the route).
     cases.append(Case(
@@ -593,7 +595,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
          floor("pixelate-ll-floor.jpg"),
          other("jpegtran -copy none (coefficients read and written, nothing changed)",
                f"jpegtran -copy none {p24} > out/pixelate-jpegtran.jpg", "out/pixelate-jpegtran.jpg")],
-        [Target("pixelate lossless <= 0.6x codec floor", "codec floor: djpeg | cjpeg", 0.6)]))
+        [Target("pixelate lossless <= 0.6x codec floor", FLOOR, 0.6)]))
 
     cw, ch, cxo, cyo = 4000, 2500, 1000, 500
     cases.append(Case(
@@ -658,8 +660,8 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
             "detect-crowd", "face detection on the 24 MP crowd photo",
             f"{crowd}, {megapixels(photos.sizes[crowd])}, {photos.crowd_found} faces by OpenCV",
             crowd_cmds,
-            [Target("detect crowd (stage) <= 3x codec floor", "codec floor: djpeg | cjpeg", 3.0),
-             Target("detect crowd (whole process) vs codec floor", "codec floor: djpeg | cjpeg",
+            [Target("detect crowd (stage) <= 3x codec floor", FLOOR, 3.0),
+             Target("detect crowd (whole process) vs codec floor", FLOOR,
                     float("inf"), whole_process=True)],
             seconds_label="median detect time (photoedit, OpenCV), wall time (floor)"))
         # faceblur end to end on the crowd (issue 10: <= 4x the floor of a typical 24 MP camera
@@ -674,7 +676,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
                 f"apply --filter faceblur --quality 90 -o out/faceblur-crowd-q90.jpg {crowd} --force",
                 "out/faceblur-crowd-q90.jpg"),
              floor("faceblur-crowd-floor.jpg")],
-            [Target("faceblur crowd <= 4x codec floor", "codec floor: djpeg | cjpeg", 4.0)]))
+            [Target("faceblur crowd <= 4x codec floor", FLOOR, 4.0)]))
 
     # --quality 90: the re-encoding route, as the OpenCV script saves (equal work). The default
     # lossless route is the next case.
@@ -976,7 +978,7 @@ def crowd_floor(cases: list[Case]) -> list[float]:
     runs: list[float] = []
     for case in cases:
         if case.key in CROWD_KEYS:
-            floor = case.cmd("codec floor: djpeg | cjpeg")
+            floor = case.cmd(FLOOR)
             if floor and not floor.error:
                 runs += floor.values()
     return runs
@@ -994,7 +996,7 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
             ratio, pairs = pair_ratio(pe, base, target.whole_process)
             base_cell = fmt_s(median(base.values()))
             ratio_cell = fmt_x(ratio)
-            if case.key in CROWD_KEYS and target.baseline == "codec floor: djpeg | cjpeg" and pooled \
+            if case.key in CROWD_KEYS and target.baseline == FLOOR and pooled \
                     and ratio is not None:
                 # The pipeline's time swings by a factor of two from run to run on a shared
                 # 2-core machine (it runs on both cores at once), so a case's own rounds can

@@ -2,6 +2,10 @@ import Testing
 
 @testable import PhotoCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The vector kernels that make the detector's tables (grey conversion, the pyramid's rows, the
 /// integral rows) against plain references: `GreyImage.grey(r:g:b:)`, the scalar
 /// `resized(width:height:)` (pinned to OpenCV's output in `HaarCascadeTests`), and sums computed
@@ -58,6 +62,43 @@ import Testing
     }
     return out
   }
+
+  #if os(Linux)
+    /// The vector builds' 8-byte loads never read past the source: with its last byte just
+    /// before a page that cannot be read (a read past it kills the test), sources of widths
+    /// 200...263 shrunk by about 1.08 and 1.9 (some loads end exactly at the last byte) give the
+    /// scalar resize's rows in every build.
+    @Test func resizedRowsReadNothingPastTheSource() throws {
+      let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+      let kernels = HaarKernel.allCases.filter(\.isAvailable)
+      for sourceWidth in 200...263 {
+        for width in [sourceWidth * 25 / 27, sourceWidth * 10 / 19] {
+          let (sourceHeight, height) = (3, 2)
+          let count = sourceWidth * sourceHeight
+          let length = (count + page - 1) / page * page + page
+          let mapped = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+          let base = try #require(mapped == MAP_FAILED ? nil : mapped)
+          defer { munmap(base, length) }
+          let fence = base + (length - page)
+          try #require(mprotect(fence, page, PROT_NONE) == 0)
+          let source = (fence - count).assumingMemoryBound(to: UInt8.self)
+          let image = noiseGrey(width: sourceWidth, height: sourceHeight, seed: UInt32(sourceWidth))
+          image.pixels.withUnsafeBufferPointer { source.update(from: $0.baseAddress!, count: count) }
+          let expected = image.resized(width: width, height: height, parallel: false).pixels
+          for kernel in kernels {
+            var rows = GreyImage.ResizedRows(
+              UnsafePointer(source), width: sourceWidth, height: sourceHeight, to: (width, height),
+              kernel: kernel)
+            var out = [UInt8](repeating: 0, count: width * height)
+            out.withUnsafeMutableBufferPointer { o in
+              for y in 0..<height { rows.row(y, into: o.baseAddress! + y * width) }
+            }
+            #expect(out == expected, "\(sourceWidth) -> \(width) [\(kernel)]")
+          }
+        }
+      }
+    }
+  #endif
 
   /// Sources and outputs narrower than one vector, odd widths, one-column and one-row sources,
   /// shrinking and growing; and rows wide enough for the vector builds' shifted loads, shrunk by
