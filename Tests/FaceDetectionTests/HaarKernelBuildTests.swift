@@ -93,6 +93,56 @@ import Testing
     }
   }
 
+  /// The later stages of two flagged windows 8 to 15 apart, the first of which fails stage 1 and
+  /// the second does not: the AVX-512 build then goes on in the upper 8-lane half of its vector,
+  /// also when that vector is the row's last and partial (`count` ends at the second window).
+  /// Every build reports the windows that the scalar evaluator passes.
+  @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
+  func laterStagesGoOnInEitherHalf(kernel: HaarKernel) throws {
+    let cascade = try defaultCascade.get()
+    let grey = try Self.noiseWithAFace()
+    let (w, h) = (grey.width, grey.height)
+    let whole = IntegralImage(grey, tilted: false)
+    let scalar = CascadeEvaluator(cascade, stride: whole.stride, tiltedOffset: 0)
+    let table = IntegralRows(width: w, capacity: h + 1, layout: .plain, tilted: false, sourceRows: h)
+    grey.pixels.withUnsafeBufferPointer { px in
+      for y in 0..<h { table.append(px.baseAddress! + y * w) }
+    }
+    let evaluator = CascadeEvaluator(cascade, stride: table.stride, tiltedOffset: 0, kernel: kernel)
+    let count = w + 1 - cascade.windowWidth
+    let pad = CascadeEvaluator.lanePadding
+    var (pairs, deeper) = (0, 0)
+    for y in 0...(h - cascade.windowHeight) {
+      let p = UnsafePointer(table.values + y * table.stride)
+      // Each window's variance factor and how far it gets (1: every stage; -k: fails stage k).
+      var factors = [Float](repeating: 0, count: count + pad)
+      var verdicts = [Int](repeating: -1, count: count)
+      for i in 0..<count {
+        let (wp, wq) = (whole.values + y * whole.stride + i, whole.squares + y * whole.stride + i)
+        guard let factor = scalar.varianceFactor(wp, wq) else { continue }
+        let verdict = scalar.stumpStages(wp, factor: factor, from: 0)
+        if verdict != 0 { (factors[i], verdicts[i]) = (factor, verdict) }
+      }
+      for a in 0..<count where verdicts[a] == -1 && factors[a] != 0 {
+        let partners = stride(from: a + 8, to: min(a + 16, count), by: 1)
+        for b in partners where verdicts[b] == 1 || verdicts[b] < -1 {
+          for end in [count, b + 1] {
+            var flags = [Int8](repeating: 0, count: count + pad)
+            (flags[a], flags[b]) = (1, 1)
+            var hits = [Int32](repeating: -1, count: count)
+            let found = evaluator.laterStages(p, factors: &factors, flags: flags, count: end, hits: &hits)
+            #expect(
+              Array(hits.prefix(found)) == (verdicts[b] == 1 ? [Int32(b)] : []),
+              "[\(kernel)] row \(y), windows \(a) and \(b), count \(end)")
+            pairs += 1
+          }
+          deeper += verdicts[b] == 1 || verdicts[b] < -3 ? 1 : 0
+        }
+      }
+    }
+    #expect(pairs > 100 && deeper > 10, "\(pairs) pairs, \(deeper) going past stage 3")
+  }
+
   /// Forced to each build, the detector finds exactly OpenCV's boxes on the fixture photos.
   @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
   func everyBuildFindsOpenCVsBoxes(kernel: HaarKernel) throws {
