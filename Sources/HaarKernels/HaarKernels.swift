@@ -302,23 +302,25 @@ extension Kernels {
       let pv = UnsafeRawPointer(p + i)
       var alive = flagBits(flags + i)
       if count - i < lanes { alive &= (UInt32(1) << UInt32(count - i)) - 1 }
-      let f = UnsafeRawPointer(factors + i).loadUnaligned(as: FloatV.self)
-      var index = 1
-      while index < t.stageCount && alive != 0 {
-        #if HAAR_AVX512
-          if alive & 0xFF == 0 || alive >> 8 == 0 {
-            // The live lanes fit in one half: the rest 8 lanes wide (see above).
-            let half = alive & 0xFF == 0 ? 8 : 0
-            alive =
-              AVX2HaarKernels.stages(
-                t, pv + 4 * half, factors + i + half, alive: alive >> UInt32(half), from: index)
-              << UInt32(half)
-            break
-          }
-        #endif
-        alive &= bits(stageMask(t, t.stages[index], pv, f))
-        index += 1
-      }
+      #if HAAR_AVX512
+        // 16 lanes while the live ones lie in both halves, then the rest 8 lanes wide, in the
+        // half that holds them (see above).
+        let f = UnsafeRawPointer(factors + i).loadUnaligned(as: FloatV.self)
+        var index = 1
+        while index < t.stageCount && alive & 0xFF != 0 && alive >> 8 != 0 {
+          alive &= bits(stageMask(t, t.stages[index], pv, f))
+          index += 1
+        }
+        if index < t.stageCount && alive != 0 {
+          let half = alive & 0xFF == 0 ? 8 : 0
+          alive =
+            AVX2HaarKernels.stages(
+              t, pv + 4 * half, factors + i + half, alive: alive >> UInt32(half), from: index)
+            << UInt32(half)
+        }
+      #else
+        alive = stages(t, pv, factors + i, alive: alive, from: 1)
+      #endif
       while alive != 0 {
         hits[found] = Int32(i + alive.trailingZeroBitCount)
         found += 1
@@ -330,25 +332,25 @@ extension Kernels {
   }
 }
 
-#if HAAR_AVX2
-  extension Kernels {
-    /// Stages `first` and on for one vector of windows at `p`, `p` + 1 entry, … whose variance
-    /// factors are at `factors`, of which the lanes set in `alive` are still in: which of them pass
-    /// every stage. The AVX-512 build's ``laterStages`` goes on here once few lanes are left.
-    public static func stages(
-      _ t: HaarTables, _ p: UnsafeRawPointer, _ factors: UnsafePointer<Float>, alive: UInt32, from first: Int
-    ) -> UInt32 {
-      let f = UnsafeRawPointer(factors).loadUnaligned(as: FloatV.self)
-      var alive = alive
-      var index = first
-      while index < t.stageCount && alive != 0 {
-        alive &= bits(stageMask(t, t.stages[index], p, f))
-        index += 1
-      }
-      return alive
+extension Kernels {
+  /// Stages `first` and on for one vector of windows at `p`, `p` + 1 entry, … whose variance
+  /// factors are at `factors`, of which the lanes set in `alive` are still in: which of them pass
+  /// every stage. ``laterStages`` runs its vectors here (the AVX-512 build, in the AVX2 build's,
+  /// once few lanes are left).
+  @inline(__always)
+  public static func stages(
+    _ t: HaarTables, _ p: UnsafeRawPointer, _ factors: UnsafePointer<Float>, alive: UInt32, from first: Int
+  ) -> UInt32 {
+    let f = UnsafeRawPointer(factors).loadUnaligned(as: FloatV.self)
+    var alive = alive
+    var index = first
+    while index < t.stageCount && alive != 0 {
+      alive &= bits(stageMask(t, t.stages[index], p, f))
+      index += 1
     }
+    return alive
   }
-#endif
+}
 
 /// A bit per lane from the lanes' flags (bytes 0 or 1): byte k of a little-endian word times
 /// 0x0102040810204080 lands alone in bit 56 + k.
@@ -407,6 +409,7 @@ extension Kernels {
     _ columns: UnsafePointer<Int32>, _ weights0: UnsafePointer<UInt16>, _ weights1: UnsafePointer<UInt16>,
     _ count: Int, _ out0: UnsafeMutablePointer<UInt16>, _ out1: UnsafeMutablePointer<UInt16>
   ) {
+    // Two inlined copies, each with its `below` known.
     if let below {
       rows(src, below, sourceWidth, columns, weights0, weights1, count, out0, out1)
     } else {
@@ -423,8 +426,11 @@ extension Kernels {
     @inline(__always) func pair(_ row: UnsafePointer<UInt8>, _ at: Int32) -> UInt16 {
       UnsafeRawPointer(row + Int(at)).loadUnaligned(as: UInt16.self).littleEndian
     }
-    typealias Lanes = SIMD8<UInt16>
-    @inline(__always) func weighted(_ p: Lanes, _ w0: Lanes, _ w1: Lanes) -> Lanes {
+    /// A pair's first pixel times `w0` plus its second times `w1`.
+    @inline(__always) func weighted(_ p: SIMD8<UInt16>, _ w0: SIMD8<UInt16>, _ w1: SIMD8<UInt16>)
+      -> SIMD8<UInt16>
+    { (p & 0xFF) &* w0 &+ (p &>> 8) &* w1 }
+    @inline(__always) func weighted(_ p: UInt16, _ w0: UInt16, _ w1: UInt16) -> UInt16 {
       (p & 0xFF) &* w0 &+ (p &>> 8) &* w1
     }
     var x = 0
@@ -470,12 +476,8 @@ extension Kernels {
     }
     while x < count {
       let (c, w0, w1) = (columns[x], weights0[x], weights1[x])
-      let p = pair(src, c)
-      out0[x] = (p & 0xFF) &* w0 &+ (p &>> 8) &* w1
-      if let below {
-        let q = pair(below, c)
-        out1[x] = (q & 0xFF) &* w0 &+ (q &>> 8) &* w1
-      }
+      out0[x] = weighted(pair(src, c), w0, w1)
+      if let below { out1[x] = weighted(pair(below, c), w0, w1) }
       x &+= 1
     }
   }

@@ -994,6 +994,7 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
             if pe is None or base is None:
                 continue
             ratio, pairs = pair_ratio(pe, base, target.whole_process)
+            seconds = median(list(pe.walls.values()) if target.whole_process else pe.values())
             base_cell = fmt_s(median(base.values()))
             ratio_cell = fmt_x(ratio)
             if case.key in CROWD_KEYS and target.baseline == FLOOR and pooled \
@@ -1002,8 +1003,7 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
                 # 2-core machine (it runs on both cores at once), so a case's own rounds can
                 # catch it in one mood: the verdict is photoedit's median over the median of
                 # every floor run of both crowd cases; the median of pairs stays beside it.
-                own = median(list(pe.walls.values()) if target.whole_process else pe.values())
-                ratio = own / median(pooled) if own else None
+                ratio = seconds / median(pooled) if seconds else None
                 base_cell = (f"{fmt_s(median(pooled))} ({len(pooled)} runs, "
                              f"{fmt_s(min(pooled))} to {fmt_s(max(pooled))})")
                 ratio_cell = f"{fmt_x(ratio)} (pairs: {ratio_cell})"
@@ -1017,7 +1017,6 @@ def target_rows(cases: list[Case], startup: Startup, photos: Photos) -> list[lis
                 verdict = "met" if ratio <= target.limit else "missed"
             if target.limit == float("inf") and verdict in ("met", "missed"):
                 verdict = "(compared only)"
-            seconds = median(list(pe.walls.values()) if target.whole_process else pe.values())
             rows.append([target.text, fmt_s(seconds), base_cell,
                          ratio_cell if not (pe.error or base.error) else "-",
                          "-" if target.limit == float("inf") else f"<= {target.limit:g}x", verdict])

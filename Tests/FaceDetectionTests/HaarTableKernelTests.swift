@@ -52,13 +52,23 @@ import Testing
   /// Every row of `image` resized to `width` × `height` by ``GreyImage/ResizedRows``, in order,
   /// with the horizontal passes of the vector build `kernel`.
   func streamedRows(_ image: GreyImage, width: Int, height: Int, kernel: HaarKernel = .best) -> [UInt8] {
-    var out = [UInt8](repeating: 0, count: width * height)
     image.pixels.withUnsafeBufferPointer { px in
-      var rows = GreyImage.ResizedRows(
-        px.baseAddress!, width: image.width, height: image.height, to: (width, height), kernel: kernel)
-      out.withUnsafeMutableBufferPointer { o in
-        for y in 0..<height { rows.row(y, into: o.baseAddress! + y * width) }
-      }
+      streamedRows(
+        px.baseAddress!, sourceWidth: image.width, sourceHeight: image.height, width: width, height: height,
+        kernel: kernel)
+    }
+  }
+
+  /// The same from the `sourceWidth` × `sourceHeight` grey levels at `source`.
+  func streamedRows(
+    _ source: UnsafePointer<UInt8>, sourceWidth: Int, sourceHeight: Int, width: Int, height: Int,
+    kernel: HaarKernel
+  ) -> [UInt8] {
+    var rows = GreyImage.ResizedRows(
+      source, width: sourceWidth, height: sourceHeight, to: (width, height), kernel: kernel)
+    var out = [UInt8](repeating: 0, count: width * height)
+    out.withUnsafeMutableBufferPointer { o in
+      for y in 0..<height { rows.row(y, into: o.baseAddress! + y * width) }
     }
     return out
   }
@@ -86,13 +96,9 @@ import Testing
           image.pixels.withUnsafeBufferPointer { source.update(from: $0.baseAddress!, count: count) }
           let expected = image.resized(width: width, height: height, parallel: false).pixels
           for kernel in kernels {
-            var rows = GreyImage.ResizedRows(
-              UnsafePointer(source), width: sourceWidth, height: sourceHeight, to: (width, height),
+            let out = streamedRows(
+              source, sourceWidth: sourceWidth, sourceHeight: sourceHeight, width: width, height: height,
               kernel: kernel)
-            var out = [UInt8](repeating: 0, count: width * height)
-            out.withUnsafeMutableBufferPointer { o in
-              for y in 0..<height { rows.row(y, into: o.baseAddress! + y * width) }
-            }
             #expect(out == expected, "\(sourceWidth) -> \(width) [\(kernel)]")
           }
         }

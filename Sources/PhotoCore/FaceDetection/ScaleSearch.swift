@@ -130,9 +130,9 @@ struct ScaleSearch {
         if stumpBased {
           evaluator.firstStage(p, q, count: positions, codes: codes, factors: factors)
           // Which windows OpenCV visits depends on stage 0 alone: it skips the window after one
-          // that fails stage 0. Keep a flag for each visited window that passed it.
-          // Without a branch per window (whether one failed is not predictable): `skipped` is 1
-          // when the window before failed stage 0 and was visited.
+          // that fails stage 0. Keep a flag for each visited window that passed it, without a
+          // branch per window (whether one failed is not predictable): `skipped` is 1 when the
+          // window before failed stage 0 and was visited.
           var skipped: Int8 = 0
           @inline(__always) func visit(_ i: Int) {
             let (code, visited) = (codes[i], 1 &- skipped)
