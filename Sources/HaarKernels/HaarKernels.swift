@@ -112,9 +112,9 @@ private func stageMask(_ t: HaarTables, _ stage: HaarStage, _ p: UnsafeRawPointe
 }
 
 /// ``stageMask`` for two vectors of windows at once, at `p0` and `p1` (when `two`; else only the
-/// first, and the second mask is meaningless). Each stump's offsets, threshold and leaf changes
-/// are read once for both: the stump loop is bound by its loads, and a stump's own loads are
-/// about as many as its table loads for one vector.
+/// first, and the second mask is `.zero`). Each stump's offsets, threshold and leaf changes are
+/// read once for both, which are about as many loads as the table entries of one vector, and the
+/// two vectors are independent chains of work.
 @inline(__always)
 private func stageMasks(
   _ t: HaarTables, _ stage: HaarStage, _ p0: UnsafeRawPointer, _ f0: FloatV, _ p1: UnsafeRawPointer,
@@ -421,25 +421,25 @@ extension Kernels {
   }
 }
 
-extension Kernels {
-  /// Stages `first` and on for one vector of windows at `p`, `p` + 1 entry, … whose variance
-  /// factors are at `factors`, of which the lanes set in `alive` are still in: which of them pass
-  /// every stage. ``laterStages`` runs its vectors here (the AVX-512 build, in the AVX2 build's,
-  /// once few lanes are left).
-  @inline(__always)
-  public static func stages(
-    _ t: HaarTables, _ p: UnsafeRawPointer, _ factors: UnsafePointer<Float>, alive: UInt32, from first: Int
-  ) -> UInt32 {
-    let f = UnsafeRawPointer(factors).loadUnaligned(as: FloatV.self)
-    var alive = alive
-    var index = first
-    while index < t.stageCount && alive != 0 {
-      alive &= bits(stageMask(t, t.stages[index], p, f))
-      index += 1
+#if HAAR_AVX2
+  extension Kernels {
+    /// Stages `first` and on for one vector of windows at `p`, `p` + 1 entry, … whose variance
+    /// factors are at `factors`, of which the lanes set in `alive` are still in: which of them pass
+    /// every stage. The AVX-512 build's ``laterStages`` goes on here once few lanes are left.
+    public static func stages(
+      _ t: HaarTables, _ p: UnsafeRawPointer, _ factors: UnsafePointer<Float>, alive: UInt32, from first: Int
+    ) -> UInt32 {
+      let f = UnsafeRawPointer(factors).loadUnaligned(as: FloatV.self)
+      var alive = alive
+      var index = first
+      while index < t.stageCount && alive != 0 {
+        alive &= bits(stageMask(t, t.stages[index], p, f))
+        index += 1
+      }
+      return alive
     }
-    return alive
   }
-}
+#endif
 
 /// A bit per lane from the lanes' flags (bytes 0 or 1): byte k of a little-endian word times
 /// 0x0102040810204080 lands alone in bit 56 + k.
