@@ -286,12 +286,16 @@ extension Kernels {
       let code = (passed & IntV(repeating: 1)) | ~tested.ok
       store(ByteV(truncatingIfNeeded: code), tested.f, at: i)
     }
-    // Two vectors at a time, whose stage 0 shares its stumps' loads (see `stageMasks`).
+    // The 8-lane builds take two vectors at a time, whose stage 0 shares its stumps' loads (see
+    // `stageMasks`). The AVX-512 build takes one: paired, its stage 0 took about a quarter more
+    // time on a Zen 4 EPYC (perf samples on the crowd, 481 and 514 against 391 and 378), and
+    // `detect`'s whole search about 3% more (0.972 the median ratio of 16 alternating runs).
+    let paired = lanes == 8
     var i = 0
     while i < count {
       let j = i + lanes
       let first = variance(at: i)
-      let second = j < count ? variance(at: j) : nil
+      let second = paired && j < count ? variance(at: j) : nil
       if let first, let second {
         let (m0, m1) = stageMasks(
           t, stage, UnsafeRawPointer(p + i), first.f, UnsafeRawPointer(p + j), second.f, two: true)
@@ -302,7 +306,7 @@ extension Kernels {
       } else if let second {
         finish(j, second, stageMask(t, stage, UnsafeRawPointer(p + j), second.f))
       }
-      i = j + lanes
+      i = paired ? j + lanes : j
     }
   }
 
@@ -310,42 +314,34 @@ extension Kernels {
   /// are 0 or 1), with their variance factors at `factors`. Writes the index of each window that
   /// passes every stage to `hits`, in increasing order, and returns how many.
   ///
-  /// Lanes start at each window still to do whose flag is set and cover the next windows,
-  /// whatever their flags: a stage costs the same on one vector however many of its lanes are
-  /// alive, even one: a window left alone stays in its vector (one window at a time, with its
-  /// unpredictable branch per stump, was about 10% slower on the 24 MP crowd). Few lanes stay
-  /// alive past the first stages (on the 24 MP crowd, 7.4 of 16 enter stage 1, 2.9 stage 4, under
-  /// 2 stage 7), so the AVX-512 build goes on 8 lanes wide, in the AVX2 build's code, once a
-  /// vector's live lanes all lie in one half: on processors that run a 512-bit operation as two
-  /// 256-bit halves (AMD Zen 4) that halves the cost of those stages, and elsewhere it costs the
-  /// same. The 8-lane builds take the row's vectors stage by stage instead, two at a time, so that
-  /// each stump's offsets, threshold and leaf changes are read once for both (`stageMasks`):
-  /// 0.790 s against 0.738 s for `detect`'s search on the crowd with stage 0 paired too (medians of
-  /// 16 alternating runs, AVX2 on a Zen 3 EPYC; 0.968 the median of the pairs' ratios). Flags and
-  /// factors must be readable 15 entries past `count`, the tables 15 entries past the last
-  /// window's entries.
+  /// Blocks of lanes start at each window still to do whose flag is set and cover the next
+  /// windows, whatever their flags: a stage costs the same on one vector however many of its
+  /// lanes are alive, even one: a window left alone stays in its vector (one window at a time,
+  /// with its unpredictable branch per stump, was about 10% slower on the 24 MP crowd). The row's
+  /// blocks go stage by stage, two at a time, so that each stump's offsets, threshold and leaf
+  /// changes are read once for both (`stageMasks`): 0.790 s against 0.738 s for `detect`'s search
+  /// on the crowd with stage 0 paired too (medians of 16 alternating runs, AVX2 on a Zen 3 EPYC;
+  /// 0.968 the median of the pairs' ratios). Few lanes stay alive past the first stages (on the
+  /// 24 MP crowd, 7.4 of 16 enter stage 1, 2.9 stage 4, under 2 stage 7), so the AVX-512 build
+  /// goes on 8 lanes wide, in the AVX2 build's code (``blockStage``), with each block whose live
+  /// lanes all lie in one half: on processors that run a 512-bit operation as two 256-bit halves
+  /// (AMD Zen 4) that halves the cost of those stages, and elsewhere it costs the same. Its blocks
+  /// of either width go in pairs too: on a Zen 4 EPYC, 0.983 the median ratio of 16 alternating
+  /// runs of `detect`'s search against one block at a time, 16 lanes then 8. Flags and factors
+  /// must be readable 15 entries past `count`, the tables 15 entries past the last window's
+  /// entries.
   public static func laterStages(
     _ t: HaarTables, _ p: UnsafePointer<Int32>, factors: UnsafePointer<Float>,
     flags: UnsafePointer<Int8>, count: Int, hits: UnsafeMutablePointer<Int32>
   ) -> Int {
-    var found = 0
-    /// Writes the windows of `alive`'s lanes in a vector starting at window `start` to `hits`.
-    @inline(__always) func emit(_ start: Int, _ alive: UInt32) {
-      var alive = alive
-      while alive != 0 {
-        hits[found] = Int32(start + alive.trailingZeroBitCount)
-        found += 1
-        alive &= alive - 1
-      }
-    }
+    // A block per window that starts one, as its first window's index and its live lanes
+    // (`block`): they start at least `lanes` windows apart. The AVX-512 build keeps its 8-lane
+    // blocks after them.
+    let most = count / lanes + 1
+    let blocks = UnsafeMutablePointer<UInt64>.allocate(capacity: lanes == 8 ? most : 2 * most)
+    defer { blocks.deallocate() }
+    var blockCount = 0
     var i = 0
-    #if !HAAR_AVX512
-      // A block of lanes (its first window's index, its live lanes) per window that starts one:
-      // they start at least `lanes` windows apart.
-      let blocks = UnsafeMutablePointer<UInt64>.allocate(capacity: count / lanes + 1)
-      defer { blocks.deallocate() }
-      var blockCount = 0
-    #endif
     while i < count {
       let word = UnsafeRawPointer(flags + i).loadUnaligned(as: UInt64.self)
       if word == 0 {
@@ -356,90 +352,122 @@ extension Kernels {
       if i >= count { break }
       var alive = flagBits(flags + i)
       if count - i < lanes { alive &= (UInt32(1) << UInt32(count - i)) - 1 }
-      #if HAAR_AVX512
-        let pv = UnsafeRawPointer(p + i)
-        // 16 lanes while the live ones lie in both halves, then the rest 8 lanes wide, in the
-        // half that holds them (see above).
-        let f = UnsafeRawPointer(factors + i).loadUnaligned(as: FloatV.self)
-        var index = 1
-        while index < t.stageCount && alive & 0xFF != 0 && alive >> 8 != 0 {
-          alive &= bits(stageMask(t, t.stages[index], pv, f))
-          index += 1
-        }
-        if index < t.stageCount && alive != 0 {
-          let half = alive & 0xFF == 0 ? 8 : 0
-          alive =
-            AVX2HaarKernels.stages(
-              t, pv + 4 * half, factors + i + half, alive: alive >> UInt32(half), from: index)
-            << UInt32(half)
-        }
-        emit(i, alive)
-      #else
-        blocks[blockCount] = UInt64(i) << 32 | UInt64(alive)
-        blockCount += 1
-      #endif
+      blocks[blockCount] = block(i, alive)
+      blockCount += 1
       i += lanes
     }
-    #if !HAAR_AVX512
-      // Stage by stage over the row's blocks, two at a time (`stageMasks`), keeping those with
-      // lanes left, in order.
-      var index = 1
-      while index < t.stageCount && blockCount > 0 {
+    var index = 1
+    #if HAAR_AVX512
+      // 16 lanes while a block's live lanes lie in both halves, then 8 lanes wide in the half
+      // that holds them (see above).
+      let narrow = blocks + most
+      var narrowCount = 0
+      while index < t.stageCount && blockCount + narrowCount > 0 {
         let stage = t.stages[index]
+        narrowCount = AVX2HaarKernels.blockStage(t, stage, p, factors, narrow, narrowCount)
         var kept = 0
-        @inline(__always) func keep(_ start: Int, _ alive: UInt32) {
-          guard alive != 0 else { return }
-          blocks[kept] = UInt64(start) << 32 | UInt64(alive)
-          kept += 1
-        }
-        @inline(__always) func block(_ j: Int) -> (start: Int, alive: UInt32, p: UnsafeRawPointer, f: FloatV)
-        {
-          let start = Int(blocks[j] >> 32)
-          return (
-            start, UInt32(truncatingIfNeeded: blocks[j]), UnsafeRawPointer(p + start),
-            UnsafeRawPointer(factors + start).loadUnaligned(as: FloatV.self)
-          )
-        }
-        var j = 0
-        while j + 1 < blockCount {
-          let (a, b) = (block(j), block(j + 1))
-          let (ma, mb) = stageMasks(t, stage, a.p, a.f, b.p, b.f, two: true)
-          keep(a.start, a.alive & bits(ma))
-          keep(b.start, b.alive & bits(mb))
-          j += 2
-        }
-        if j < blockCount {
-          let a = block(j)
-          keep(a.start, a.alive & bits(stageMask(t, stage, a.p, a.f)))
+        runStage(t, stage, p, factors, blocks, blockCount) { start, alive in
+          if alive >> 8 == 0 {
+            narrow[narrowCount] = block(start, alive)
+          } else if alive & 0xFF == 0 {
+            narrow[narrowCount] = block(start + 8, alive >> 8)
+          } else {
+            blocks[kept] = block(start, alive)
+            kept += 1
+            return
+          }
+          narrowCount += 1
         }
         blockCount = kept
         index += 1
       }
-      for j in 0..<blockCount { emit(Int(blocks[j] >> 32), UInt32(truncatingIfNeeded: blocks[j])) }
+      // The 8-lane blocks joined in any order: sort the survivors (few) by their start.
+      (blocks + blockCount).update(from: narrow, count: narrowCount)
+      blockCount += narrowCount
+      for j in stride(from: 1, to: blockCount, by: 1) {
+        let b = blocks[j]
+        var k = j
+        while k > 0 && blocks[k - 1] > b {
+          blocks[k] = blocks[k - 1]
+          k -= 1
+        }
+        blocks[k] = b
+      }
+    #else
+      while index < t.stageCount && blockCount > 0 {
+        blockCount = blockStage(t, t.stages[index], p, factors, blocks, blockCount)
+        index += 1
+      }
     #endif
+    var found = 0
+    for j in 0..<blockCount {
+      var alive = UInt32(truncatingIfNeeded: blocks[j])
+      let start = Int(blocks[j] >> 32)
+      while alive != 0 {
+        hits[found] = Int32(start + alive.trailingZeroBitCount)
+        found += 1
+        alive &= alive - 1
+      }
+    }
     return found
   }
 }
 
-#if HAAR_AVX2
+#if !HAAR_AVX512
   extension Kernels {
-    /// Stages `first` and on for one vector of windows at `p`, `p` + 1 entry, … whose variance
-    /// factors are at `factors`, of which the lanes set in `alive` are still in: which of them pass
-    /// every stage. The AVX-512 build's ``laterStages`` goes on here once few lanes are left.
-    public static func stages(
-      _ t: HaarTables, _ p: UnsafeRawPointer, _ factors: UnsafePointer<Float>, alive: UInt32, from first: Int
-    ) -> UInt32 {
-      let f = UnsafeRawPointer(factors).loadUnaligned(as: FloatV.self)
-      var alive = alive
-      var index = first
-      while index < t.stageCount && alive != 0 {
-        alive &= bits(stageMask(t, t.stages[index], p, f))
-        index += 1
+    /// `stage` for the `count` blocks of 8 lanes at `blocks` (see ``laterStages``), of windows at
+    /// `p` with their variance factors at `factors`: keeps those with lanes left, in order, at
+    /// `blocks`, and returns how many. The AVX-512 build's ``laterStages`` goes on here with
+    /// blocks whose live lanes fit in 8.
+    public static func blockStage(
+      _ t: HaarTables, _ stage: HaarStage, _ p: UnsafePointer<Int32>, _ factors: UnsafePointer<Float>,
+      _ blocks: UnsafeMutablePointer<UInt64>, _ count: Int
+    ) -> Int {
+      var kept = 0
+      runStage(t, stage, p, factors, blocks, count) { start, alive in
+        blocks[kept] = block(start, alive)
+        kept += 1
       }
-      return alive
+      return kept
     }
   }
 #endif
+
+/// A block of lanes: its first window's index and its live lanes.
+@inline(__always)
+private func block(_ start: Int, _ alive: UInt32) -> UInt64 { UInt64(start) << 32 | UInt64(alive) }
+
+/// `stage` for the `count` blocks at `blocks`, two at a time (`stageMasks`), in order: calls
+/// `keep` with each block's first window and its lanes that pass, when any does. `keep` may
+/// overwrite blocks already read.
+@inline(__always)
+private func runStage(
+  _ t: HaarTables, _ stage: HaarStage, _ p: UnsafePointer<Int32>, _ factors: UnsafePointer<Float>,
+  _ blocks: UnsafeMutablePointer<UInt64>, _ count: Int, keep: (Int, UInt32) -> Void
+) {
+  @inline(__always) func read(_ j: Int) -> (start: Int, alive: UInt32, p: UnsafeRawPointer, f: FloatV) {
+    let start = Int(blocks[j] >> 32)
+    return (
+      start, UInt32(truncatingIfNeeded: blocks[j]), UnsafeRawPointer(p + start),
+      UnsafeRawPointer(factors + start).loadUnaligned(as: FloatV.self)
+    )
+  }
+  @inline(__always) func keepLive(_ start: Int, _ alive: UInt32) {
+    if alive != 0 { keep(start, alive) }
+  }
+  var j = 0
+  while j + 1 < count {
+    let (a, b) = (read(j), read(j + 1))
+    let (ma, mb) = stageMasks(t, stage, a.p, a.f, b.p, b.f, two: true)
+    keepLive(a.start, a.alive & bits(ma))
+    keepLive(b.start, b.alive & bits(mb))
+    j += 2
+  }
+  if j < count {
+    let a = read(j)
+    keepLive(a.start, a.alive & bits(stageMask(t, stage, a.p, a.f)))
+  }
+}
 
 /// A bit per lane from the lanes' flags (bytes 0 or 1): byte k of a little-endian word times
 /// 0x0102040810204080 lands alone in bit 56 + k.

@@ -143,6 +143,59 @@ import Testing
     #expect(pairs > 100 && deeper > 10, "\(pairs) pairs, \(deeper) going past stage 3")
   }
 
+  /// Windows found in blocks that narrow at different stages still come out in increasing order:
+  /// on two copies of ``noiseWithAFace()`` side by side, a window that passes every stage with one
+  /// 8 to 15 windows after it that passes stage 1 (so the AVX-512 build keeps their block 16 lanes
+  /// wide past stage 1), and the same window in the second copy, alone in its block (8 lanes from
+  /// stage 1 on).
+  @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
+  func windowsComeOutInOrder(kernel: HaarKernel) throws {
+    let cascade = try defaultCascade.get()
+    let one = try Self.noiseWithAFace()
+    var pixels: [UInt8] = []
+    for y in 0..<one.height {
+      let row = one.pixels[(y * one.width)..<((y + 1) * one.width)]
+      pixels += row + row
+    }
+    let grey = GreyImage(width: 2 * one.width, height: one.height, pixels: pixels)
+    let (w, h) = (grey.width, grey.height)
+    let whole = IntegralImage(grey, tilted: false)
+    let scalar = CascadeEvaluator(cascade, stride: whole.stride, tiltedOffset: 0)
+    let table = IntegralRows(width: w, capacity: h + 1, layout: .plain, tilted: false, sourceRows: h)
+    grey.pixels.withUnsafeBufferPointer { px in
+      for y in 0..<h { table.append(px.baseAddress! + y * w) }
+    }
+    let evaluator = CascadeEvaluator(cascade, stride: table.stride, tiltedOffset: 0, kernel: kernel)
+    let count = w + 1 - cascade.windowWidth
+    let pad = CascadeEvaluator.lanePadding
+    var triples = 0
+    for y in 0...(h - cascade.windowHeight) {
+      let p = UnsafePointer(table.values + y * table.stride)
+      // Each window's variance factor and how far it gets (1: every stage; -k: fails stage k).
+      var factors = [Float](repeating: 0, count: count + pad)
+      var verdicts = [Int](repeating: 0, count: count)
+      for i in 0..<count {
+        let (wp, wq) = (whole.values + y * whole.stride + i, whole.squares + y * whole.stride + i)
+        guard let factor = scalar.varianceFactor(wp, wq) else { continue }
+        (factors[i], verdicts[i]) = (factor, scalar.stumpStages(wp, factor: factor, from: 0))
+      }
+      for a in 0..<(one.width + 1 - cascade.windowWidth) where verdicts[a] == 1 {
+        let second = a + one.width
+        for c in (a + 8)...(a + 15) where verdicts[c] <= -2 {
+          var flags = [Int8](repeating: 0, count: count + pad)
+          for i in [a, c, second] { flags[i] = 1 }
+          var hits = [Int32](repeating: -1, count: count)
+          let found = evaluator.laterStages(p, factors: &factors, flags: flags, count: count, hits: &hits)
+          let expected = [a, second].filter { verdicts[$0] == 1 }.map(Int32.init)
+          #expect(
+            Array(hits.prefix(found)) == expected, "[\(kernel)] row \(y), windows \(a), \(c), \(second)")
+          triples += verdicts[second] == 1 ? 1 : 0
+        }
+      }
+    }
+    #expect(triples > 3, "\(triples) rows and windows tried")
+  }
+
   /// Forced to each build, the detector finds exactly OpenCV's boxes on the fixture photos.
   @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
   func everyBuildFindsOpenCVsBoxes(kernel: HaarKernel) throws {
