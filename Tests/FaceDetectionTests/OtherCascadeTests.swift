@@ -46,4 +46,34 @@ import Testing
       #expect(Self.sorted(grouped) == runs["3"] ?? [], "\(cascadeName) on \(photo), grouped")
     }
   }
+
+  /// The profile cascade's search of a photo's mirror, made by mirroring the grey image in place,
+  /// finds exactly what a search of the mirrored photo finds, and the mirrored detector reports
+  /// those faces in the photo's own pixels.
+  @Test func mirroringTheGreyImageIsMirroringThePhoto() throws {
+    let path = "/usr/share/opencv4/haarcascades/haarcascade_profileface.xml"
+    guard let xml = FileManager.default.contents(atPath: path) else {
+      throw TestSetupError(description: "\(path) is missing: apt-get install opencv-data")
+    }
+    let detector = HaarFaceDetector(cascade: try HaarCascade(xml: [UInt8](xml)), name: "profile")
+    // Every raw window (minNeighbors 0), so that there is plenty to compare.
+    let options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
+    var seen = 0
+    for photo in ["faces/astronaut.png", "jpeg/xmp_test.jpg", "faces/hopper.jpg"] {
+      let image = try decodedFixture(photo)
+      let flipped = image.flipped(horizontally: true)
+      let inMirror = try detector.facesInMirror(of: image, options: options)
+      #expect(inMirror == (try detector.faces(in: flipped, options: options)), "\(photo)")
+      var grey = GreyImage(image)
+      grey.mirror()
+      #expect(grey == GreyImage(flipped), "\(photo)")
+      let both = try MirroredDetector(detector).faces(in: image, options: options)
+      let w = Double(image.width)
+      let back = inMirror.map { Face(x: w - $0.x - $0.width, y: $0.y, width: $0.width, height: $0.height) }
+      #expect(
+        FaceGrouping.merge([try detector.faces(in: image, options: options), back]) == both, "\(photo)")
+      seen += inMirror.count
+    }
+    #expect(seen > 0, "no face in any mirror")
+  }
 }

@@ -11,6 +11,17 @@ public protocol FaceDetector: Sendable {
   ///
   /// - Complexity: O(width × height × scales).
   func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face]
+
+  /// The faces in `image` mirrored (left and right swapped), in pixels of the mirror: what
+  /// ``faces(in:options:)`` gives for `image.flipped(horizontally: true)`. The default flips the
+  /// image; a detector may mirror something smaller of its own instead.
+  func facesInMirror(of image: Image, options: DetectionOptions) throws(DetectionError) -> [Face]
+}
+
+extension FaceDetector {
+  public func facesInMirror(of image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+    try faces(in: image.flipped(horizontally: true), options: options)
+  }
 }
 
 /// A detector's name and version, and the checksum of the model or cascade it ran with.
@@ -41,8 +52,9 @@ public struct Face: Sendable, Hashable {
   /// mouth corner on the image's left, the other one; empty for a Haar face.
   public var landmarks: [FacePoint]
 
-  public init(x: Double, y: Double, width: Double, height: Double, score: Double? = nil, landmarks: [FacePoint] = [])
-  {
+  public init(
+    x: Double, y: Double, width: Double, height: Double, score: Double? = nil, landmarks: [FacePoint] = []
+  ) {
     (self.x, self.y, self.width, self.height) = (x, y, width, height)
     (self.score, self.landmarks) = (score, landmarks)
   }
@@ -80,12 +92,21 @@ public struct HaarFaceDetector: FaceDetector {
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     try HaarDetector.detect(in: image, cascade: cascade, options: options).map(Face.init).inReadingOrder
   }
+
+  /// The grey image mirrored in place (grey levels are per pixel, so they are the mirror's):
+  /// 1 byte a pixel rather than a mirrored copy of the image's 4.
+  public func facesInMirror(of image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+    var grey = GreyImage(image)
+    grey.mirror()
+    return try HaarDetector.detect(in: grey, cascade: cascade, options: options).map(Face.init).inReadingOrder
+  }
 }
 
 /// A detector run on the image and on its mirror (left and right swapped), its faces grouped: for
 /// OpenCV's profile cascade, which finds faces turned one way only.
 ///
-/// - Complexity: twice the base detector's, and a mirrored copy of the image (4 bytes a pixel).
+/// - Complexity: twice the base detector's, and what its mirror takes (a Haar detector mirrors its
+///   grey image, 1 byte a pixel; others a copy of the image, 4).
 public struct MirroredDetector: FaceDetector {
   public let base: any FaceDetector
   public init(_ base: any FaceDetector) { self.base = base }
@@ -95,7 +116,7 @@ public struct MirroredDetector: FaceDetector {
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     let direct = try base.faces(in: image, options: options)
     let w = Double(image.width)
-    let mirrored = try base.faces(in: image.flipped(horizontally: true), options: options).map { f in
+    let mirrored = try base.facesInMirror(of: image, options: options).map { f in
       var face = f
       face.x = w - f.x - f.width
       face.landmarks = f.landmarks.map { FacePoint(x: w - $0.x, y: $0.y) }
@@ -165,8 +186,10 @@ public enum FaceGrouping {
     for i in faces.indices { groups[root(i), default: []].append(i) }
     return groups.values.map { members in
       let boxes = members.map { faces[$0] }
-      let x0 = boxes.map(\.x).min()!, y0 = boxes.map(\.y).min()!
-      let x1 = boxes.map { $0.x + $0.width }.max()!, y1 = boxes.map { $0.y + $0.height }.max()!
+      let x0 = boxes.map(\.x).min()!
+      let y0 = boxes.map(\.y).min()!
+      let x1 = boxes.map { $0.x + $0.width }.max()!
+      let y1 = boxes.map { $0.y + $0.height }.max()!
       let described = boxes.first { $0.score != nil || !$0.landmarks.isEmpty }
       return Face(
         x: x0, y: y0, width: x1 - x0, height: y1 - y0, score: described?.score,

@@ -62,6 +62,19 @@ public struct GreyImage: Sendable, Equatable {
     self.init(width: w, height: h, pixels: out)
   }
 
+  /// Swaps left and right, in place.
+  ///
+  /// - Complexity: O(width × height).
+  public mutating func mirror() {
+    let w = width
+    pixels.withUnsafeMutableBufferPointer { px in
+      for y in 0..<height {
+        var row = UnsafeMutableBufferPointer(rebasing: px[(y * w)..<((y + 1) * w)])
+        row.reverse()
+      }
+    }
+  }
+
   /// The image resized to `newWidth` × `newHeight` pixels the way OpenCV's
   /// `resize(..., INTER_LINEAR_EXACT)` does it for 8-bit images.
   ///
