@@ -97,10 +97,15 @@ import Testing
   /// the second does not: the AVX-512 build then goes on in the upper 8-lane half of its vector,
   /// also when that vector is the row's last and partial (`count` ends at the second window).
   /// Every build reports the windows that the scalar evaluator passes.
-  @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
-  func laterStagesGoOnInEitherHalf(kernel: HaarKernel) throws {
+  /// Calls `body` for each row of windows of `grey` with the build's evaluator over an
+  /// `IntegralRows` table, the row's table pointer, the number of windows, and each window's
+  /// variance factor and how far the scalar evaluator gets it (1: every stage; -k: fails stage k;
+  /// 0: no factor, or fails stage 0).
+  static func forEachRow(
+    of grey: GreyImage, kernel: HaarKernel,
+    _ body: (CascadeEvaluator, Int, UnsafePointer<Int32>, Int, inout [Float], [Int]) -> Void
+  ) throws {
     let cascade = try defaultCascade.get()
-    let grey = try Self.noiseWithAFace()
     let (w, h) = (grey.width, grey.height)
     let whole = IntegralImage(grey, tilted: false)
     let scalar = CascadeEvaluator(cascade, stride: whole.stride, tiltedOffset: 0)
@@ -110,20 +115,29 @@ import Testing
     }
     let evaluator = CascadeEvaluator(cascade, stride: table.stride, tiltedOffset: 0, kernel: kernel)
     let count = w + 1 - cascade.windowWidth
-    let pad = CascadeEvaluator.lanePadding
-    var (pairs, deeper) = (0, 0)
     for y in 0...(h - cascade.windowHeight) {
-      let p = UnsafePointer(table.values + y * table.stride)
-      // Each window's variance factor and how far it gets (1: every stage; -k: fails stage k).
-      var factors = [Float](repeating: 0, count: count + pad)
-      var verdicts = [Int](repeating: -1, count: count)
+      var factors = [Float](repeating: 0, count: count + CascadeEvaluator.lanePadding)
+      var verdicts = [Int](repeating: 0, count: count)
       for i in 0..<count {
         let (wp, wq) = (whole.values + y * whole.stride + i, whole.squares + y * whole.stride + i)
         guard let factor = scalar.varianceFactor(wp, wq) else { continue }
-        let verdict = scalar.stumpStages(wp, factor: factor, from: 0)
-        if verdict != 0 { (factors[i], verdicts[i]) = (factor, verdict) }
+        (factors[i], verdicts[i]) = (factor, scalar.stumpStages(wp, factor: factor, from: 0))
       }
-      for a in 0..<count where verdicts[a] == -1 && factors[a] != 0 {
+      body(evaluator, y, UnsafePointer(table.values + y * table.stride), count, &factors, verdicts)
+    }
+  }
+
+  /// The later stages of two flagged windows 8 to 15 apart, the first of which fails stage 1 and
+  /// the second does not: the AVX-512 build then goes on in the upper 8-lane half of its vector,
+  /// also when that vector is the row's last and partial (`count` ends at the second window).
+  /// Every build reports the windows that the scalar evaluator passes.
+  @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
+  func laterStagesGoOnInEitherHalf(kernel: HaarKernel) throws {
+    var (pairs, deeper) = (0, 0)
+    try Self.forEachRow(of: try Self.noiseWithAFace(), kernel: kernel) {
+      evaluator, y, p, count, factors, verdicts in
+      let pad = CascadeEvaluator.lanePadding
+      for a in 0..<count where verdicts[a] == -1 {
         let partners = stride(from: a + 8, to: min(a + 16, count), by: 1)
         for b in partners where verdicts[b] == 1 || verdicts[b] < -1 {
           for end in [count, b + 1] {
@@ -150,7 +164,7 @@ import Testing
   /// stage 1 on).
   @Test(arguments: HaarKernel.allCases.filter(\.isAvailable))
   func windowsComeOutInOrder(kernel: HaarKernel) throws {
-    let cascade = try defaultCascade.get()
+    let windowWidth = try defaultCascade.get().windowWidth
     let one = try Self.noiseWithAFace()
     var pixels: [UInt8] = []
     for y in 0..<one.height {
@@ -158,31 +172,12 @@ import Testing
       pixels += row + row
     }
     let grey = GreyImage(width: 2 * one.width, height: one.height, pixels: pixels)
-    let (w, h) = (grey.width, grey.height)
-    let whole = IntegralImage(grey, tilted: false)
-    let scalar = CascadeEvaluator(cascade, stride: whole.stride, tiltedOffset: 0)
-    let table = IntegralRows(width: w, capacity: h + 1, layout: .plain, tilted: false, sourceRows: h)
-    grey.pixels.withUnsafeBufferPointer { px in
-      for y in 0..<h { table.append(px.baseAddress! + y * w) }
-    }
-    let evaluator = CascadeEvaluator(cascade, stride: table.stride, tiltedOffset: 0, kernel: kernel)
-    let count = w + 1 - cascade.windowWidth
-    let pad = CascadeEvaluator.lanePadding
     var triples = 0
-    for y in 0...(h - cascade.windowHeight) {
-      let p = UnsafePointer(table.values + y * table.stride)
-      // Each window's variance factor and how far it gets (1: every stage; -k: fails stage k).
-      var factors = [Float](repeating: 0, count: count + pad)
-      var verdicts = [Int](repeating: 0, count: count)
-      for i in 0..<count {
-        let (wp, wq) = (whole.values + y * whole.stride + i, whole.squares + y * whole.stride + i)
-        guard let factor = scalar.varianceFactor(wp, wq) else { continue }
-        (factors[i], verdicts[i]) = (factor, scalar.stumpStages(wp, factor: factor, from: 0))
-      }
-      for a in 0..<(one.width + 1 - cascade.windowWidth) where verdicts[a] == 1 {
+    try Self.forEachRow(of: grey, kernel: kernel) { evaluator, y, p, count, factors, verdicts in
+      for a in 0..<(one.width + 1 - windowWidth) where verdicts[a] == 1 {
         let second = a + one.width
         for c in (a + 8)...(a + 15) where verdicts[c] <= -2 {
-          var flags = [Int8](repeating: 0, count: count + pad)
+          var flags = [Int8](repeating: 0, count: count + CascadeEvaluator.lanePadding)
           for i in [a, c, second] { flags[i] = 1 }
           var hits = [Int32](repeating: -1, count: count)
           let found = evaluator.laterStages(p, factors: &factors, flags: flags, count: count, hits: &hits)
