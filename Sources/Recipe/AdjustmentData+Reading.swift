@@ -228,7 +228,9 @@ extension AdjustmentData {
       {
         return detail
       }
-      return context.debugDescription
+      // Foundation's generic "The given data was not valid JSON." says nothing more.
+      return context.debugDescription.hasPrefix("The given data was not valid JSON")
+        ? "" : context.debugDescription
     }
     return "\(error)"
   }

@@ -72,7 +72,12 @@ extension EditStore {
     let request = requestKey(requests, format: format)
     return try locked(paths) { recovery throws(StoreError) in
       let existingSidecar = FileSystem.exists(paths.sidecar)
-      if existingSidecar, let read = try? loadSidecar(paths), read.data.original?.sha256 == inputSHA {
+      // A preserved original beside OUT makes it a photo edited in place (of a copy of these
+      // bytes, perhaps), never an output of this input: it is refused, even with --force.
+      let editedInPlace = PhotoFolder.kind(of: paths.original, followingLinks: false) != .missing
+      if existingSidecar, !editedInPlace, let read = try? loadSidecar(paths),
+        read.data.original?.sha256 == inputSHA
+      {
         // OUT is photoedit's own output of this same original.
         let edited = try loadEdited(paths, read)
         try refuseModified(edited)
@@ -83,8 +88,10 @@ extension EditStore {
           outcome.current = true
           return outcome
         }
+      } else if editedInPlace {
+        throw .outputEditedInPlace(path: output, original: paths.original)
       } else if FileSystem.exists(output) || existingSidecar {
-        if !settings.force || FileSystem.exists(paths.original) { throw .outputExists(path: output) }
+        if !settings.force { throw .outputExists(path: output) }
       }
       // The original is recorded as the file itself (a link resolved): it is read later without
       // following links.

@@ -61,6 +61,8 @@ extension EditStore {
       case .remove: first = n
       case .move(let m): first = min(n, m)
       }
+      // Moving a step to where it is, or setting what it already has, changes nothing.
+      if steps == data.steps { return (change, notes) }
       let refreshed = try refresh(steps, from: first, original: edited.originalBytes)
       if !refreshed.changes.isEmpty { change = .refreshing(change, refreshed: refreshed.changes) }
       refreshNotes = refreshed.notes
@@ -71,7 +73,7 @@ extension EditStore {
     return EditOutcome(
       change: result.change, notes: result.notes, refreshed: refreshNotes, stepCount: result.data.steps.count,
       renderSHA256: result.data.render!.sha256, dryRun: result.dryRun, recovery: result.recovery,
-      warnings: result.warnings)
+      warnings: result.warnings, unchanged: result.unchanged)
   }
 
   /// Makes again each step from number `first` on (counting from 1) whose filter reads the

@@ -41,6 +41,8 @@ extension EditStore {
     var dryRun: Bool
     var recovery: CrashRecovery
     var warnings: [String]
+    /// True when the body left the recipe as it was: nothing was rendered or written.
+    var unchanged = false
 
     func history(undid: Bool) -> HistoryOutcome {
       HistoryOutcome(
@@ -67,6 +69,13 @@ extension EditStore {
       try refuseModified(edited)
       var data = edited.data
       let (change, notes) = try body(&data, edited)
+      if data == edited.data {
+        // An edit to what the step already is: no new render, no history entry to undo.
+        var same = RecipeChange(
+          change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery, warnings: [])
+        same.unchanged = true
+        return same
+      }
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       if !settings.dryRun {
         try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))

@@ -57,6 +57,9 @@ public struct EditOutcome: Sendable {
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]
+  /// True when the step already was what the edit asks (a move to its own place, values it
+  /// already has): nothing was written, and there is nothing to undo.
+  public var unchanged = false
 }
 
 extension EditOutcome {

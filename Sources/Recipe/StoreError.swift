@@ -89,6 +89,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case renderModified
   /// The output exists and is not photoedit's own edit of the same original.
   case outputExists(path: String)
+  /// The output is a photo edited in place (its preserved original beside it): writing an
+  /// output there would orphan that original, so not even `--force` does it.
+  case outputEditedInPlace(path: String, original: String)
   /// An export would replace an existing file (an export never appends to anything).
   case exportExists(path: String)
   /// Another photoedit holds this photo's lock.

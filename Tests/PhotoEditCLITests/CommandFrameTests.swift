@@ -42,6 +42,11 @@ import Testing
       "--max-face (40) must be at least --min-face (80)"
     ),
     (["show"], "no files given"),
+    // The option's bad value is the error, whatever the operands that are left.
+    (
+      ["apply", "--filter", "sepia", "-j", "x.jpg"],
+      "--jobs must be a whole number from 1 to 256, not 'x.jpg'"
+    ),
   ])
   func usageErrorsExit64WithOneMessageAndTheUsageLine(arguments: [String], message: String) {
     let r = runCLI(arguments)

@@ -149,6 +149,13 @@ import Testing
     // The folder is the one operand.
     #expect(runCLI(["apply", "--corrections", big]).status == 64)
     #expect(runCLI(["apply", "--corrections", big, f.photos, "--filter", "sepia"]).status == 64)
+    // It must be a folder: a missing one is a missing input (66), a file a usage error (64).
+    let missing = runCLI(["apply", "--corrections", big, f.folder.path("gone")])
+    #expect(missing.status == 66)
+    #expect(missing.err == "photoedit: \(f.folder.path("gone")): no such folder; nothing was changed\n")
+    let photo = runCLI(["apply", "--corrections", big, big])
+    #expect(photo.status == 64)
+    #expect(photo.err.contains("is not a folder"), "\(photo.err)")
   }
 
   @Test func anEmptyListClearsExclusions() throws {

@@ -149,6 +149,50 @@ import Testing
       try Data(contentsOf: URL(fileURLWithPath: copy)) == (try Data(contentsOf: URL(fileURLWithPath: photo))))
   }
 
+  /// Setting values a step already has, or moving a step to its own place, writes nothing and
+  /// leaves nothing to undo: the next undo takes back the apply.
+  @Test func anEditThatChangesNothingWritesNothing() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    #expect(runCLI(["apply", "-f", "vignette:intensity=0.5", photo]).status == 0)
+    let sidecarBytes = try Data(contentsOf: URL(fileURLWithPath: photo + ".photoedit.json"))
+    let render = try Data(contentsOf: URL(fileURLWithPath: photo))
+    let set = runCLI(["edit", photo, "--step", "1", "--set", "intensity=0.5"])
+    #expect(set.status == 0, "\(set.err)")
+    #expect(
+      set.out == "\(photo): step 1 (vignette) already has these values; nothing changed (1 operation)\n")
+    let move = runCLI(["edit", photo, "--step", "1", "--move", "1", "--json"])
+    #expect(move.status == 0, "\(move.err)")
+    #expect(move.out.contains("\"current\": true"), "\(move.out)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: photo + ".photoedit.json")) == sidecarBytes)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == render)
+    let undo = runCLI(["undo", photo])
+    #expect(undo.out.contains("undid apply vignette"), "\(undo.out)")
+  }
+
+  /// An added box with no pixel on the photo would hide nothing and still count as a hidden face,
+  /// so it is refused (65), in pixels or in percentages, and nothing changes; one that reaches
+  /// past an edge is taken.
+  @Test func addedBoxOffThePhotoIsRefused() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("faces/astronaut.png", as: "a.png")
+    let bytes = try Data(contentsOf: URL(fileURLWithPath: photo))
+    for box in ["600:600:10:10", "150%:150%:10%:10%", "512:0:20:20", "-30:10:30:30"] {
+      let run = runCLI(["apply", "-f", "faceblur:add=\(box)", photo])
+      #expect(run.status == 65, "\(box): \(run.err)")
+      #expect(
+        run.err.hasPrefix("photoedit: \(photo): ") && run.err.contains("leaves the 512x512 image"),
+        "\(run.err)")
+      #expect(folder.names() == ["a.png"], "\(box)")
+      #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == bytes)
+    }
+    let edge = runCLI(["apply", "-f", "faceblur:add=500:500:40:40", photo])
+    #expect(edge.status == 0, "\(edge.err)")
+    #expect(edge.out.contains("2 faces hidden"), "\(edge.out)")
+    let ops = try sidecar(photo)["operations"] as! [[String: Any]]
+    #expect(((ops[0]["derived"] as! [String: Any])["faces"] as! [[String: Double]]).count == 2)
+  }
+
   /// An exclusion whose face is not found again is dropped with a warning: it never spares
   /// another face.
   @Test func exclusionWithoutItsFaceIsDroppedWithAWarning() throws {

@@ -125,6 +125,21 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["h.jpg"])
   }
 
+  /// A file that is not a strokes file is bad data in an input (65), as a bad recipe is: one
+  /// line naming the file, before any photo is touched.
+  @Test func badStrokesFileIs65() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    folder.write("s.json", Array("hello".utf8))
+    let run = runCLI(["apply", "-f", "brush:strokes=\(folder.path("s.json"))", photo])
+    #expect(run.status == 65, "\(run.err)")
+    let prefix = "photoedit: \(folder.path("s.json")): brush: not a strokes file: invalid JSON at byte 0"
+    #expect(run.err.hasPrefix(prefix) && run.err.split(separator: "\n").count == 1, "\(run.err)")
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["h.jpg", "s.json"])
+  }
+
   /// Every `--filter WORD` in the README and the docs parses (strokes files are stubbed).
   @Test func documentedFilterWordsParse() throws {
     var words: [String] = []

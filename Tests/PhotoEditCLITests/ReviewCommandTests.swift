@@ -207,6 +207,22 @@ import Testing
     #expect(r.err.contains("photoedit: \(f.path("broken.jpg")): "))
     #expect(PageMarkup(f.html).sections.count == 2)
   }
+
+  /// With one photo, the status is that photo's, as with every command: 66 when it is missing,
+  /// 65 when it is not an image.
+  @Test func onePhotoThatFailsGivesItsOwnStatus() throws {
+    let f = try ReviewFixture(blurred: [])
+    f.folder.write("photos/broken.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0])
+    for (name, status) in [("missing.jpg", Int32(66)), ("broken.jpg", 65)] {
+      let r = runCLI(["review", f.path(name), "-o", f.folder.path("one.html")])
+      #expect(r.status == status, "\(name): \(r.err)")
+      let lines = r.err.split(separator: "\n")
+      #expect(lines.count == 1 && lines[0].hasPrefix("photoedit: \(f.path(name)): "), "\(r.err)")
+    }
+    #expect(
+      runCLI(["review", f.path("missing.jpg"), "-o", f.folder.path("one.html")]).err.hasSuffix(
+        ": no such file\n"))
+  }
 }
 
 /// The boxes on a render whose later steps turn or crop the image.

@@ -252,6 +252,23 @@ import Testing
     #expect(folder.read("o.jpg") == originalBytes)
   }
 
+  /// A copy of the photo edited in place is not an output of the photo, though its recorded
+  /// original has the same bytes: writing an output over it, with or without --force, would
+  /// replace its sidecar and orphan its preserved original. Nothing changes.
+  @Test func outputMayNotBeAPhotoEditedInPlace() throws {
+    folder.write("copy.jpg", originalBytes)
+    let copy = folder.path("copy.jpg")
+    _ = try fakeStore().apply([step("invert")], to: copy, output: nil)
+    let before = folder.state()
+    for force in [false, true] {
+      #expect(throws: StoreError.outputEditedInPlace(path: copy, original: copy + ".original")) {
+        try fakeStore(force: force).apply([step("mark")], to: photo, output: copy)
+      }
+    }
+    #expect(folder.state() == before)
+    #expect(fakeStore().inspect(copy).data?.steps.map(\.filter) == ["invert"])
+  }
+
   @Test func outputMayNotBeTheInput() throws {
     #expect(throws: StoreError.outputIsInput(path: photo)) {
       try fakeStore(force: true).apply([step("invert")], to: photo, output: photo)

@@ -139,7 +139,7 @@ public struct FaceblurFilter: Filter {
       throw .detection(filter: name, error)
     }
     return Derived(
-      found: fractions(of: found, in: context.size), added: added(p, in: context.size), by: detector)
+      found: fractions(of: found, in: context.size), added: try added(p, in: context.size), by: detector)
   }
 
   /// Found faces as fractions of an image of `size`.
@@ -149,8 +149,19 @@ public struct FaceblurFilter: Filter {
   }
 
   /// The `add` boxes as fractions of an image of `size`.
-  static func added(_ p: Parameters, in size: ImageSize) -> [Box] {
-    p.add.map { $0.normalized(width: size.width, height: size.height) }
+  ///
+  /// - Throws: `.regionOutsideImage` for a box with no pixel on the image: it would hide nothing
+  ///   and still be counted as a hidden face. A box may reach past an edge (a face cut by it).
+  static func added(_ p: Parameters, in size: ImageSize) throws(FilterError) -> [Box] {
+    let boxes = p.add.map { $0.normalized(width: size.width, height: size.height) }
+    for (given, b) in zip(p.add, boxes) {
+      let (x, y, w, h) = b.pixels(width: size.width, height: size.height)
+      let (right, bottom) = (min(x + w, Double(size.width)), min(y + h, Double(size.height)))
+      if !(min(right - max(x, 0), bottom - max(y, 0)) > 0) {
+        throw .regionOutsideImage(filter: name, region: given, image: size)
+      }
+    }
+    return boxes
   }
 
   public static func revisionRequirements(from old: Parameters, to new: Parameters) -> FilterRequirements {
@@ -171,7 +182,7 @@ public struct FaceblurFilter: Filter {
     let oldFound = Array(oldDerived.faces.prefix(max(0, oldDerived.faces.count - old.add.count)))
     guard old.detection != new.detection || context.imageChanged else {
       var derived = oldDerived
-      derived.faces = oldFound + added(new, in: context.size)
+      derived.faces = oldFound + (try added(new, in: context.size))
       return Revision(derived: derived)
     }
     guard let image = context.image, let detector = context.detector else {
@@ -183,7 +194,7 @@ public struct FaceblurFilter: Filter {
     } catch {
       throw .detection(filter: name, error)
     }
-    let derived = Derived(found: found, added: added(new, in: context.size), by: detector)
+    let derived = Derived(found: found, added: try added(new, in: context.size), by: detector)
     if context.imageChanged {
       guard found != oldFound else { return Revision(derived: derived) }
       let dropped = new.exclude.sorted()

@@ -40,6 +40,8 @@ struct BatchRunner {
     _ work: @escaping @Sendable (String) throws -> FileResult
   ) throws(UsageError) -> Int32 {
     _ = try Shard(arguments)
+    // Options first: `-j a.jpg` is a bad --jobs value, not a missing file.
+    let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
     let entries = FileList.expand(
       arguments.operands, recursive: arguments.flag("recursive"),
       nulSeparated: arguments.flag("null"), console: console)
@@ -50,7 +52,6 @@ struct BatchRunner {
       return ExitStatus.success
     }
     try check(entries)
-    let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
     return try run(entries: entries, jobs: jobs, work)
   }
 

@@ -52,6 +52,11 @@ enum ApplyCommand {
             console.printError("photoedit: \(path): \(ErrorText.message(problem))")
             return ExitStatus.of(problem)
           }
+          if case .badFile(let filter, _, let path, let reason) = error {
+            // Bad data in that input, as a bad recipe file is: 65, before any photo.
+            console.printError("photoedit: \(path): \(filter): not a strokes file: \(reason)")
+            return ExitStatus.dataError
+          }
           throw UsageError(ErrorText.message(error), command: "apply")
         }
       }

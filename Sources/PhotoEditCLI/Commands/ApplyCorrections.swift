@@ -27,15 +27,20 @@ enum ApplyCorrections {
         command: "apply")
     }
     let folder = args.operands[0]
+    switch PhotoFolder.kind(of: folder) {
+    case .directory: break
+    case .missing:
+      console.printError("photoedit: \(TextEscaping.controls(folder)): no such folder; nothing was changed")
+      return ExitStatus.noInput
+    default:
+      throw UsageError(
+        "--corrections takes the folder that was reviewed, and '\(TextEscaping.controls(folder))' is not a folder",
+        command: "apply")
+    }
     let settings = try EditSettings(args)
     let store = EditStore(settings: settings.store(for: file, console: console))
     let checked: [(path: String, entry: Corrections.Entry, done: Bool)]
     do throws(CorrectionsError) {
-      if PhotoFolder.kind(of: folder) != .directory {
-        throw .photo(
-          photo: folder,
-          PhotoFolder.kind(of: folder) == .missing ? .missing(path: folder) : .notRegularFile(path: folder))
-      }
       checked = try store.checkCorrections(file, in: folder)
     } catch {
       let (status, message) = ErrorText.describe(error)

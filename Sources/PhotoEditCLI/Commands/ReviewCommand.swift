@@ -100,7 +100,8 @@ enum ReviewCommand {
             + (originals ? " (unredacted: keep them private)" : ""))
       }
       if failed.isEmpty { return ExitStatus.success }
-      if items.count == 1 { return ExitStatus.dataError }
+      // One photo: its failure's status (66 when it is missing), as every command gives.
+      if items.count == 1 { return failed[0].status ?? ExitStatus.dataError }
       if !args.flag("quiet") {
         console.printError("photoedit: \(failed.count) of \(items.count) photos could not be previewed")
       }
@@ -188,11 +189,16 @@ enum ReviewCommand {
       .path
     for operand in operands {
       let url = URL(fileURLWithPath: operand)
-      let folder = PhotoFolder.kind(of: operand) == .directory ? url : url.deletingLastPathComponent()
+      let isFolder = PhotoFolder.kind(of: operand) == .directory
+      let folder = isFolder ? url : url.deletingLastPathComponent()
       let reviewed = folder.standardizedFileURL.resolvingSymlinksInPath().path
       if pageFolder == reviewed || pageFolder.hasPrefix(reviewed == "/" ? "/" : reviewed + "/") {
+        let place =
+          isFolder
+          ? "inside '\(operand == url.path ? reviewed : operand)', which is reviewed"
+          : "inside '\(reviewed)', the folder of the reviewed photo '\(operand)'"
         throw UsageError(
-          "the page's previews would be inside '\(operand == url.path ? reviewed : operand)', which is reviewed; write the page elsewhere (-o ../review.html)",
+          "the page's previews would be \(place); write the page elsewhere (-o ../review.html)",
           command: "review")
       }
     }

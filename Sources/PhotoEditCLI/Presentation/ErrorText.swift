@@ -51,7 +51,7 @@ enum ErrorText {
       if let kind {
         "this is \(contentName(kind)), not a JSON recipe"
       } else {
-        "the sidecar is not valid JSON: \(detail)"
+        "the sidecar is not valid JSON" + (detail.isEmpty ? "" : ": \(detail)")
       }
     case .foreignFormat(let identifier):
       "the sidecar's format '\(identifier)' is not photoedit's (\(AdjustmentData.identifier))"
@@ -97,6 +97,8 @@ enum ErrorText {
     case .exportExists(let path): "'\(path)' exists; use --force to replace it"
     case .outputExists(let path):
       "'\(path)' exists and is not photoedit's edit of this original; use --force to replace it"
+    case .outputEditedInPlace(let path, let original):
+      "'\(path)' is a photo edited in place (its original is '\(original)'); 'photoedit revert' it first, or choose another output"
     case .busy: "busy: another photoedit is editing this photo; try again when it is done"
     case .cannotWrite(let path, let e): "cannot write '\(path)': \(e.reason); nothing was changed"
     case .cannotCreateFolder(let path): "cannot create the output folder '\(path)'"
@@ -222,7 +224,8 @@ enum ErrorText {
         ? "CenterFace model \(searched.first ?? "") not found; 'make model' in photoedit's source folder fetches it into ~/.cache/photoedit, where it is found without --model"
         : "CenterFace model not found (looked in \(searched.joined(separator: ", "))): run 'make model' in photoedit's source folder, or name the file with --model FILE or PHOTOEDIT_CENTERFACE"
     case .modelUnreadable(let path, let e):
-      return "cannot read CenterFace model \(path) (\(e.reason)); name another with --model FILE or PHOTOEDIT_CENTERFACE"
+      return
+        "cannot read CenterFace model \(path) (\(e.reason)); name another with --model FILE or PHOTOEDIT_CENTERFACE"
     case .modelInvalid(let path, let why):
       return "\(path) is not CenterFace's model: \(why); 'make model' fetches the right one"
     }
@@ -312,7 +315,8 @@ extension ExitStatus {
     case .detector(.cascadeMissing), .detector(.cascadeUnreadable), .detector(.modelMissing),
       .detector(.modelUnreadable):
       noInput
-    case .renderModified, .outputExists, .exportExists, .busy, .cannotWrite, .outputIsFolder,
+    case .renderModified, .outputExists, .outputEditedInPlace, .exportExists, .busy, .cannotWrite,
+      .outputIsFolder,
       .cannotCreateFolder:
       cannotCreate
     default: dataError

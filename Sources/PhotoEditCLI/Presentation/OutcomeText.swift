@@ -68,6 +68,12 @@ extension FileResult {
     if o.dryRun { fields["dryRun"] = .bool(true) }
     if !o.notes.isEmpty { fields["notes"] = .array(o.notes.map { .string(Self.describe($0)) }) }
     lines = Self.lines(o.recovery)
+    if o.unchanged {
+      fields["current"] = .bool(true)
+      lines.append(
+        "\(Self.describeUnchanged(o.change)); nothing changed (\(Self.count(o.stepCount, "operation")))")
+      return
+    }
     lines.append(
       "\(o.dryRun ? "would make the \(Self.describe(o.change))" : Self.describePast(o.change)) (\(Self.count(o.stepCount, "operation")))"
     )
@@ -100,6 +106,15 @@ extension FileResult {
     case .refreshing(let base, let refreshed):
       describe(base) + " (with step\(refreshed.count == 1 ? "" : "s") "
         + refreshed.map { "\($0.step)" }.joined(separator: ", ") + " made again)"
+    }
+  }
+
+  /// `step 2 (vignette) already has these values`, `step 3 is already step 3`.
+  static func describeUnchanged(_ change: Change) -> String {
+    switch change {
+    case .edit(let n, _, let after): "step \(n) (\(after.filter)) already has these values"
+    case .move(let from, _): "step \(from) is already there"
+    default: describe(change)
     }
   }
 

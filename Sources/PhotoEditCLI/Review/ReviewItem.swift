@@ -86,6 +86,8 @@ struct ReviewItem: Sendable {
   var path: String
   var state: String
   var problem: String?
+  /// The exit status of the failure that left the photo without previews (see ``problem``).
+  var status: Int32?
   /// The reviewed faceblur step (from 1), when the recipe has one.
   var step: Int?
   var faces: [Face] = []
@@ -257,7 +259,7 @@ extension ReviewItem {
     self.index = index
     (name, path) = (photo.name, photo.path)
     state = PhotoState.damaged.rawValue
-    problem = ErrorText.describe(error).message
+    (status, problem) = ErrorText.describe(error)
     flags = [.problem]
   }
 }
