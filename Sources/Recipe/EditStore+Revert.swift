@@ -22,7 +22,12 @@ extension EditStore {
         if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
         return RevertOutcome(reverted: false, dryRun: settings.dryRun, recovery: recovery)
       }
-      let edited = try loadEdited(paths, read)
+      let edited: Edited
+      do throws(StoreError) { edited = try loadEdited(paths, read) } catch {
+        // A sidecar naming another original beside the preserved one is unusable too.
+        guard settings.force, case .sidecarUnusable(_, let original?) = error else { throw error }
+        return try revertUnverified(paths, original: original, recovery: recovery)
+      }
       try refuseModified(edited)
       let originalSHA = edited.original.sha256
       let conversion = try revertConversion(edited, output: photo)

@@ -40,6 +40,16 @@ enum Recovery {
   /// - Parameter verify: check each completed step's checksum (after a crash) instead of
   ///   trusting that the staged files are in place (the normal path).
   static func run(_ journal: Journal, paths: PhotoPaths, verify: Bool) throws(StoreError) {
+    if verify {
+      // A journal found on disk may be planted: every step is checked against the files, and
+      // against what the steps before it leave, before any step runs.
+      do { try preflight(journal, paths: paths) } catch {
+        switch error {
+        case .system: throw .interrupted
+        case .refused(let reason): throw .damaged(reason)
+        }
+      }
+    }
     for step in journal.steps {
       do {
         try execute(step, paths: paths, verify: verify)
@@ -74,6 +84,62 @@ enum Recovery {
       if error.isNotFound { return nil }
       if error.notRegular { throw .refused(.unexpectedFile(path: path)) }
       throw .system(path: path, error)
+    }
+  }
+
+  /// Checks that every step of a found journal is one this program's commands write and can
+  /// still run or has already run, without touching anything:
+  ///
+  /// - a `replace` whose temporary file is there needs a regular file (not a link) with the
+  ///   step's checksum; one whose temporary file is gone, a target that already has it;
+  /// - a `preserve` needs the original, or the photo while no original exists, to have its
+  ///   checksum;
+  /// - a `remove` of the sidecar or the original comes only after the photo is replaced (a
+  ///   revert), and the original's removal only when the photo then holds the original's bytes
+  ///   (`guardSHA256`) and the original is gone or holds the same bytes: nothing is lost.
+  private static func preflight(_ journal: Journal, paths: PhotoPaths) throws(StepFailure) {
+    typealias Role = Journal.Step.Role
+    func path(_ role: Role) -> String {
+      switch role {
+      case .original: paths.original
+      case .sidecar: paths.sidecar
+      case .render: paths.photo
+      }
+    }
+    // Each file's checksum as the steps so far leave it (nil: absent), once looked at or set.
+    var state: [Role: String?] = [:]
+    func current(_ role: Role) throws(StepFailure) -> String? {
+      if let known = state[role] { return known }
+      let sha = try checksum(path(role))
+      state[role] = .some(sha)
+      return sha
+    }
+    var renderReplacedWith: String? = nil
+    for step in journal.steps {
+      switch step {
+      case .preserve(let sha):
+        let holder: Role = try current(.original) != nil ? .original : .render
+        guard try current(holder) == sha else { throw .refused(.unexpectedFile(path: path(holder))) }
+        state[.original] = .some(sha)
+      case .replace(let temp, let role, let sha):
+        let tempPath = paths.inFolder(temp)
+        if PhotoFolder.kind(of: tempPath, followingLinks: false) != .missing {
+          guard try checksum(tempPath) == sha else { throw .refused(.unexpectedFile(path: tempPath)) }
+        } else if try current(role) != sha {
+          throw .refused(.unexpectedFile(path: path(role)))
+        }
+        state[role] = .some(sha)
+        if role == .render { renderReplacedWith = sha }
+      case .remove(let role, let guardSHA):
+        guard let replaced = renderReplacedWith else { throw .refused(.unexpectedFile(path: path(role))) }
+        if role == .original {
+          guard replaced == guardSHA else { throw .refused(.photoIsNotTheOriginal(path: paths.photo)) }
+          if let held = try current(.original), held != guardSHA {
+            throw .refused(.unexpectedFile(path: paths.original))
+          }
+        }
+        state[role] = .some(nil)
+      }
     }
   }
 

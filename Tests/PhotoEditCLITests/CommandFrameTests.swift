@@ -42,6 +42,7 @@ import Testing
       "--max-face (40) must be at least --min-face (80)"
     ),
     (["show"], "no files given"),
+    (["filters", "--json", "--markdown"], "--json and --markdown cannot be used together"),
     // The option's bad value is the error, whatever the operands that are left.
     (
       ["apply", "--filter", "sepia", "-j", "x.jpg"],

@@ -19,7 +19,7 @@ import Testing
     let all = try launch(["undo", photo])
     #expect(
       all.out
-        == "\(photo): undid apply sepia, vignette, flip (0 operations, 2 undone)\nno step left: the photo is its original\n"
+        == "\(photo): undid apply sepia, vignette, flip (0 operations, 2 undone)\n  no step left: the photo is its original\n"
     )
     // Nothing left: the photo is the original's exact bytes, not a re-encode.
     #expect(bytes(photo) == original)

@@ -23,7 +23,9 @@ import Testing
     }
 
     var victimIntact: Bool { FileManager.default.contents(atPath: victim) == victimBytes }
-    func names() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: root.path("shared"))) ?? []).sorted() }
+    func names() -> [String] {
+      ((try? FileManager.default.contentsOfDirectory(atPath: root.path("shared"))) ?? []).sorted()
+    }
     func debris() -> [String] {
       names().filter { $0.contains(".photoedit-tmp-") || $0.hasSuffix(".photoedit.lock") }
     }
@@ -41,7 +43,10 @@ import Testing
     let scene = try Scene()
     try Data(journal.utf8).write(to: URL(fileURLWithPath: scene.photo + ".photoedit.journal"))
     let before = try Data(contentsOf: URL(fileURLWithPath: scene.photo))
-    for arguments in [["check", "--repair", scene.photo], ["apply", "-f", "vignette", scene.photo], ["apply", "-f", "vignette", "-r", scene.root.path("shared")]] {
+    for arguments in [
+      ["check", "--repair", scene.photo], ["apply", "-f", "vignette", scene.photo],
+      ["apply", "-f", "vignette", "-r", scene.root.path("shared")],
+    ] {
       let run = try launch(arguments, deadline: 60)
       #expect(run.status != 0, "\(arguments)")
       #expect(run.err.contains("journal") && run.err.contains("unreadable"), "\(arguments): \(run.err)")
@@ -52,6 +57,98 @@ import Testing
     #expect(try launch(["status", scene.photo]).out.contains("damaged"))
   }
 
+  /// Journals of the shape photoedit writes that would still lose or swap files are refused
+  /// before any of their steps runs: removing the original while the photo is its render (the
+  /// guard naming the render's own checksum), a staged file that is a link to a file outside
+  /// (with that file's checksum), removing the sidecar with no revert of the photo, and a good
+  /// step before a bad one. Every file stays as it was.
+  @Test(arguments: ["remove original", "linked temp", "sidecar alone", "good then bad"])
+  func plantedJournalThatWouldLoseFilesIsRefusedWhole(kind: String) throws {
+    let scene = try Scene()
+    let temp = scene.photo + ".photoedit-tmp-0123456789abcdef"
+    let render = try Data(contentsOf: URL(fileURLWithPath: scene.photo))
+    let zeros = String(repeating: "0", count: 64)
+    let journal: String
+    switch kind {
+    case "remove original":
+      journal = #"{"steps": [{"step": "remove", "role": "original", "guardSHA256": "\#(sha256(render))"}]}"#
+    case "linked temp":
+      try FileManager.default.createSymbolicLink(atPath: temp, withDestinationPath: scene.victim)
+      journal =
+        #"{"steps": [{"step": "replace", "temp": "p.jpg.photoedit-tmp-0123456789abcdef", "role": "render", "sha256": "\#(sha256(scene.victimBytes))"}]}"#
+    case "sidecar alone":
+      journal = #"{"steps": [{"step": "remove", "role": "sidecar"}]}"#
+    default:
+      journal =
+        #"{"steps": [{"step": "remove", "role": "sidecar"}, {"step": "replace", "temp": "p.jpg.photoedit-tmp-00000000000000ab", "role": "render", "sha256": "\#(zeros)"}]}"#
+    }
+    let files = [scene.photo, scene.photo + ".original", scene.photo + ".photoedit.json"]
+    let before = try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+    try Data(journal.utf8).write(to: URL(fileURLWithPath: scene.photo + ".photoedit.journal"))
+    for arguments in [["check", "--repair", scene.photo], ["undo", scene.photo], ["revert", scene.photo]] {
+      let run = try launch(arguments, deadline: 60)
+      #expect(run.status != 0, "\(kind): \(arguments)")
+      #expect(run.err.contains("damaged"), "\(kind): \(arguments): \(run.err)")
+    }
+    #expect(try files.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } == before, "\(kind)")
+    #expect(scene.victimIntact)
+    let attributes = try FileManager.default.attributesOfItem(atPath: scene.photo)
+    #expect(attributes[.type] as? FileAttributeType == .typeRegular, "\(kind)")
+    // Without the planted journal the photo is as it was.
+    try FileManager.default.removeItem(atPath: scene.photo + ".photoedit.journal")
+    #expect(try launch(["status", scene.photo]).out.contains("edited"), "\(kind)")
+  }
+
+  /// A sidecar naming another original beside the preserved one is damage, and `revert --force`
+  /// (which its message recommends) puts the preserved original back: the way back is never
+  /// blocked, and the file it named is not read.
+  @Test func revertForceGetsPastASidecarNamingAnotherOriginal() throws {
+    let scene = try Scene()
+    let original = try Data(contentsOf: URL(fileURLWithPath: scene.photo + ".original"))
+    let sidecar = scene.photo + ".photoedit.json"
+    let text = try String(contentsOfFile: sidecar, encoding: .utf8)
+    try text.replacingOccurrences(
+      of: #""path" : "p.jpg.original""#, with: #""path" : "../outside/victim.txt""#
+    )
+    .write(toFile: sidecar, atomically: false, encoding: .utf8)
+    let plain = try launch(["revert", scene.photo])
+    #expect(plain.status == 65 && plain.err.contains("revert --force"), "\(plain.err)")
+    let forced = try launch(["revert", "--force", scene.photo])
+    #expect(forced.status == 0, "\(forced.err)")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: scene.photo)) == original)
+    #expect(scene.names() == ["p.jpg"])
+    #expect(scene.victimIntact)
+  }
+
+  /// A sidecar whose faceblur step holds more faces than a step stores is refused at once (65)
+  /// and left as it is: each face is drawn on every render, so a planted list of hundreds of
+  /// thousands would cost minutes of CPU.
+  @Test func sidecarWithTooManyFacesIsRefused() throws {
+    let scene = try Scene(edited: false)
+    #expect(runCLI(["apply", "-f", "faceblur", scene.photo]).status == 0)
+    let path = scene.photo + ".photoedit.json"
+    var json =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+    let faces = Array(repeating: ["x": 0.0, "y": 0.0, "width": 1.0, "height": 1.0], count: 100_001)
+    var operations = json["operations"] as! [[String: Any]]
+    var derived = operations[0]["derived"] as! [String: Any]
+    derived["faces"] = faces
+    operations[0]["derived"] = derived
+    json["operations"] = operations
+    var history = json["history"] as! [[String: Any]]
+    var steps = history[0]["steps"] as! [[String: Any]]
+    steps[0]["derived"] = derived
+    history[0]["steps"] = steps
+    json["history"] = history
+    let planted = try JSONSerialization.data(withJSONObject: json)
+    try planted.write(to: URL(fileURLWithPath: path))
+    for arguments in [["render", "--force", scene.photo], ["show", scene.photo]] {
+      let run = try launch(arguments, deadline: 60)
+      #expect(run.status == 65, "\(arguments): \(run.err)")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == planted)
+  }
+
   /// A sidecar pointing its original at a file elsewhere (with that file's checksum) is refused:
   /// the original it names must be the photo's own `.original`, or an image.
   @Test func sidecarPointingOutsideIsRefused() throws {
@@ -60,7 +157,9 @@ import Testing
     #expect(runCLI(["apply", "-f", "sepia", "-o", out, scene.photo]).status == 0)
     let passwd = FileManager.default.contents(atPath: "/etc/passwd")!
     let sidecarPath = out + ".photoedit.json"
-    var sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecarPath))) as! [String: Any]
+    var sidecar =
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sidecarPath)))
+      as! [String: Any]
     var original = sidecar["original"] as! [String: Any]
     original["path"] = "../../../../../../../../etc/passwd"
     original["bytes"] = passwd.count
@@ -68,7 +167,9 @@ import Testing
     sidecar["original"] = original
     try JSONSerialization.data(withJSONObject: sidecar).write(to: URL(fileURLWithPath: sidecarPath))
     let outBefore = try Data(contentsOf: URL(fileURLWithPath: out))
-    for arguments in [["revert", "--force", out], ["revert", out], ["undo", out], ["render", "--force", out]] {
+    for arguments in [
+      ["revert", "--force", out], ["revert", out], ["undo", out], ["render", "--force", out],
+    ] {
       let run = try launch(arguments, deadline: 60)
       #expect(run.status == 65, "\(arguments): \(run.err)")
     }
@@ -126,7 +227,9 @@ import Testing
     for command in ["status", "show", "check", "revert", "undo"] {
       let run = try launch([command, other.photo], deadline: 30)
       #expect(run.status != 0 || command == "status", "\(command)")
-      #expect(run.err.contains("not a regular file") || run.out.contains("not a regular file"), "\(command): \(run.err)")
+      #expect(
+        run.err.contains("not a regular file") || run.out.contains("not a regular file"),
+        "\(command): \(run.err)")
     }
     let third = try Scene()
     #expect(mkfifo(third.photo + ".photoedit.journal", 0o644) == 0)
@@ -143,7 +246,9 @@ import Testing
     let scene = try Scene()
     try FileManager.default.createSymbolicLink(
       atPath: scene.photo + ".photoedit.lock", withDestinationPath: scene.root.path("nowhere"))
-    for arguments in [["apply", "-f", "vignette", scene.photo], ["undo", scene.photo], ["revert", scene.photo]] {
+    for arguments in [
+      ["apply", "-f", "vignette", scene.photo], ["undo", scene.photo], ["revert", scene.photo],
+    ] {
       let run = try launch(arguments, deadline: 30)
       #expect(run.status == 65, "\(arguments): \(run.err)")
       #expect(run.err.contains("photoedit.lock' is not a regular file"), "\(run.err)")
@@ -173,7 +278,8 @@ import Testing
     try handle.close()
     let run = try launch(["status", scene.photo], deadline: 30)
     #expect(run.out.contains("damaged"))
-    #expect(run.out.contains("more than the limit of 67108864 (raise it with --max-file-size MB)"), "\(run.out)")
+    #expect(
+      run.out.contains("more than the limit of 67108864 (raise it with --max-file-size MB)"), "\(run.out)")
     let show = try launch(["show", scene.photo, "--max-file-size", "1"], deadline: 30)
     #expect(show.status != 0)
   }

@@ -5,4 +5,6 @@ public enum DetectionError: Error, Equatable, Sendable {
   /// that many windows would take minutes. The search stopped as soon as the count passed the
   /// limit.
   case tooManyCandidates(limit: Int)
+  /// More faces than a step stores (``Box/maxStored``): refused rather than hiding some of them.
+  case tooManyFaces(count: Int, limit: Int)
 }

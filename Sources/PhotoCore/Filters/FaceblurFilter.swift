@@ -115,7 +115,13 @@ public struct FaceblurFilter: Filter {
     ]
 
     /// The faces found by `detector`, with its files' checksums.
-    init(found: [Box], added: [Box], by detector: any FaceDetector) {
+    ///
+    /// - Throws: `.detection(.tooManyFaces)` when they are more than a step stores.
+    init(found: [Box], added: [Box], by detector: any FaceDetector) throws(FilterError) {
+      if found.count + added.count > Box.maxStored {
+        throw .detection(
+          filter: FaceblurFilter.name, .tooManyFaces(count: found.count + added.count, limit: Box.maxStored))
+      }
       faces = found + added
       for member in detector.identity.members {
         let digest = member.model.isEmpty ? nil : member.model
@@ -138,7 +144,7 @@ public struct FaceblurFilter: Filter {
     do { found = try detector.faces(in: image, options: p.detection) } catch {
       throw .detection(filter: name, error)
     }
-    return Derived(
+    return try Derived(
       found: fractions(of: found, in: context.size), added: try added(p, in: context.size), by: detector)
   }
 
@@ -183,6 +189,9 @@ public struct FaceblurFilter: Filter {
     guard old.detection != new.detection || context.imageChanged else {
       var derived = oldDerived
       derived.faces = oldFound + (try added(new, in: context.size))
+      if derived.faces.count > Box.maxStored {
+        throw .detection(filter: name, .tooManyFaces(count: derived.faces.count, limit: Box.maxStored))
+      }
       return Revision(derived: derived)
     }
     guard let image = context.image, let detector = context.detector else {
@@ -194,14 +203,14 @@ public struct FaceblurFilter: Filter {
     } catch {
       throw .detection(filter: name, error)
     }
-    let derived = Derived(found: found, added: try added(new, in: context.size), by: detector)
+    let derived = try Derived(found: found, added: try added(new, in: context.size), by: detector)
     if context.imageChanged {
       guard found != oldFound else { return Revision(derived: derived) }
       let dropped = new.exclude.sorted()
       new.exclude = []
       return Revision(
         derived: derived,
-        notes: [.facesFoundAgain(count: found.count)] + dropped.map { .exclusionDropped(face: $0) }
+        notes: [.facesFoundAgain(count: found.count)] + dropped.map { .exclusionDroppedWithImage(face: $0) }
           + (new.add.isEmpty ? [] : [.addedFacesKept(count: new.add.count)]))
     }
     guard new.exclude == old.exclude else { return Revision(derived: derived) }

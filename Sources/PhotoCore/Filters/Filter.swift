@@ -134,6 +134,9 @@ public enum RevisionNote: Equatable, Sendable {
   /// An excluded face (its index in the old faces) matches none of the faces found again, so its
   /// exclusion was dropped: the face that is there now is hidden.
   case exclusionDropped(face: Int)
+  /// The image entering the step changed and its faces with it, so every exclusion was dropped
+  /// (a face's place in a changed image says nothing about which face it is): this one.
+  case exclusionDroppedWithImage(face: Int)
   /// An excluded face moved to another index among the faces found again.
   case exclusionMoved(from: Int, to: Int)
   /// The image entering the step changed, and the faces found in it differ: `count` of them.

@@ -5,12 +5,15 @@ enum FiltersCommand {
     name: "filters", summary: "List every filter with its parameters, ranges and defaults.",
     usage: "photoedit filters [--json | --markdown]",
     options: [
-      CommonOptions.help, CommonOptions.json,
+      CommonOptions.help, OptionSpec(long: "json", help: "one JSON line per filter"),
       OptionSpec(long: "markdown", help: "a Markdown table (the README's)"),
     ],
     run: { args, console throws(UsageError) in
       if let extra = args.operands.first {
         throw UsageError("unexpected argument '\(extra)'", command: "filters")
+      }
+      if args.flag("markdown") && args.flag("json") {
+        throw UsageError("--json and --markdown cannot be used together", command: "filters")
       }
       if args.flag("markdown") {
         console.print(FilterCatalog.markdown(), terminator: "")

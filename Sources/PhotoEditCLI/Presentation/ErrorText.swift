@@ -235,6 +235,8 @@ enum ErrorText {
     switch error {
     case .tooManyCandidates(let limit):
       "the cascade accepts more than \(limit) windows in this image, nearly all it sees: it is not a usable detector"
+    case .tooManyFaces(let count, let limit):
+      "\(count) faces, more than the \(limit) a step stores; nothing was hidden"
     }
   }
 

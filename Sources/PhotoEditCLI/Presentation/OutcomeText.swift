@@ -56,7 +56,7 @@ extension FileResult {
     let verb = o.dryRun ? (o.undid ? "would undo" : "would redo") : (o.undid ? "undid" : "redid")
     lines.append(
       "\(verb) \(Self.describe(o.change)) (\(Self.count(o.stepCount, "operation")), \(o.undoneCount) undone)")
-    if o.stepCount == 0 { lines.append("no step left: the photo is its original") }
+    if o.stepCount == 0 { lines.append("  no step left: the photo is its original") }
   }
 
   init(_ o: EditOutcome) {
@@ -93,7 +93,7 @@ extension FileResult {
       warnings += notes.map { "step \(r.step) (\(r.after.filter)): \(Self.describe($0))" }
     }
     if !refreshed.isEmpty { fields["refreshed"] = .array(refreshed) }
-    if o.stepCount == 0 { lines.append("no step left: the photo is its original") }
+    if o.stepCount == 0 { lines.append("  no step left: the photo is its original") }
   }
 
   /// `apply sepia, vignette`, `edit of step 2 (vignette)`, ...
@@ -132,6 +132,8 @@ extension FileResult {
     switch note {
     case .exclusionDropped(let face):
       "exclude=\(face) matches no face found again, so it was dropped: every face found is hidden"
+    case .exclusionDroppedWithImage(let face):
+      "exclude=\(face) was dropped: the image entering the step changed, and its faces with it, so every face found is hidden"
     case .exclusionMoved(let from, let to): "exclude=\(from) is face \(to) among the faces found again"
     case .facesFoundAgain(let count):
       "the image entering it changed, so its faces were found again: \(Self.count(count, "face"))"

@@ -69,6 +69,10 @@ public struct Point: Sendable, Hashable {
 
 /// A rectangle: x and width along the image's width, y and height along its height.
 public struct Box: Sendable, Hashable {
+  /// The most boxes one parameter stores (a step's faces): a sidecar holding more is refused as
+  /// planted (each box is drawn on every render), and a step that would hold more is refused.
+  public static let maxStored = 100_000
+
   public var x: Length, y: Length, width: Length, height: Length
 
   public init(x: Length, y: Length, width: Length, height: Length) {

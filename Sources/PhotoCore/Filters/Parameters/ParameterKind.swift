@@ -191,7 +191,7 @@ extension ParameterKind {
       }
       return .integers(out)
     case .boxes:
-      guard let a = json.array else { return nil }
+      guard let a = json.array, a.count <= Box.maxStored else { return nil }
       var out: [Box] = []
       for item in a {
         guard let o = item.object, let x = o["x"].flatMap(finite), let y = o["y"].flatMap(finite),
