@@ -130,6 +130,9 @@ extension EXIF {
           // ASCII: up to and with the first NUL; one is added when there is none.
           if let nul = value.firstIndex(of: 0) { value.removeSubrange((nul + 1)...) } else { value.append(0) }
           count = value.count
+          // A fixed-length string that had no room for its NUL is malformed: it is dropped, so
+          // that stripping the result again keeps exactly what it holds.
+          if let fixed = rule.count, fixed != count { continue }
         }
         out.append(Entry(tag: e.tag, type: e.type, count: count, value: value))
       }

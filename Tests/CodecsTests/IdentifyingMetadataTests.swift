@@ -26,6 +26,25 @@ import Testing
     #expect(metadata.removingIdentifying() == metadata)
   }
 
+  /// A fixed-length string with no room for its NUL (the Interoperability index `R98.`, 4 bytes
+  /// where `R98` and a NUL belong) is dropped rather than given a NUL it has no room for: the
+  /// result strips to itself again (a fuzzer's finding: it was kept 5 bytes long the first time
+  /// and dropped the second).
+  @Test(arguments: [true, false])
+  func aFixedStringWithoutItsNULIsDropped(littleEndian: Bool) throws {
+    let input = writeTIFF(
+      littleEndian: littleEndian, ifd0: [TIFFTag(0x010f, .ascii("Canon"))],
+      exif: [TIFFTag(0x9000, .raw(type: 7, Array("0232".utf8)))],
+      interop: [
+        TIFFTag(0x0001, .raw(type: 2, Array("R98.".utf8))),
+        TIFFTag(0x0002, .raw(type: 7, Array("0100".utf8))),
+      ])
+    let once = try #require(EXIF.withoutIdentifying(input))
+    #expect(EXIF.withoutIdentifying(once) == once)
+    #expect(!once.indices.dropLast(3).contains { Array(once[$0..<($0 + 4)]) == Array("R98.".utf8) })
+    #expect(once.indices.dropLast(3).contains { Array(once[$0..<($0 + 4)]) == Array("0100".utf8) })
+  }
+
   @Test(arguments: [3, 6, 8])
   func orientationBecomesOne(orientation: Int) throws {
     let input = IdentifyingFixture.exifTIFF(littleEndian: true, orientation: orientation)
