@@ -100,6 +100,8 @@ public struct EditStore: Sendable {
       bytes = try FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
     } catch {
       if error.isNotFound { return nil }
+      // A folder where the sidecar belongs is as foreign as a link or a pipe there (65).
+      if error.notAStoreFile { throw .notRegularFile(path: paths.sidecar) }
       throw StoreError(reading: paths.sidecar, error, data: true)
     }
     do { return try AdjustmentData.read(bytes, registry: settings.registry) } catch {
@@ -160,7 +162,7 @@ public struct EditStore: Sendable {
         failure = .originalChanged(original: originalPath)
       }
     } catch {
-      if error.notRegular {
+      if error.notAStoreFile {
         failure = .originalNotRegular(original: originalPath)
       } else if !error.isNotFound {
         failure = StoreError(reading: originalPath, error, data: false)

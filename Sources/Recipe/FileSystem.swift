@@ -31,6 +31,8 @@ public enum FileSystem {
     /// The fact, for a `StoreError`.
     var system: SystemError { SystemError(code: code, reason: reason) }
     public var isNotFound: Bool { code == ENOENT && !notRegular && size == nil }
+    /// Not a regular file, or a folder: what a store file that must be photoedit's own cannot be.
+    var notAStoreFile: Bool { notRegular || code == EISDIR }
     var isExists: Bool { code == EEXIST }
     /// link(2) is not possible here (no hard links on this file system, or another device).
     var linkUnsupported: Bool { code == EPERM || code == EXDEV || code == EMLINK || code == ENOTSUP }

@@ -11,7 +11,9 @@ enum Recovery {
       do {
         bytes = try FileSystem.read(paths.journal, limit: FileLimits.journalBytes, followingLinks: false)
       } catch {
-        if error.notRegular || error.size != nil { throw .damaged(.unreadableJournal(path: paths.journal)) }
+        if error.notAStoreFile || error.size != nil {
+          throw .damaged(.unreadableJournal(path: paths.journal))
+        }
         throw .cannotRead(path: paths.journal, error.system)
       }
       guard let journal = Journal(bytes, paths: paths) else {

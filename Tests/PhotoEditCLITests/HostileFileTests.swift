@@ -120,6 +120,22 @@ import Testing
     #expect(scene.victimIntact)
   }
 
+  /// A folder where a store file belongs is as foreign as a link or a pipe there: bad data (65)
+  /// naming the file, never "cannot read" (66), and nothing changes.
+  @Test(arguments: [".photoedit.json", ".photoedit.journal", ".original"])
+  func folderWhereAStoreFileBelongsIs65(suffix: String) throws {
+    let scene = try Scene()
+    let path = scene.photo + suffix
+    if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+    let before = scene.names()
+    let run = try launch(["apply", "-f", "vignette", scene.photo], deadline: 60)
+    #expect(run.status == 65, "\(suffix): \(run.err)")
+    #expect(
+      run.err.contains("p.jpg\(suffix)") && !run.err.contains("Is a directory"), "\(suffix): \(run.err)")
+    #expect(scene.names() == before)
+  }
+
   /// A sidecar whose faceblur step holds more faces than a step stores is refused at once (65)
   /// and left as it is: each face is drawn on every render, so a planted list of hundreds of
   /// thousands would cost minutes of CPU.

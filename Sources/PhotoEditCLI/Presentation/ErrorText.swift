@@ -35,10 +35,10 @@ enum ErrorText {
     case .isFolder: "is a folder (use -r to walk it)"
     case .notRegularFile(let path):
       EditStore.isStoreFile(path)
-        ? "'\(path)' is not a regular file (a link, pipe or device where photoedit's own file belongs); remove it"
+        ? "'\(path)' is not a regular file (a folder, link, pipe or device where photoedit's own file belongs); remove it"
         : "not a regular file (a device, pipe or socket)"
     case .originalNotRegular(let original):
-      "its original '\(original)' is not a regular file (a device, pipe, socket or link), so it is never read; put the original back there as a file"
+      "its original '\(original)' is not a regular file (a folder, device, pipe, socket or link), so it is never read; put the original back there as a file"
     case .fileTooLarge(let path, let size, let limit, let data):
       "'\(path)' is \(size) bytes, more than the limit of \(limit)"
         + (data ? " (raise it with --max-file-size MB)" : " for a photo file")
