@@ -136,6 +136,13 @@ import Testing
     #expect(run.status == 65, "\(run.err)")
     let prefix = "photoedit: \(folder.path("s.json")): brush: not a strokes file: invalid JSON at byte 0"
     #expect(run.err.hasPrefix(prefix) && run.err.split(separator: "\n").count == 1, "\(run.err)")
+    // `edit --set strokes=FILE` reports the file the same way, before any photo.
+    let edit = runCLI(["edit", photo, "--step", "1", "--set", "strokes=\(folder.path("s.json"))"])
+    #expect(edit.status == 65, "\(edit.err)")
+    #expect(edit.err.hasPrefix("photoedit: \(folder.path("s.json")): not a strokes file: "), "\(edit.err)")
+    let missing = runCLI(["edit", photo, "--step", "1", "--set", "strokes=\(folder.path("none.json"))"])
+    #expect(missing.status == 66, "\(missing.err)")
+    #expect(missing.err == "photoedit: \(folder.path("none.json")): no such file\n")
     #expect(
       try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted() == ["h.jpg", "s.json"])
   }

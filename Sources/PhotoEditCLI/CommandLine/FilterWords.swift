@@ -59,6 +59,22 @@ enum FilterWords {
   }
 
   /// One value's text, read by its parameter's kind. Ranges are the request's to check.
+  /// A file a value names (a brush's strokes) is an input like any other: when `error` is about
+  /// that file, prints its one line and returns its status (66 missing or unreadable, 65 not a
+  /// strokes file), before any photo is touched; nil for any other error (a usage error).
+  static func reportFileProblem(_ error: FilterWordError, console: Console) -> Int32? {
+    switch error {
+    case .unreadableFile(_, _, let path, let problem):
+      console.printError("photoedit: \(TextEscaping.controls(path)): \(ErrorText.message(problem))")
+      return ExitStatus.of(problem)
+    case .badFile(let filter, _, let path, let reason):
+      let name = filter.isEmpty ? "" : "\(filter): "
+      console.printError("photoedit: \(TextEscaping.controls(path)): \(name)not a strokes file: \(reason)")
+      return ExitStatus.dataError
+    default: return nil
+    }
+  }
+
   static func value(
     _ text: String, kind: ParameterKind, filter: String, key: String,
     readFile: (String) throws(StoreError) -> [UInt8]

@@ -47,16 +47,7 @@ enum ApplyCommand {
               try EditStore.readFile(path, limit: settings.maxFileBytes)
             })
         } catch {
-          if case .unreadableFile(_, _, let path, let problem) = error {
-            // A file the word names is an input like any other: its own status, before any photo.
-            console.printError("photoedit: \(path): \(ErrorText.message(problem))")
-            return ExitStatus.of(problem)
-          }
-          if case .badFile(let filter, _, let path, let reason) = error {
-            // Bad data in that input, as a bad recipe file is: 65, before any photo.
-            console.printError("photoedit: \(path): \(filter): not a strokes file: \(reason)")
-            return ExitStatus.dataError
-          }
+          if let status = FilterWords.reportFileProblem(error, console: console) { return status }
           throw UsageError(ErrorText.message(error), command: "apply")
         }
       }

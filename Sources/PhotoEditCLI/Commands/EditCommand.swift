@@ -34,6 +34,7 @@ enum EditCommand {
       }
       let action: EditAction
       if let text = args.value("set") {
+        if let status = strokesFileProblem(text, console: console) { return status }
         let pairs = try pairs(text)
         action = .set { n, filter throws(StoreError) in try values(pairs, step: n, filter: filter) }
       } else if let to = try args.integer("move", in: 1...1_000_000) {
@@ -46,6 +47,28 @@ enum EditCommand {
           try EditStore(settings: settings.store(for: path, console: console)).edit(path, step: step, action))
       }
     })
+
+  /// The status of a strokes file that `--set` names and that cannot be read or is not one,
+  /// after its one line (as `apply` reports it), or nil.
+  static func strokesFileProblem(_ text: String, console: Console) -> Int32? {
+    for pair in text.split(separator: ",") {
+      guard let eq = pair.firstIndex(of: "=") else { continue }
+      let key = String(pair[..<eq])
+      let value = String(pair[pair.index(after: eq)...])
+      let strokes = Filters.catalog().compactMap { f in
+        f.parameters.first { $0.name == key && $0.kind == .strokes }
+      }
+      guard let p = strokes.first else { continue }
+      do throws(FilterWordError) {
+        _ = try FilterWords.value(
+          value, kind: p.kind, filter: "", key: key,
+          readFile: { (path: String) throws(StoreError) in try EditStore.readFile(path) })
+      } catch {
+        if let status = FilterWords.reportFileProblem(error, console: console) { return status }
+      }
+    }
+    return nil
+  }
 
   /// `key=value,...`, checked before any photo is touched: every key must be some filter's, and
   /// every value one that some filter with that key takes.
