@@ -107,6 +107,16 @@ public struct FaceblurFilter: Filter {
     public var profileCascade: String? = nil
     public var model: String? = nil
     public init() {}
+    /// `faces`, when a step can store that many (``Box/maxStored``).
+    ///
+    /// - Throws: `.detection(.tooManyFaces)` otherwise: refused rather than hiding some of them.
+    static func storable(_ faces: [Box]) throws(FilterError) -> [Box] {
+      guard faces.count <= Box.maxStored else {
+        throw .detection(filter: FaceblurFilter.name, .tooManyFaces(count: faces.count, limit: Box.maxStored))
+      }
+      return faces
+    }
+
     public static let fields: [ParameterField<Self>] = [
       .boxes("faces", \.faces, required: true, help: "the faces found, as fractions of the image"),
       .digest("cascade", \.cascade, help: "SHA-256 of the frontal cascade that searched"),
@@ -118,11 +128,7 @@ public struct FaceblurFilter: Filter {
     ///
     /// - Throws: `.detection(.tooManyFaces)` when they are more than a step stores.
     init(found: [Box], added: [Box], by detector: any FaceDetector) throws(FilterError) {
-      if found.count + added.count > Box.maxStored {
-        throw .detection(
-          filter: FaceblurFilter.name, .tooManyFaces(count: found.count + added.count, limit: Box.maxStored))
-      }
-      faces = found + added
+      faces = try Self.storable(found + added)
       for member in detector.identity.members {
         let digest = member.model.isEmpty ? nil : member.model
         switch member.name {
@@ -188,10 +194,7 @@ public struct FaceblurFilter: Filter {
     let oldFound = Array(oldDerived.faces.prefix(max(0, oldDerived.faces.count - old.add.count)))
     guard old.detection != new.detection || context.imageChanged else {
       var derived = oldDerived
-      derived.faces = oldFound + (try added(new, in: context.size))
-      if derived.faces.count > Box.maxStored {
-        throw .detection(filter: name, .tooManyFaces(count: derived.faces.count, limit: Box.maxStored))
-      }
+      derived.faces = try Derived.storable(oldFound + (try added(new, in: context.size)))
       return Revision(derived: derived)
     }
     guard let image = context.image, let detector = context.detector else {
