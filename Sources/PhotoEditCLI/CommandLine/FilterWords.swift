@@ -58,7 +58,6 @@ enum FilterWords {
     do { return try Filters.request(name, values: values) } catch { throw .request(error) }
   }
 
-  /// One value's text, read by its parameter's kind. Ranges are the request's to check.
   /// A file a value names (a brush's strokes) is an input like any other: when `error` is about
   /// that file, prints its one line and returns its status (66 missing or unreadable, 65 not a
   /// strokes file), before any photo is touched; nil for any other error (a usage error).
@@ -75,6 +74,7 @@ enum FilterWords {
     }
   }
 
+  /// One value's text, read by its parameter's kind. Ranges are the request's to check.
   static func value(
     _ text: String, kind: ParameterKind, filter: String, key: String,
     readFile: (String) throws(StoreError) -> [UInt8]

@@ -34,8 +34,10 @@ enum EditCommand {
       }
       let action: EditAction
       if let text = args.value("set") {
-        if let status = strokesFileProblem(text, console: console) { return status }
-        let pairs = try pairs(text)
+        let (pairs, fileProblem) = try pairs(text)
+        if let fileProblem, let status = FilterWords.reportFileProblem(fileProblem, console: console) {
+          return status
+        }
         action = .set { n, filter throws(StoreError) in try values(pairs, step: n, filter: filter) }
       } else if let to = try args.integer("move", in: 1...1_000_000) {
         action = .move(to: to)
@@ -48,31 +50,14 @@ enum EditCommand {
       }
     })
 
-  /// The status of a strokes file that `--set` names and that cannot be read or is not one,
-  /// after its one line (as `apply` reports it), or nil.
-  static func strokesFileProblem(_ text: String, console: Console) -> Int32? {
-    for pair in text.split(separator: ",") {
-      guard let eq = pair.firstIndex(of: "=") else { continue }
-      let key = String(pair[..<eq])
-      let value = String(pair[pair.index(after: eq)...])
-      let strokes = Filters.catalog().compactMap { f in
-        f.parameters.first { $0.name == key && $0.kind == .strokes }
-      }
-      guard let p = strokes.first else { continue }
-      do throws(FilterWordError) {
-        _ = try FilterWords.value(
-          value, kind: p.kind, filter: "", key: key,
-          readFile: { (path: String) throws(StoreError) in try EditStore.readFile(path) })
-      } catch {
-        if let status = FilterWords.reportFileProblem(error, console: console) { return status }
-      }
-    }
-    return nil
-  }
-
   /// `key=value,...`, checked before any photo is touched: every key must be some filter's, and
-  /// every value one that some filter with that key takes.
-  static func pairs(_ text: String) throws(UsageError) -> [(key: String, text: String)] {
+  /// every value one that some filter with that key takes. A file a value names (a brush's
+  /// strokes) that cannot be read or is not one is returned as `fileProblem`, for the caller to
+  /// report as the input it is (``FilterWords/reportFileProblem(_:console:)``).
+  static func pairs(_ text: String) throws(UsageError) -> (
+    pairs: [(key: String, text: String)], fileProblem: FilterWordError?
+  ) {
+    var fileProblem: FilterWordError? = nil
     var out: [(key: String, text: String)] = []
     for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
       guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
@@ -97,10 +82,11 @@ enum EditCommand {
           if p.kind.allows(v) { return true }
           problem = "\(key)=\(ValueText.value(v)) is out of range (allowed: \(ValueText.range(p.kind)))"
         } catch {
-          if case .unreadableFile(_, _, let path, let e) = error {
-            problem = "\(key) file '\(path)': \(ErrorText.message(e))"
-          } else {
-            problem = "\(key)='\(value)' is not \(ValueText.expected(p.kind))"
+          switch error {
+          case .unreadableFile, .badFile:
+            fileProblem = fileProblem ?? error
+            return true
+          default: problem = "\(key)='\(value)' is not \(ValueText.expected(p.kind))"
           }
         }
         return false
@@ -108,7 +94,7 @@ enum EditCommand {
       guard fits else { throw UsageError("--set: \(problem ?? key)", command: "edit") }
       out.append((key, value))
     }
-    return out
+    return (out, fileProblem)
   }
 
   /// The pairs read for one photo's step: its filter's kinds.
