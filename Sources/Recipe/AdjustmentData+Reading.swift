@@ -108,9 +108,11 @@ extension AdjustmentData {
   private static func topLevel(_ bytes: [UInt8]) throws(StoreError) -> ([String: JSONValue], Int) {
     let json: JSONValue
     do {
-      json = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+      json = try JSONParser.parse(bytes)
     } catch {
-      throw .invalidJSON(detail: jsonProblem(error), looksLike: ContentKind(bytes))
+      let (line, column) = JSONParser.position(of: error.offset, in: bytes)
+      throw .invalidJSON(
+        detail: "line \(line), column \(column): \(error.reason)", looksLike: ContentKind(bytes))
     }
     guard var object = json.object else {
       throw .invalidJSON(detail: "the top level is not an object", looksLike: nil)
@@ -219,20 +221,6 @@ extension AdjustmentData {
       new["original"] = .object(original)
     }
     return new
-  }
-
-  private static func jsonProblem(_ error: any Error) -> String {
-    if case DecodingError.dataCorrupted(let context) = error {
-      if let underlying = context.underlyingError as NSError?,
-        let detail = underlying.userInfo[NSDebugDescriptionErrorKey] as? String
-      {
-        return detail
-      }
-      // Foundation's generic "The given data was not valid JSON." says nothing more.
-      return context.debugDescription.hasPrefix("The given data was not valid JSON")
-        ? "" : context.debugDescription
-    }
-    return "\(error)"
   }
 }
 

@@ -92,8 +92,9 @@ extension Corrections {
   /// photos themselves are checked by `EditStore.check(_:in:)`).
   public static func read(_ bytes: [UInt8]) throws(CorrectionsError) -> Corrections {
     let json: JSONValue
-    do { json = try JSONDecoder().decode(JSONValue.self, from: Data(bytes)) } catch {
-      throw .invalidJSON(detail: "not valid JSON")
+    do { json = try JSONParser.parse(bytes) } catch {
+      let (line, column) = JSONParser.position(of: error.offset, in: bytes)
+      throw .invalidJSON(detail: "not valid JSON: line \(line), column \(column): \(error.reason)")
     }
     guard let top = json.object else { throw .invalidJSON(detail: "the top level is not an object") }
     guard let identifier = top["formatIdentifier"]?.string, identifier == Self.identifier else {

@@ -36,10 +36,6 @@ enum JSONCoding {
     return out
   }
 
-  static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-    try JSONDecoder().decode(type, from: Data(bytes))
-  }
-
   /// A Codable value as JSON.
   static func value<T: Encodable>(of value: T) -> JSONValue {
     (try? JSONDecoder().decode(JSONValue.self, from: Data(encode(value)))) ?? .null

@@ -92,8 +92,9 @@ enum Recovery {
   /// Checks that every step of a found journal is one this program's commands write and can
   /// still run or has already run, without touching anything:
   ///
-  /// - a `replace` whose temporary file is there needs a regular file (not a link) with the
-  ///   step's checksum; one whose temporary file is gone, a target that already has it;
+  /// - a `replace` whose temporary file is there needs a regular file (not a symbolic link) with
+  ///   the step's checksum and no other name than the preserved original's; one whose temporary
+  ///   file is gone, a target that already has it;
   /// - a `preserve` needs the original, or the photo while no original exists, to have its
   ///   checksum;
   /// - a `remove` of the sidecar or the original comes only after the photo is replaced (a
@@ -116,6 +117,19 @@ enum Recovery {
       state[role] = .some(sha)
       return sha
     }
+    /// True when the staged file at `temp` has no other name, or only the preserved original's
+    /// (revert stages a hard link to it): a hard link to a file elsewhere, with that file's
+    /// checksum, would put that file's inode under the photo's name.
+    func isOwnFile(_ temp: String) throws(StepFailure) -> Bool {
+      do {
+        guard let staged = try FileSystem.linkInfo(temp) else { return false }
+        if staged.links == 1 { return true }
+        guard let original = try FileSystem.linkInfo(paths.original) else { return false }
+        return (original.device, original.inode) == (staged.device, staged.inode)
+      } catch {
+        throw .system(path: temp, error)
+      }
+    }
     var renderReplacedWith: String? = nil
     for step in journal.steps {
       switch step {
@@ -126,7 +140,9 @@ enum Recovery {
       case .replace(let temp, let role, let sha):
         let tempPath = paths.inFolder(temp)
         if PhotoFolder.kind(of: tempPath, followingLinks: false) != .missing {
-          guard try checksum(tempPath) == sha else { throw .refused(.unexpectedFile(path: tempPath)) }
+          guard try checksum(tempPath) == sha, try isOwnFile(tempPath) else {
+            throw .refused(.unexpectedFile(path: tempPath))
+          }
         } else if try current(role) != sha {
           throw .refused(.unexpectedFile(path: path(role)))
         }

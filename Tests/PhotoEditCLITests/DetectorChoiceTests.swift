@@ -213,6 +213,16 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
     #expect(edit.err.contains("'detector=haar' and 'threshold' cannot be used together"), "\(edit.err)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: copy + ".photoedit.json")) == sidecar)
     #expect(try launch(["edit", copy, "--step", "1", "--set", "blocks=12"]).status == 0)
+    // `show` lists only the settings of the detectors that run; `show --json` has them all.
+    let shown = try launch(["show", copy]).out
+    #expect(
+      shown.contains("detector=haar minNeighbors=3 scale=1 scaleFactor=1.1 style=pixelate ["), "\(shown)")
+    #expect(!shown.contains("threshold"), "\(shown)")
+    #expect(try launch(["show", "--json", copy]).out.contains("\"threshold\""))
+    #expect(try launch(["edit", copy, "--step", "1", "--set", "detector=centerface"]).status == 0)
+    let centerface = try launch(["show", copy]).out
+    #expect(
+      centerface.contains("detector=centerface scale=1 style=pixelate threshold=0.3 ["), "\(centerface)")
     // The Haar settings with a detector that runs the cascade are accepted.
     let fine = try launch(["apply", "-f", "faceblur:detector=haar+profile,minNeighbors=4", "--dry-run", copy])
     #expect(fine.status == 0, "\(fine.err)")

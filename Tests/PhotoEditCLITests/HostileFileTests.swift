@@ -59,10 +59,10 @@ import Testing
 
   /// Journals of the shape photoedit writes that would still lose or swap files are refused
   /// before any of their steps runs: removing the original while the photo is its render (the
-  /// guard naming the render's own checksum), a staged file that is a link to a file outside
-  /// (with that file's checksum), removing the sidecar with no revert of the photo, and a good
-  /// step before a bad one. Every file stays as it was.
-  @Test(arguments: ["remove original", "linked temp", "sidecar alone", "good then bad"])
+  /// guard naming the render's own checksum), a staged file that is a symbolic or a hard link to
+  /// a file outside (with that file's checksum), removing the sidecar with no revert of the
+  /// photo, and a good step before a bad one. Every file stays as it was.
+  @Test(arguments: ["remove original", "linked temp", "hard-linked temp", "sidecar alone", "good then bad"])
   func plantedJournalThatWouldLoseFilesIsRefusedWhole(kind: String) throws {
     let scene = try Scene()
     let temp = scene.photo + ".photoedit-tmp-0123456789abcdef"
@@ -74,6 +74,11 @@ import Testing
       journal = #"{"steps": [{"step": "remove", "role": "original", "guardSHA256": "\#(sha256(render))"}]}"#
     case "linked temp":
       try FileManager.default.createSymbolicLink(atPath: temp, withDestinationPath: scene.victim)
+      journal =
+        #"{"steps": [{"step": "replace", "temp": "p.jpg.photoedit-tmp-0123456789abcdef", "role": "render", "sha256": "\#(sha256(scene.victimBytes))"}]}"#
+    case "hard-linked temp":
+      // Another name for the file outside, with its checksum: the photo would become that file.
+      try FileManager.default.linkItem(atPath: scene.victim, toPath: temp)
       journal =
         #"{"steps": [{"step": "replace", "temp": "p.jpg.photoedit-tmp-0123456789abcdef", "role": "render", "sha256": "\#(sha256(scene.victimBytes))"}]}"#
     case "sidecar alone":
@@ -201,6 +206,35 @@ import Testing
     #expect(refused.status == 65)
     #expect(refused.err.contains("'original.path' cannot be"))
     #expect(inPlace.victimIntact)
+  }
+
+  /// A sidecar that names a key twice is refused, with the line of the second one: readers
+  /// differ on which one wins, so another tool could see a different original than photoedit.
+  @Test func sidecarWithARepeatedKeyIsRefused() throws {
+    let scene = try Scene()
+    let path = scene.photo + ".photoedit.json"
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let own = "\"path\" : \"p.jpg.original\""
+    // The line of the own path, which the planted one takes; the own one moves to the next.
+    let line = text.components(separatedBy: own)[0].components(separatedBy: "\n").count
+    let planted = text.replacingOccurrences(
+      of: own, with: "\"path\" : \"../outside/victim.txt\",\n    " + own)
+    try planted.write(toFile: path, atomically: true, encoding: .utf8)
+    let before = scene.names()
+    for arguments in [
+      ["revert", scene.photo], ["show", scene.photo], ["apply", "-f", "vignette", scene.photo],
+    ] {
+      let run = try launch(arguments, deadline: 60)
+      #expect(run.status == 65, "\(arguments): \(run.err)")
+      #expect(!run.err.dropLast().contains("\n"), "\(arguments): \(run.err)")
+      #expect(
+        run.err.hasPrefix(
+          "photoedit: \(scene.photo): the sidecar is not valid JSON: line \(line + 1), column 5: the key"
+            + " \"path\" appears twice in one object;"), "\(arguments): \(run.err)")
+    }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == planted)
+    #expect(scene.names() == before)
+    #expect(scene.victimIntact)
   }
 
   /// Pipes and devices where a store file or an original belongs are refused, never read, and

@@ -93,7 +93,7 @@ import Testing
   }
 
   func sampleJSON(_ edit: (inout [String: JSONValue]) -> Void) -> String {
-    var object = try! JSONCoding.decode(JSONValue.self, from: sample().encoded()).object!
+    var object = try! JSONParser.parse(sample().encoded()).object!
     edit(&object)
     return String(decoding: JSONCoding.encode(JSONValue.object(object)), as: UTF8.self)
   }
@@ -122,7 +122,7 @@ import Testing
   }
 
   @Test func aBadRefreshedListIsDamage() throws {
-    let good = try JSONCoding.decode(JSONValue.self, from: try refreshing().encoded()).object!
+    let good = try JSONParser.parse(try refreshing().encoded()).object!
     func with(_ change: (inout [String: JSONValue]) -> Void, at index: Int = 2) -> String {
       var object = good
       var history = object["history"]!.array!
@@ -134,8 +134,11 @@ import Testing
     }
     let entry = good["history"]!.array![2].object!["refreshed"]!.array![0]
     let field = "history[2].refreshed"
-    #expect(refusal(with { $0["refreshed"] = .array([]) }) == .invalidRecipe(.badValue(field: field, value: .array([]))))
-    #expect(refusal(with { $0["refreshed"] = entry }) == .invalidRecipe(.badValue(field: field, value: entry)))
+    #expect(
+      refusal(with { $0["refreshed"] = .array([]) })
+        == .invalidRecipe(.badValue(field: field, value: .array([]))))
+    #expect(
+      refusal(with { $0["refreshed"] = entry }) == .invalidRecipe(.badValue(field: field, value: entry)))
     let many = JSONValue.array(Array(repeating: entry, count: 1001))
     #expect(refusal(with { $0["refreshed"] = many }) == .invalidRecipe(.badValue(field: field, value: many)))
     var badStep = entry.object!
@@ -145,7 +148,8 @@ import Testing
         == .invalidRecipe(.badValue(field: field + "[0]", value: .object(badStep))))
     // On an apply, nothing can have been made again.
     let onApply = with({ $0["refreshed"] = .array([entry]) }, at: 0)
-    #expect(refusal(onApply) == .invalidRecipe(.badValue(field: "history[0].refreshed", value: .array([entry]))))
+    #expect(
+      refusal(onApply) == .invalidRecipe(.badValue(field: "history[0].refreshed", value: .array([entry]))))
   }
 
   @Test func newerVersionIsRefusedNamingBoth() {
@@ -185,6 +189,18 @@ import Testing
       Issue.record("expected invalidJSON for \(text)")
       return
     }
+  }
+
+  /// What readers disagree on is refused, with the line and column of the problem.
+  @Test func ambiguousJSONIsRefusedWhereItIs() {
+    #expect(
+      refusal(#"{"formatIdentifier": "a", "formatIdentifier": "b"}"#)
+        == .invalidJSON(
+          detail: #"line 1, column 27: the key "formatIdentifier" appears twice in one object"#,
+          looksLike: nil))
+    #expect(
+      refusal("{\n  \"formatVersion\": 1e999\n}")
+        == .invalidJSON(detail: "line 2, column 20: the number 1e999 is out of range", looksLike: nil))
   }
 
   @Test func missingFieldsAreNamed() {

@@ -85,15 +85,18 @@ public struct FaceblurFilter: Filter {
       }
     }
 
-    /// A detector's setting given for a detector that does not run is refused, never ignored:
-    /// `threshold` is CenterFace's, `scaleFactor` and `minNeighbors` the Haar cascades'.
-    public func check(filter: String, given: Set<String>) throws(FilterError) {
+    /// The settings of the detectors that do not run: `threshold` is CenterFace's,
+    /// `scaleFactor` and `minNeighbors` the Haar cascades'.
+    public var unusedKeys: [String] {
       let detector = detection.detector
-      let unused =
-        (detector.runsCenterFace ? [] : ["threshold"])
+      return (detector.runsCenterFace ? [] : ["threshold"])
         + (detector.runsHaar ? [] : ["scaleFactor", "minNeighbors"])
-      if let key = unused.first(where: given.contains) {
-        throw .conflictingParameters(filter: filter, keys: ["detector=\(detector.rawValue)", key])
+    }
+
+    /// A detector's setting given for a detector that does not run is refused, never ignored.
+    public func check(filter: String, given: Set<String>) throws(FilterError) {
+      if let key = unusedKeys.first(where: given.contains) {
+        throw .conflictingParameters(filter: filter, keys: ["detector=\(detection.detector.rawValue)", key])
       }
     }
   }

@@ -61,6 +61,8 @@ public struct Step: Sendable, Equatable {
   public var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { box.values }
   /// The derived state's fields that are set.
   public var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { box.derivedValues }
+  /// The parameters that do nothing with the others' values (see `ParameterSet.unusedKeys`).
+  public var unusedKeys: [String] { box.unusedKeys }
 
   /// Renders the step on `image`, the image as it enters the step. Deterministic.
   public func render(on image: inout Image) throws(FilterError) { try box.render(on: &image) }
@@ -162,6 +164,7 @@ protocol StepBox: Sendable {
   var stored: JSONValue { get }
   var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
   var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { get }
+  var unusedKeys: [String] { get }
   func render(on image: inout Image) throws(FilterError)
   func kernels(input: ImageSize) throws(FilterError) -> [any StepKernel]
   var transparencyFill: RGBA? { get }
@@ -187,6 +190,7 @@ struct TypedStep<F: Filter>: StepBox {
   }
   var values: [(name: String, value: ParameterValue, kind: ParameterKind)] { parameters.values }
   var derivedValues: [(name: String, value: ParameterValue, kind: ParameterKind)] { derived.values }
+  var unusedKeys: [String] { parameters.unusedKeys }
 
   func render(on image: inout Image) throws(FilterError) { try F.render(parameters, derived, on: &image) }
 

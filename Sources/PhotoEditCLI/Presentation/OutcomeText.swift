@@ -379,11 +379,13 @@ extension FileResult {
   }
 
   /// `1. sepia v1 intensity=0.8`, with derived state summarised (`[faces: 2]`), and a brush's
-  /// strokes as `X:Y` points, one stroke a line.
+  /// strokes as `X:Y` points, one stroke a line. Parameters that do nothing with the others'
+  /// (a detector's settings while another runs) are left out.
   static func describe(_ step: Step, number: Int) -> [String] {
     var text = "\(number). \(step.filter) v\(step.version)"
     var more: [String] = []
-    for (name, value, _) in step.values.sorted(by: { $0.name < $1.name }) {
+    let unused = Set(step.unusedKeys)
+    for (name, value, _) in step.values.sorted(by: { $0.name < $1.name }) where !unused.contains(name) {
       if case .strokes(let strokes) = value {
         text += " \(name)=\(Self.count(strokes.count, "stroke"))"
         for (i, stroke) in strokes.enumerated() {
