@@ -209,7 +209,8 @@ import Testing
   }
 
   /// With one photo, the status is that photo's, as with every command: 66 when it is missing,
-  /// 65 when it is not an image.
+  /// 65 when it is not an image. A page with nothing to check is not written, and one already
+  /// there stays.
   @Test func onePhotoThatFailsGivesItsOwnStatus() throws {
     let f = try ReviewFixture(blurred: [])
     f.folder.write("photos/broken.jpg", [0xFF, 0xD8, 0xFF, 0xE0, 0, 4, 0, 0])
@@ -222,6 +223,18 @@ import Testing
     #expect(
       runCLI(["review", f.path("missing.jpg"), "-o", f.folder.path("one.html")]).err.hasSuffix(
         ": no such file\n"))
+    #expect(!FileManager.default.fileExists(atPath: f.folder.path("one.html")))
+    #expect(!FileManager.default.fileExists(atPath: f.folder.path("one_files")))
+    // Several photos that all fail: one line each and a summary; a page already there stays.
+    _ = f.review()
+    let before = f.html
+    #expect(before.contains("<html"))
+    let r = runCLI(["review", f.path("missing.jpg"), f.path("broken.jpg"), "-o", f.page])
+    #expect(r.status == 1)
+    #expect(
+      r.err.hasSuffix("photoedit: none of the 2 photos could be previewed; no page written\n"), "\(r.err)")
+    #expect(r.err.split(separator: "\n").count == 3)
+    #expect(f.html == before)
   }
 }
 

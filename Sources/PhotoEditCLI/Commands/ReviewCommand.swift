@@ -80,6 +80,16 @@ enum ReviewCommand {
         selection, output: output, settings: settings, maxSize: maxSize, originals: originals,
         scores: args.flag("scores"), jobs: jobs, console: console, quiet: args.flag("quiet"))
       let failed = items.filter { $0.views.isEmpty && $0.problem != nil }
+      if !items.isEmpty && failed.count == items.count {
+        // A page of failures only shows nothing to check: none is written (one there stays).
+        output.abandon()
+        if items.count == 1 { return failed[0].status ?? ExitStatus.dataError }
+        if !args.flag("quiet") {
+          console.printError(
+            "photoedit: none of the \(items.count) photos could be previewed; no page written")
+        }
+        return ExitStatus.someFailed
+      }
       let html = ReviewPage(
         items: sorted(items), previewsURL: output.folderURL,
         previewsName: output.folder.lastPathComponent + "/",
