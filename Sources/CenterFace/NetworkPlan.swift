@@ -124,9 +124,26 @@ struct NetworkPlan: Sendable {
   var heads: Int?
   /// Multiply-accumulates per input pixel, for benchmarks.
   var macsPerInputPixel: Double
+  /// The most floats per input pixel that a run keeps at once (see `peakFloats`).
+  var floatsPerInputPixel: Double
 
   /// Input width and height must be multiples of this.
   static let alignment = 32
+
+  /// The floats the steps may hold in all (weights, biases, scales and shifts, padded to pixel
+  /// strides), as many as the file may hold (`ONNXLimits.tensorElements`): one initializer read
+  /// by many nodes is copied for each, so the file's own bound does not bound the plan's.
+  /// CenterFace's plan holds about 1.8 million.
+  static let maxWeights = ONNXLimits.tensorElements
+  /// Multiply-accumulates per input pixel, at most: 16 times CenterFace's (about 6,000). Past it
+  /// a file within every other bound (a chain of thousands of convolutions sharing one
+  /// initializer) would keep the detector busy for days on one photo.
+  static let maxMACs = 100_000.0
+  /// Floats per input pixel a run keeps at once, at most: 4 times CenterFace's (8), so 1 GB for a
+  /// tile of `CenterFaceOptions.maxTilePixels` by default. Past it a tile's memory would have no
+  /// bound: wide tensors at full size, or thousands of tensors that nothing reads, each kept
+  /// until the run ends.
+  static let maxFloats = 32.0
 
   static func pixelStride(channels: Int) -> Int { (channels + 7) / 8 * 8 }
 }
@@ -201,6 +218,15 @@ extension NetworkPlan {
     for id in heads.map({ [$0] }) ?? ids { last[id] = Int.max }
     lastUse = last
     macsPerInputPixel = builder.macs
+    floatsPerInputPixel = Self.peakFloats(steps, values: values, lastUse: last)
+    guard macsPerInputPixel <= Self.maxMACs else {
+      throw .tooLarge(
+        "\(Int(macsPerInputPixel)) multiply-adds per input pixel (at most \(Int(Self.maxMACs)))")
+    }
+    guard floatsPerInputPixel <= Self.maxFloats else {
+      throw .tooLarge(
+        "\(floatsPerInputPixel) floats per input pixel held at once (at most \(Int(Self.maxFloats)))")
+    }
     for i in steps.indices { Self.pack(&steps[i], kernel: kernel, values: values) }
   }
 
@@ -230,6 +256,24 @@ extension NetworkPlan {
     }
     for output in graph.outputs { counts[output.name, default: 0] += 1 }
     return counts
+  }
+
+  /// The most floats per input pixel that a run keeps at once, the input's included: after each
+  /// step, the tensors computed and not yet read for the last time, as `run` takes and gives
+  /// back their buffers (a tensor that nothing reads is kept to the end). The blocks' strips
+  /// are not counted.
+  private static func peakFloats(_ steps: [Step], values: [Value], lastUse: [Int]) -> Double {
+    func floats(_ v: Int) -> Double {
+      Double(values[v].pixelStride) / Double(1 << (-2 * values[v].exponent))
+    }
+    var live = floats(0)
+    var peak = live
+    for (i, step) in steps.enumerated() {
+      live += floats(step.output)
+      peak = max(peak, live)
+      for v in Set(step.inputs) where lastUse[v] == i { live -= floats(v) }
+    }
+    return peak
   }
 
   /// Replaces each run of three consecutive steps convolution (ReLU) → depthwise (ReLU) →
@@ -270,7 +314,8 @@ extension NetworkPlan {
   /// nothing else reads (CenterFace's heads: 1 + 2 + 2 + 10 channels), and the heatmap's
   /// sigmoid with one 1×1 convolution of 15 channels; the sigmoid is then applied to its
   /// channel 0 in place (`run` does). Each channel is the same sum as before, in the same order.
-  /// Returns the new value, or nil when the graph is not of that shape.
+  /// Nothing but the graph's outputs may read the heatmap either: the sigmoid that computes it
+  /// is dropped. Returns the new value, or nil when the graph is not of that shape.
   private static func fuseHeads(_ steps: inout [Step], values: inout [Value], outputs: Outputs) -> Int? {
     var readers = [Int](repeating: 0, count: values.count)
     for step in steps {
@@ -278,7 +323,8 @@ extension NetworkPlan {
     }
     var producer: [Int: Int] = [:]
     for (i, step) in steps.enumerated() { producer[step.output] = i }
-    guard let si = producer[outputs.heatmap], case .sigmoid(let logits, _) = steps[si], readers[logits] == 1
+    guard let si = producer[outputs.heatmap], case .sigmoid(let logits, _) = steps[si], readers[logits] == 1,
+      readers[outputs.heatmap] == 0
     else { return nil }
     var convolutions: [(index: Int, conv: Convolution)] = []
     for id in [logits, outputs.scale, outputs.offset, outputs.landmarks] {
@@ -392,6 +438,8 @@ private struct Builder {
   var producer: [Int: Int] = [:]
   /// Names of values that fused steps stand for (not free to fuse into again).
   var macs = 0.0
+  /// The floats the steps hold so far (see `NetworkPlan.maxWeights`).
+  var weightFloats = 0
 
   init(weights: [String: ONNXTensor], kernel: CenterFaceKernel) {
     self.weights = weights
@@ -525,6 +573,17 @@ private struct Builder {
     }
   }
 
+  /// Counts the floats a new step holds, before they are allocated.
+  ///
+  /// - Throws: `.tooLarge` past `NetworkPlan.maxWeights` in all.
+  mutating func hold(_ floats: Int, for node: ONNXNode) throws(CenterFaceError) {
+    weightFloats += floats
+    guard weightFloats <= NetworkPlan.maxWeights else {
+      throw .tooLarge(
+        "\(node.opType) \(node.name) takes the network's weights past \(NetworkPlan.maxWeights) floats")
+    }
+  }
+
   func single(_ node: ONNXNode) throws(CenterFaceError) -> Int {
     guard node.inputs.count == 1 else {
       throw .unexpectedGraph("\(node.opType) \(node.name) has \(node.inputs.count) inputs (expected 1)")
@@ -567,6 +626,7 @@ private struct Builder {
         throw .unexpectedGraph("Conv \(node.name) reads \(cg) channels of a \(input.channels)-channel tensor")
       }
       let taps = k * k
+      try hold(outValue.pixelStride * (taps * cg + 1), for: node)
       var packed = [Float](repeating: 0, count: outValue.pixelStride * taps * cg)
       for o in 0..<n {
         for c in 0..<cg {
@@ -581,6 +641,7 @@ private struct Builder {
             inputChannels: cg, weights: packed, bias: padded(bias, outValue.pixelStride))))
       macs += Double(n * cg * taps) / stridePixels
     } else if group == input.channels, cg == 1, n == group, k == 3, input.pixelStride % 8 == 0 {
+      try hold(10 * outValue.pixelStride, for: node)
       var dw = [Float](repeating: 0, count: 9 * outValue.pixelStride)
       for c in 0..<n {
         for t in 0..<9 { dw[t * outValue.pixelStride + c] = wf[c * 9 + t] }
@@ -634,6 +695,7 @@ private struct Builder {
       channels: n, pixelStride: NetworkPlan.pixelStride(channels: n), exponent: input.exponent + 1)
     let cin = input.channels
     let wf = w.floats!
+    try hold(outValue.pixelStride * (4 * cin + 1), for: node)
     var four: [[Float]] = []
     for d in 0..<4 {
       var m = [Float](repeating: 0, count: outValue.pixelStride * cin)
@@ -707,6 +769,7 @@ private struct Builder {
       default: break
       }
     }
+    try hold(2 * c, for: node)
     define(out, values[x], producer: steps.count)
     steps.append(.affine(x, output: values.count - 1, scale: scale, shift: shift))
   }

@@ -25,6 +25,7 @@ import Testing
     let blocks = m.plan.steps.filter { if case .block = $0 { true } else { false } }.count
     #expect(blocks == 17)
     #expect(abs(m.macsPerInputPixel * 640 * 480 / 1e9 - 1.85) < 0.01)
+    #expect(m.plan.floatsPerInputPixel == 8)
   }
 
   @Test func notONNX() throws {
@@ -146,6 +147,78 @@ import Testing
     m2.message(7, g2)
     #expect(throws: CenterFaceError.tooLarge("tensor  has dimension -1")) {
       try CenterFaceModel(onnx: m2.bytes)
+    }
+  }
+
+  /// A step that reads the heatmap keeps the heads apart: fusing them drops the sigmoid that
+  /// computes the heatmap, and the step then read a tensor that no step had computed (a trap).
+  @Test func aStepReadingTheHeatmapKeepsTheHeadsApart() throws {
+    var (g, outputs) = syntheticNetwork(width: 64, height: 64)
+    _ = g.relu(outputs[0])
+    let m = try CenterFaceModel(onnx: g.model(outputs: outputs))
+    try #require(m.plan.heads == nil)
+    let input = g.values["input"]!
+    let maps = m.outputMaps(
+      for: SyntheticGraphTests.image(of: input), scaledWidth: input.w, scaledHeight: input.h)
+    let heatmap = g.values[outputs[0]]!.v
+    #expect(zip(maps.channels[0], heatmap).allSatisfy { abs(Double($0) - $1) < 1e-4 })
+  }
+
+  /// One initializer read by many convolutions is packed for each: a file far inside every
+  /// `ONNXLimits` (a 2.4 MB tensor, read 40 times) is refused before its plan holds 94 MB.
+  @Test func boundsTheWeightsOfThePlan() {
+    var g = GraphBuilder(seed: 3, input: RefTensor(c: 3, h: 32, w: 32))
+    var x = g.node("Conv", ["input", g.weights([256, 3, 1, 1], scale: 0.1).0], [])
+    let shared = g.weights([256, 256, 3, 3], scale: 0.01).0
+    for _ in 0..<40 {
+      x = g.node("Conv", [x, shared], [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])])
+    }
+    g.values[x] = RefTensor(c: 256, h: 8, w: 8)
+    let file = g.model(outputs: [x, x, x, x])
+    #expect(file.count < 3_000_000)
+    #expect {
+      try CenterFaceModel(onnx: file)
+    } throws: { e in
+      guard case .tooLarge(let why) = e as? CenterFaceError else { return false }
+      return why.contains("past 16777216 floats")
+    }
+  }
+
+  /// A run keeps every tensor until its last reader, and one that nothing reads to the end: 200
+  /// ReLUs of the input that nothing reads (a few kilobytes of file) would hold 800 floats a
+  /// pixel, 26 GB for a tile of 8 million pixels; so would one convolution to 4096 channels at
+  /// full size, 131 GB. Both are refused.
+  @Test func boundsTheMemoryOfARun() {
+    var (g, outputs) = syntheticNetwork(width: 64, height: 64)
+    for _ in 0..<200 { _ = g.node("Relu", ["input"], []) }
+    let unread = g.model(outputs: outputs)
+    (g, outputs) = syntheticNetwork(width: 64, height: 64)
+    _ = g.node("Conv", ["input", g.weights([4096, 3, 1, 1], scale: 0.1).0], [])
+    let wide = g.model(outputs: outputs)
+    for file in [unread, wide] {
+      #expect {
+        try CenterFaceModel(onnx: file)
+      } throws: { e in
+        guard case .tooLarge(let why) = e as? CenterFaceError else { return false }
+        return why.contains("floats per input pixel held at once")
+      }
+    }
+  }
+
+  /// 60 convolutions in a chain, sharing one initializer of 2,304 floats, are 138,000
+  /// multiply-adds an input pixel, 23 times CenterFace's: refused.
+  @Test func boundsTheWorkOfARun() {
+    var (g, outputs) = syntheticNetwork(width: 64, height: 64)
+    let shared = g.weights([16, 16, 3, 3], scale: 0.1).0
+    var x = g.node("Conv", ["input", g.weights([16, 3, 1, 1], scale: 0.1).0], [])
+    for _ in 0..<60 {
+      x = g.node("Conv", [x, shared], [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])])
+    }
+    #expect {
+      try CenterFaceModel(onnx: g.model(outputs: outputs))
+    } throws: { e in
+      guard case .tooLarge(let why) = e as? CenterFaceError else { return false }
+      return why.contains("multiply-adds per input pixel")
     }
   }
 

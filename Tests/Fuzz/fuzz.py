@@ -5,7 +5,8 @@
 
 `make fuzz` runs this (FUZZ_SECONDS, FUZZ_RUNS, FUZZ_TARGETS). Each target is built into
 .build/fuzz with PHOTOEDIT_FUZZ=1 (Package.swift declares the targets only then), seeded from
-Fixtures/ and Tests/Fuzz/seeds/, and run one at a time under `nice -n 10` until --seconds or
+Fixtures/ and Tests/Fuzz/seeds/ (FuzzModel from the small models Tests/Fuzz/model_seeds.py
+writes), and run one at a time under `nice -n 10` until --seconds or
 --runs executions, with -timeout=10 and -rss_limit_mb=2048 so that slow or hungry inputs are
 findings too. The corpus grows in .build/fuzz/corpus/TARGET between runs; a finding (crash-*,
 timeout-*, oom-*, leak-*) is written to .build/fuzz/findings/TARGET/ and reproduced with
@@ -22,6 +23,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import model_seeds  # noqa: E402  (beside this file)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FUZZ = ROOT / "Tests/Fuzz"
 BUILD = ROOT / ".build/fuzz"
@@ -36,6 +40,7 @@ TARGETS = {
     "FuzzStrokes": (["json.dict"], 16384),
     "FuzzSidecar": (["json.dict"], 16384),
     "FuzzSplice": (["jpeg.dict"], 65536),
+    "FuzzModel": (["onnx.dict"], 65536),
 }
 
 
@@ -114,6 +119,8 @@ def seeds(target):
         for p in sorted((FUZZ / "seeds/journal").glob("*.json")):
             out.append((f"journal-{p.name}", b"\x02" + p.read_bytes()))
         return out
+    if target == "FuzzModel":
+        return model_seeds.seeds()
     raise ValueError(target)
 
 
