@@ -17,7 +17,7 @@ extension EditStore {
     try Self.refuseStoreFile(photo)
     if output == nil && !PhotoPaths(photo).anythingExists { throw .missing(path: photo) }
     let target = output ?? photo
-    if let output { try Self.refuseStoreFile(output) }
+    if let output { try Self.refuseStoreFile(output, output: true) }
     guard let format = ImageFormat(pathExtension: target) else { throw .unsupportedOutput(path: target) }
     if let output { return try apply(requests, input: photo, output: output, format: format) }
 

@@ -39,8 +39,10 @@ public struct EditStore: Sendable {
   }
 
   /// Refuses a sidecar, a preserved original, or a temporary, lock or journal file as a photo.
-  static func refuseStoreFile(_ photo: String) throws(StoreError) {
+  static func refuseStoreFile(_ photo: String, output: Bool = false) throws(StoreError) {
     let name = PhotoPaths(photo).name
+    // An input that is not there is missing (66), whatever its name says it would be.
+    if !output && PhotoPaths.isStoreFile(photo) && !FileSystem.exists(photo) { throw .missing(path: photo) }
     if name.hasSuffix(PhotoPaths.sidecarSuffix) {
       throw .isSidecar(photo: String(photo.dropLast(PhotoPaths.sidecarSuffix.count)))
     }

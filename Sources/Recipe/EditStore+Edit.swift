@@ -73,7 +73,8 @@ extension EditStore {
     return EditOutcome(
       change: result.change, notes: result.notes, refreshed: refreshNotes, stepCount: result.data.steps.count,
       renderSHA256: result.data.render!.sha256, dryRun: result.dryRun, recovery: result.recovery,
-      warnings: result.warnings, unchanged: result.unchanged)
+      warnings: result.warnings, unchanged: result.unchanged,
+      stripsIdentifying: result.data.render!.metadata == .stripped)
   }
 
   /// Makes again each step from number `first` on (counting from 1) whose filter reads the

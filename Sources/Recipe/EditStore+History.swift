@@ -47,7 +47,8 @@ extension EditStore {
     func history(undid: Bool) -> HistoryOutcome {
       HistoryOutcome(
         undid: undid, change: change, stepCount: data.steps.count, undoneCount: data.undone.count,
-        renderSHA256: data.render!.sha256, dryRun: dryRun, recovery: recovery, warnings: warnings)
+        renderSHA256: data.render!.sha256, dryRun: dryRun, recovery: recovery, warnings: warnings,
+        stripsIdentifying: data.render!.metadata == .stripped)
     }
   }
 
@@ -69,8 +70,9 @@ extension EditStore {
       try refuseModified(edited)
       var data = edited.data
       let (change, notes) = try body(&data, edited)
-      if data == edited.data {
-        // An edit to what the step already is: no new render, no history entry to undo.
+      if data == edited.data && rendersAsRecorded(edited.data.render) {
+        // An edit to what the step already is, asking nothing new of the render (a
+        // `--strip-identifying` it does not have yet, say): no new render, no history entry.
         var same = RecipeChange(
           change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery, warnings: [])
         same.unchanged = true
@@ -84,6 +86,19 @@ extension EditStore {
         change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery,
         warnings: warnings)
     }
+  }
+
+  /// True when this command line asks nothing of a render that `record` does not already say:
+  /// the same metadata policy, and a quality or subsampling only when the render is pinned to
+  /// that one.
+  func rendersAsRecorded(_ record: RenderRecord?) -> Bool {
+    guard let record else { return false }
+    if let policy = settings.metadata, policy != record.metadata { return false }
+    if let quality = settings.quality, quality != record.quality || !record.pinned { return false }
+    if let subsampling = settings.subsampling, subsampling != record.subsampling || !record.pinned {
+      return false
+    }
+    return true
   }
 
   /// Renders `data`'s steps from the original and records the new render in `data`. A recipe

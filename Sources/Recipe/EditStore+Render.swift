@@ -40,7 +40,7 @@ extension EditStore {
   ///   resample).
   public func export(_ photo: String, to output: String, maxSize: Int?) throws(StoreError) -> ExportOutcome {
     try Self.refuseStoreFile(photo)
-    try Self.refuseStoreFile(output)
+    try Self.refuseStoreFile(output, output: true)
     if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
     guard let format = ImageFormat(pathExtension: output) else { throw .unsupportedOutput(path: output) }
     try refuseSameFile(photo, output)

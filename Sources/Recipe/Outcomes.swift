@@ -42,6 +42,9 @@ public struct HistoryOutcome: Sendable {
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]
+  /// True when the render strips identifying metadata: with no step left it is then the
+  /// original's pixels without it, not the original's exact bytes.
+  public var stripsIdentifying = false
 }
 
 /// `edit`: one step changed, removed or moved.
@@ -60,6 +63,8 @@ public struct EditOutcome: Sendable {
   /// True when the step already was what the edit asks (a move to its own place, values it
   /// already has): nothing was written, and there is nothing to undo.
   public var unchanged = false
+  /// As `HistoryOutcome.stripsIdentifying`.
+  public var stripsIdentifying = false
 }
 
 extension EditOutcome {

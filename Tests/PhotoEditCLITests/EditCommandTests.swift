@@ -170,6 +170,46 @@ import Testing
     #expect(undo.out.contains("undid apply vignette"), "\(undo.out)")
   }
 
+  /// An edit that changes no value still does what its metadata flag asks: `--strip-identifying`
+  /// re-renders without identifying metadata (it was told success and kept the serial numbers),
+  /// and `--keep-identifying` puts it back. In a batch, an edit that changes nothing counts as
+  /// current.
+  @Test func anEditThatChangesNoValueStillStripsAndCountsAsCurrent() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("jpeg/xmp_test.jpg", as: "x.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", photo]).status == 0)
+    func hasXMP() throws -> Bool {
+      try Data(contentsOf: URL(fileURLWithPath: photo)).range(of: Data("http://ns.adobe.com/xap/1.0/".utf8))
+        != nil
+    }
+    #expect(try hasXMP())
+    let strip = runCLI(["edit", photo, "--step", "1", "--set", "intensity=1", "--strip-identifying"])
+    #expect(strip.status == 0, "\(strip.err)")
+    #expect(try !hasXMP())
+    #expect(runCLI(["show", photo]).out.contains("metadata: identifying metadata stripped"))
+    // Asked again, it is current.
+    let again = runCLI(["edit", photo, "--step", "1", "--set", "intensity=1", "--strip-identifying"])
+    #expect(again.out.hasSuffix("already has these values; nothing changed (1 operation)\n"), "\(again.out)")
+    #expect(runCLI(["edit", photo, "--step", "1", "--move", "1", "--keep-identifying"]).status == 0)
+    #expect(try hasXMP())
+    let other = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", other]).status == 0)
+    let batch = runCLI(["edit", photo, other, "--step", "1", "--set", "intensity=1"])
+    #expect(batch.err == "photoedit: 2 files: 0 done, 2 current, 0 failed\n", "\(batch.err)")
+    // Undoing every step of a stripping photo says the photo is not the original's exact bytes.
+    #expect(
+      runCLI(["edit", photo, "--step", "1", "--set", "intensity=1", "--strip-identifying"]).status == 0)
+    let undo = runCLI(["undo", photo])
+    #expect(
+      undo.out.hasSuffix(
+        "no step left: the photo is its original without identifying metadata (render --keep-identifying, or revert, gives back its exact bytes)\n"
+      ), "\(undo.out)")
+    #expect(runCLI(["render", "--keep-identifying", photo]).status == 0)
+    #expect(
+      try Data(contentsOf: URL(fileURLWithPath: photo))
+        == Data(contentsOf: URL(fileURLWithPath: photo + ".original")))
+  }
+
   /// An added box with no pixel on the photo would hide nothing and still count as a hidden face,
   /// so it is refused (65), in pixels or in percentages, and nothing changes; one that reaches
   /// past an edge is taken.

@@ -82,6 +82,12 @@ import Testing
     let missing = try launch(["undo", photo])
     #expect(missing.status == 66)
     #expect(missing.err.contains("is missing; restore it from a backup"))
+    // A store file's name that nothing has is missing, not a store file.
+    for name in ["nothere.jpg.original", "nothere.jpg.photoedit.json"] {
+      let absent = try launch(["apply", "--filter", "flip", folder.path(name)])
+      #expect(absent.status == 66, "\(name): \(absent.err)")
+      #expect(absent.err == "photoedit: \(folder.path(name)): no such file\n", "\(name)")
+    }
   }
 
   @Test func modifiedRenderIsRefusedWithoutForce() throws {

@@ -56,7 +56,7 @@ extension FileResult {
     let verb = o.dryRun ? (o.undid ? "would undo" : "would redo") : (o.undid ? "undid" : "redid")
     lines.append(
       "\(verb) \(Self.describe(o.change)) (\(Self.count(o.stepCount, "operation")), \(o.undoneCount) undone)")
-    if o.stepCount == 0 { lines.append("  no step left: the photo is its original") }
+    if o.stepCount == 0 { lines.append(Self.noStepLeft(strippingIdentifying: o.stripsIdentifying)) }
   }
 
   init(_ o: EditOutcome) {
@@ -69,7 +69,7 @@ extension FileResult {
     if !o.notes.isEmpty { fields["notes"] = .array(o.notes.map { .string(Self.describe($0)) }) }
     lines = Self.lines(o.recovery)
     if o.unchanged {
-      fields["current"] = .bool(true)
+      current = true
       lines.append(
         "\(Self.describeUnchanged(o.change)); nothing changed (\(Self.count(o.stepCount, "operation")))")
       return
@@ -93,7 +93,16 @@ extension FileResult {
       warnings += notes.map { "step \(r.step) (\(r.after.filter)): \(Self.describe($0))" }
     }
     if !refreshed.isEmpty { fields["refreshed"] = .array(refreshed) }
-    if o.stepCount == 0 { lines.append("  no step left: the photo is its original") }
+    if o.stepCount == 0 { lines.append(Self.noStepLeft(strippingIdentifying: o.stripsIdentifying)) }
+  }
+
+  /// The line under an undo or edit that leaves no step: the photo is its original, or its
+  /// pixels without identifying metadata when renders strip it.
+  static func noStepLeft(strippingIdentifying: Bool) -> String {
+    strippingIdentifying
+      ? "  no step left: the photo is its original without identifying metadata"
+        + " (render --keep-identifying, or revert, gives back its exact bytes)"
+      : "  no step left: the photo is its original"
   }
 
   /// `apply sepia, vignette`, `edit of step 2 (vignette)`, ...
