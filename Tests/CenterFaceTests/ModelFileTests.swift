@@ -176,12 +176,7 @@ import Testing
     g.values[x] = RefTensor(c: 256, h: 8, w: 8)
     let file = g.model(outputs: [x, x, x, x])
     #expect(file.count < 3_000_000)
-    #expect {
-      try CenterFaceModel(onnx: file)
-    } throws: { e in
-      guard case .tooLarge(let why) = e as? CenterFaceError else { return false }
-      return why.contains("past 16777216 floats")
-    }
+    expectTooLarge(file, "past 16777216 floats")
   }
 
   /// A run keeps every tensor until its last reader, and one that nothing reads to the end: 200
@@ -196,12 +191,7 @@ import Testing
     _ = g.node("Conv", ["input", g.weights([4096, 3, 1, 1], scale: 0.1).0], [])
     let wide = g.model(outputs: outputs)
     for file in [unread, wide] {
-      #expect {
-        try CenterFaceModel(onnx: file)
-      } throws: { e in
-        guard case .tooLarge(let why) = e as? CenterFaceError else { return false }
-        return why.contains("floats per input pixel held at once")
-      }
+      expectTooLarge(file, "floats per input pixel held at once")
     }
   }
 
@@ -214,12 +204,7 @@ import Testing
     for _ in 0..<60 {
       x = g.node("Conv", [x, shared], [.ints("kernel_shape", [3, 3]), .ints("pads", [1, 1, 1, 1])])
     }
-    #expect {
-      try CenterFaceModel(onnx: g.model(outputs: outputs))
-    } throws: { e in
-      guard case .tooLarge(let why) = e as? CenterFaceError else { return false }
-      return why.contains("multiply-adds per input pixel")
-    }
+    expectTooLarge(g.model(outputs: outputs), "multiply-adds per input pixel")
   }
 
   /// Thousands of damaged copies of the real file (bytes changed in the graph's structure, cut
@@ -274,5 +259,17 @@ import Testing
     }
     walk(0..<bytes.count, depth: 0)
     return offsets
+  }
+}
+
+/// Expects `file` to be refused as `.tooLarge`, with `fragment` in the reason.
+private func expectTooLarge(
+  _ file: [UInt8], _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+  #expect(sourceLocation: sourceLocation) {
+    try CenterFaceModel(onnx: file)
+  } throws: { e in
+    guard case .tooLarge(let why) = e as? CenterFaceError else { return false }
+    return why.contains(fragment)
   }
 }
