@@ -23,6 +23,12 @@ public struct JSONParser {
     public var tooManyValues = false
 
     public var description: String { "invalid JSON at byte \(offset): \(reason)" }
+
+    /// `line L, column C: reason`, where the document is `bytes`: for files people edit.
+    public func located(in bytes: [UInt8]) -> String {
+      let (line, column) = JSONParser.position(of: offset, in: bytes)
+      return "line \(line), column \(column): \(reason)"
+    }
   }
 
   let bytes: [UInt8]
@@ -31,7 +37,7 @@ public struct JSONParser {
   var depth = 0
   var values = 0
 
-  public init(bytes: [UInt8], maxValues: Int = .max) { (self.bytes, self.maxValues) = (bytes, maxValues) }
+  private init(bytes: [UInt8], maxValues: Int) { (self.bytes, self.maxValues) = (bytes, maxValues) }
 
   /// The document in `bytes`: one value, with only white space around it.
   public static func parse(_ bytes: [UInt8], maxValues: Int = .max) throws(Failure) -> JSONValue {
@@ -47,7 +53,7 @@ public struct JSONParser {
     return (line, offset - start + 1)
   }
 
-  public mutating func parseDocument() throws(Failure) -> JSONValue {
+  private mutating func parseDocument() throws(Failure) -> JSONValue {
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
     let v = try value()
     skipSpace()
@@ -126,11 +132,8 @@ public struct JSONParser {
   }
 
   private mutating func literal(_ word: StaticString, _ v: JSONValue) throws(Failure) -> JSONValue {
-    let count = word.utf8CodeUnitCount
-    guard i + count <= bytes.count,
-      word.withUTF8Buffer({ w in (0..<count).allSatisfy { bytes[i + $0] == w[$0] } })
-    else { throw fail("unexpected word") }
-    i += count
+    guard at(word) else { throw fail("unexpected word") }
+    i += word.utf8CodeUnitCount
     return v
   }
 

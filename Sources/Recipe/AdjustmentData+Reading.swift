@@ -110,9 +110,7 @@ extension AdjustmentData {
     do {
       json = try JSONParser.parse(bytes)
     } catch {
-      let (line, column) = JSONParser.position(of: error.offset, in: bytes)
-      throw .invalidJSON(
-        detail: "line \(line), column \(column): \(error.reason)", looksLike: ContentKind(bytes))
+      throw .invalidJSON(detail: error.located(in: bytes), looksLike: ContentKind(bytes))
     }
     guard var object = json.object else {
       throw .invalidJSON(detail: "the top level is not an object", looksLike: nil)

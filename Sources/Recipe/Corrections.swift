@@ -93,8 +93,7 @@ extension Corrections {
   public static func read(_ bytes: [UInt8]) throws(CorrectionsError) -> Corrections {
     let json: JSONValue
     do { json = try JSONParser.parse(bytes) } catch {
-      let (line, column) = JSONParser.position(of: error.offset, in: bytes)
-      throw .invalidJSON(detail: "not valid JSON: line \(line), column \(column): \(error.reason)")
+      throw .invalidJSON(detail: "not valid JSON: \(error.located(in: bytes))")
     }
     guard let top = json.object else { throw .invalidJSON(detail: "the top level is not an object") }
     guard let identifier = top["formatIdentifier"]?.string, identifier == Self.identifier else {

@@ -166,9 +166,7 @@ extension EditStore {
     if a.utf8.elementsEqual(b.utf8) || PhotoPaths.isStoreFile(output) && b.utf8.starts(with: a.utf8) {
       throw .outputIsInput(path: output)
     }
-    if let i = try? FileSystem.info(input), let o = try? FileSystem.info(output),
-      i.device == o.device && i.inode == o.inode
-    {
+    if let i = try? FileSystem.info(input), let o = try? FileSystem.info(output), i.isSameFile(as: o) {
       throw .outputIsInput(path: output)
     }
     // Never write over the input's own preserved original or sidecar either.

@@ -74,7 +74,7 @@ extension EditStore {
       change: result.change, notes: result.notes, refreshed: refreshNotes, stepCount: result.data.steps.count,
       renderSHA256: result.data.render!.sha256, dryRun: result.dryRun, recovery: result.recovery,
       warnings: result.warnings, unchanged: result.unchanged,
-      stripsIdentifying: result.data.render!.metadata == .stripped)
+      stripsIdentifying: result.stripsIdentifying)
   }
 
   /// Makes again each step from number `first` on (counting from 1) whose filter reads the

@@ -43,12 +43,14 @@ extension EditStore {
     var warnings: [String]
     /// True when the body left the recipe as it was: nothing was rendered or written.
     var unchanged = false
+    /// True when the render strips identifying metadata.
+    var stripsIdentifying: Bool { data.render!.metadata == .stripped }
 
     func history(undid: Bool) -> HistoryOutcome {
       HistoryOutcome(
         undid: undid, change: change, stepCount: data.steps.count, undoneCount: data.undone.count,
         renderSHA256: data.render!.sha256, dryRun: dryRun, recovery: recovery, warnings: warnings,
-        stripsIdentifying: data.render!.metadata == .stripped)
+        stripsIdentifying: stripsIdentifying)
     }
   }
 

@@ -50,6 +50,8 @@ public enum FileSystem {
     /// The last modification, in seconds since 1970.
     var modified: Int
     var isRegular: Bool { mode & S_IFMT == S_IFREG }
+    /// True when both describe one file (the same device and inode), under any names.
+    func isSameFile(as other: Info) -> Bool { device == other.device && inode == other.inode }
     var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
   }
 

@@ -125,7 +125,7 @@ enum Recovery {
         guard let staged = try FileSystem.linkInfo(temp) else { return false }
         if staged.links == 1 { return true }
         guard let original = try FileSystem.linkInfo(paths.original) else { return false }
-        return (original.device, original.inode) == (staged.device, staged.inode)
+        return original.isSameFile(as: staged)
       } catch {
         throw .system(path: temp, error)
       }

@@ -24,9 +24,9 @@ public protocol ParameterSet: Sendable, Equatable {
   /// parameter that would change nothing with the others given. Stored steps are not checked this
   /// way (a sidecar written before a check existed still reads).
   func check(filter: String, given: Set<String>) throws(FilterError)
-  /// The fields that do nothing with the others' values (a detector's
-  /// settings while another detector runs): a request may not give them, and `show` leaves
-  /// them out. The stored form keeps them.
+  /// The fields that do nothing with the others' values (a detector's settings while another
+  /// detector runs): a request may not give them, and `show` leaves them out. The stored form
+  /// keeps them.
   var unusedKeys: [String] { get }
 }
 
