@@ -45,6 +45,20 @@ import Testing
         ]))
   }
 
+  /// `N%` is stored as the Double nearest N/100 and shown back as it was written, without the
+  /// noise of a division or a product (0.7% was stored as 0.006999999999999999, and 3.3% was
+  /// shown as 3.3000000000000003%).
+  @Test(arguments: ["3.3", "0.7", "57.1", "33.3", "7.1", "12.5", "0.01", "99.99", "100", "1e-05"])
+  func percentagesRoundTripAsWritten(percent: String) throws {
+    let radius = try values("pixelate:shape=circle,center=1:1,radius=\(percent)%")["radius"]
+    guard case .length(.fraction(let f)) = radius else {
+      Issue.record("radius=\(percent)% is \(String(describing: radius))")
+      return
+    }
+    #expect(f == Double(percent + "e-2") || percent.contains("e"))
+    #expect(ValueText.length(.fraction(f)) == "\(percent)%")
+  }
+
   @Test func errorsNameTheFilterTheKeyAndTheRange() {
     #expect(message("sepai") == "unknown filter 'sepai' (see 'photoedit filters')")
     #expect(message(":intensity=1") == "unknown filter '' (see 'photoedit filters')")

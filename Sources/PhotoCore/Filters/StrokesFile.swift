@@ -93,10 +93,7 @@ public enum StrokesFile {
 /// A coordinate of the strokes file written as text: `"40%"` (a fraction, 0.4) or a number of
 /// pixels.
 private func parseLength(_ text: String) -> Length? {
-  if text.hasSuffix("%") {
-    guard let v = Double(text.dropLast()), v.isFinite else { return nil }
-    return .fraction(v / 100)
-  }
+  if text.hasSuffix("%") { return Length.fraction(percent: Substring(text.dropLast())).map(Length.fraction) }
   guard let v = Double(text), v.isFinite else { return nil }
   return .pixels(v)
 }

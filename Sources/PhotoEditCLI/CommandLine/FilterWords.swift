@@ -169,7 +169,10 @@ enum FilterWords {
 
   /// `12`, `12.5` (pixels) or `40%` (a fraction, 0.4).
   static func length(_ text: Substring) -> Length? {
-    if text.hasSuffix("%") { return decimal(text.dropLast()).map { .fraction($0 / 100) } }
+    if text.hasSuffix("%") {
+      guard decimal(text.dropLast()) != nil else { return nil }
+      return Length.fraction(percent: text.dropLast()).map(Length.fraction)
+    }
     return decimal(text).map(Length.pixels)
   }
 

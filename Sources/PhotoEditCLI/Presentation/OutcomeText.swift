@@ -370,8 +370,11 @@ extension FileResult {
 
   /// How the render was made: `lossless outside the edits`, or `quality 90` (`, pinned` when a
   /// command line's --quality or --subsampling pinned re-encoding).
+  /// How the render was coded: a PNG has no quality; a JPEG is lossless outside the edits or
+  /// re-encoded at a quality.
   static func route(_ r: RenderRecord) -> String {
-    r.route == .lossless
+    if r.format == .png { return "lossless" }
+    return r.route == .lossless
       ? "lossless outside the edits" : "quality \(r.quality)" + (r.pinned ? ", pinned" : "")
   }
 

@@ -1,3 +1,4 @@
+import Foundation
 import PhotoCore
 
 /// How the command line writes parameter values, kinds and ranges: the one place that knows the
@@ -12,8 +13,19 @@ enum ValueText {
   static func length(_ l: Length) -> String {
     switch l {
     case .pixels(let p): number(p)
-    case .fraction(let f): "\(number(f * 100))%"
+    case .fraction(let f): "\(percent(f))%"
     }
+  }
+
+  /// A fraction as a percentage: the shortest decimal that reads back as the same fraction, as
+  /// the command line reads `N%` (0.033 is `3.3`, not `3.3000000000000003`).
+  static func percent(_ f: Double) -> String {
+    for digits in 1...17 {
+      guard let rounded = Double(String(format: "%.\(digits)g", f * 100)) else { break }
+      let text = number(rounded)
+      if Length.fraction(percent: Substring(text)) == f { return text }
+    }
+    return number(f * 100)
   }
 
   static func point(_ p: Point) -> String { "\(length(p.x)):\(length(p.y))" }
@@ -65,7 +77,7 @@ enum ValueText {
     case .integer(let r): "\(r.lowerBound)...\(r.upperBound)"
     case .choice(let words): words.joined(separator: "|")
     case .length(let axis, let f, let positive):
-      "\(positive ? "> 0" : ">= 0") px, or \(number(f.lowerBound * 100))%...\(number(f.upperBound * 100))% of the \(axisName(axis))"
+      "\(positive ? "> 0" : ">= 0") px, or \(percent(f.lowerBound))%...\(percent(f.upperBound))% of the \(axisName(axis))"
     case .point: "X:Y, pixels or 0%...100%"
     case .points: "X:Y/X:Y/..., pixels or 0%...100%"
     case .strokes: "a JSON file of strokes"

@@ -24,6 +24,15 @@ public enum Length: Sendable, Hashable {
   }
 
   var isFraction: Bool { if case .fraction = self { true } else { false } }
+
+  /// The fraction `percent` percent names, rounded once from the decimal: `0.7` gives the Double
+  /// nearest 0.007, where `0.7 / 100` gives 0.006999999999999999 (stored so, and shown back as
+  /// 0.6999999999999999%). Nil unless `percent` is a finite number.
+  public static func fraction(percent: Substring) -> Double? {
+    let once = percent.contains { $0 == "e" || $0 == "E" } ? nil : Double(percent + "e-2")
+    guard let v = once ?? Double(percent).map({ $0 / 100 }), v.isFinite else { return nil }
+    return v
+  }
 }
 
 /// Rounds a pixel coordinate computed from a fraction to 1/4096 px, so that `x / width * width`
