@@ -25,14 +25,23 @@ extension EditStore {
   public static func isStoreFile(_ path: String) -> Bool { PhotoPaths.isStoreFile(path) }
 
   /// Makes a folder and its missing parents (`--output-dir`); an existing folder is fine.
-  public static func createFolder(_ path: String) throws(StoreError) {
+  ///
+  /// - Parameter made: gets each folder this call made, parents first, also when it throws (for
+  ///   ``removeFolderIfEmpty(_:)`` to take back); never one that already existed.
+  public static func createFolder(_ path: String, made: inout [String]) throws(StoreError) {
     if PhotoFolder.kind(of: path) == .directory { return }
     do {
-      try FileSystem.createDirectories(path)
+      try FileSystem.createDirectories(path, made: &made)
     } catch {
       // Another worker may have made it meanwhile.
       if PhotoFolder.kind(of: path) == .directory { return }
       throw .cannotCreateFolder(path: path)
     }
+  }
+
+  /// Removes a folder if it is empty (rmdir(2): a folder with anything in it stays, whoever put
+  /// it there); true when it is gone.
+  @discardableResult public static func removeFolderIfEmpty(_ path: String) -> Bool {
+    FileSystem.removeEmptyDirectory(path)
   }
 }

@@ -208,14 +208,27 @@ public enum FileSystem {
   }
 
   /// Creates a folder and its missing parents, as `mkdir -p` does.
-  public static func createDirectories(_ path: String) throws(FileError) {
+  ///
+  /// - Parameter made: gets each folder this call created (its mkdir succeeded), parents first,
+  ///   also when it then throws; a folder that already existed is never in it.
+  public static func createDirectories(_ path: String, made: inout [String]) throws(FileError) {
     let bytes = PathName.bytes(path)
     let ends = bytes.indices.filter { $0 > 0 && bytes[$0] == UInt8(ascii: "/") } + [bytes.count]
     for end in ends {
       let part = PathName.string(bytes[..<end])
-      if PathName.withCString(part, { mkdir($0, 0o777) }) != 0 && errno != EEXIST { throw failure("mkdir") }
+      if PathName.withCString(part, { mkdir($0, 0o777) }) == 0 {
+        made.append(part)
+      } else if errno != EEXIST {
+        throw failure("mkdir")
+      }
     }
     guard try info(path)?.isDirectory == true else { throw FileError(call: "mkdir", code: ENOTDIR) }
+  }
+
+  /// rmdir(2): removes a folder only when it is empty. True when it is gone (removed, or already
+  /// missing); false when it holds anything, or cannot be removed.
+  public static func removeEmptyDirectory(_ path: String) -> Bool {
+    PathName.withCString(path) { rmdir($0) } == 0 || errno == ENOENT
   }
 
   /// The names in a folder, without "." and "..", as `PathName` strings.

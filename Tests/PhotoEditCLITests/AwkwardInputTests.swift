@@ -41,6 +41,41 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: out))
   }
 
+  /// A run whose photos fail leaves no folder `--output-dir` made (the folder nor its missing
+  /// parents), never removes one that was there before, and keeps one that holds a result.
+  @Test func failedOutputDirRunLeavesNoFolderItMade() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let bad = try folder.copy("bad/truncated_jpeg.jpg", as: "bad.jpg")
+    let good = try folder.copy("faces/hopper.jpg", as: "good.jpg")
+    for command in [["apply", "--filter", "sepia"], ["render"]] {
+      let r = runCLI(command + ["--output-dir", folder.path("new/out"), bad])
+      #expect(r.status == 65, "\(r.err)")
+      #expect(r.err == "photoedit: \(bad): truncated JPEG (the file ends early)\n")
+      #expect(folder.names() == ["bad.jpg", "good.jpg"])
+    }
+    // A folder that was there stays, empty as it was; only the one this run made goes.
+    try FileManager.default.createDirectory(atPath: folder.path("kept"), withIntermediateDirectories: false)
+    let inKept = runCLI(["apply", "--filter", "sepia", "--output-dir", folder.path("kept/out"), bad])
+    #expect(inKept.status == 65)
+    #expect(folder.names() == ["bad.jpg", "good.jpg", "kept"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path("kept")).isEmpty)
+    // A failure beside a success, in parallel: the folder holds the success's output and stays.
+    let mixed = runCLI([
+      "apply", "--filter", "sepia", "--output-dir", folder.path("pub"), "-j", "2", bad, good,
+    ])
+    #expect(mixed.status == 1)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: folder.path("pub")).sorted()
+        == ["good.jpg", "good.jpg.photoedit.json"])
+    // A dry run makes no folder at all.
+    let dry = runCLI([
+      "apply", "--filter", "sepia", "--output-dir", folder.path("dry/out"), "--dry-run", good,
+    ])
+    #expect(dry.status == 0, "\(dry.err)")
+    #expect(folder.names() == ["bad.jpg", "good.jpg", "kept", "pub"])
+  }
+
   @Test func anOutputThatIsAFolderIsRefused() throws {
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }

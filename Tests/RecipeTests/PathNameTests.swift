@@ -50,8 +50,11 @@ import Testing
     #expect(try FileSystem.read(path, limit: 3) == [1, 2, 3])
     #expect(throws: FileSystem.FileError.self) { try FileSystem.read(path, limit: 2) }
     let dir = name + ".d"
-    try FileSystem.createDirectories(folder.path(dir + "/sub/" + dir))
+    var made: [String] = []
+    try FileSystem.createDirectories(folder.path(dir + "/sub/" + dir), made: &made)
     #expect(try FileSystem.info(folder.path(dir + "/sub/" + dir))?.isDirectory == true)
+    // Only what this call made, parents first: the test's own folder existed.
+    #expect(made == [dir, dir + "/sub", dir + "/sub/" + dir].map(folder.path))
     // FileManager cannot remove what it cannot name: clean up here.
     try FileSystem.remove(path)
     for sub in [dir + "/sub/" + dir, dir + "/sub", dir] {

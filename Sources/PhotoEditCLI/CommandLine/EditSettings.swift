@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Synchronization
 
 /// The options every editing command shares, validated once before any file is touched.
 struct EditSettings: Sendable {
@@ -82,6 +83,8 @@ struct EditSettings: Sendable {
 struct OutputTarget: Sendable {
   var file: String?
   var folder: String?
+  /// The folders `--output-dir` made in this run.
+  private let made = MadeFolders()
 
   static let options = [
     OptionSpec(long: "output", short: "o", valueName: "FILE", help: "write here instead (one input only)"),
@@ -103,14 +106,28 @@ struct OutputTarget: Sendable {
     }
   }
 
-  /// Where the result for `input` goes, or nil for in place. `--output-dir` is created when
-  /// missing (unless this is a dry run).
-  func path(for input: String, dryRun: Bool = false) throws(StoreError) -> String? {
+  /// Where the result for `input` goes, or nil for in place.
+  func path(for input: String) -> String? {
     if let file { return file }
     guard let folder else { return nil }
-    if !dryRun { try EditStore.createFolder(folder) }
     let name = input.unicodeScalars.split(separator: "/").last.map { String(Substring($0)) } ?? input
     return folder.hasSuffix("/") ? folder + name : folder + "/" + name
+  }
+
+  /// Runs `work` with where the result for `input` goes (nil for in place). `--output-dir` is
+  /// made first when missing (not in a dry run), and when the photo fails, what this run made of
+  /// it is taken back (``MadeFolders``).
+  func writing<T>(for input: String, dryRun: Bool, _ work: (String?) throws -> T) throws -> T {
+    guard let folder, !dryRun else { return try work(path(for: input)) }
+    try made.enter(folder)
+    do {
+      let result = try work(path(for: input))
+      made.leave(failed: false)
+      return result
+    } catch {
+      made.leave(failed: true)
+      throw error
+    }
   }
 
   /// Refuses, before any file is touched, two inputs that `--output-dir` would write to the
@@ -120,7 +137,7 @@ struct OutputTarget: Sendable {
     // Keyed by bytes: two names that differ only in Unicode normalisation are two files.
     var seen: [[UInt8]: String] = [:]
     for entry in entries where entry.problem == nil {
-      guard let out = try? path(for: entry.path, dryRun: true) else { continue }
+      guard let out = path(for: entry.path) else { continue }
       if let first = seen[PathName.bytes(out)] {
         throw UsageError(
           "'\(first)' and '\(entry.path)' would both be written to '\(out)'; give them separate runs",
@@ -128,5 +145,49 @@ struct OutputTarget: Sendable {
       }
       seen[PathName.bytes(out)] = entry.path
     }
+  }
+}
+
+/// The folders one run made for `--output-dir` (the folder and its missing parents), so that a
+/// run whose photos fail leaves none of them behind.
+///
+/// Each photo `enter`s before its work, making the folder when it is missing, and `leave`s after
+/// it. When a photo has failed and no other photo of the run is between the two (one could be
+/// about to write there), the folders this run made are removed deepest first, each only while
+/// it is empty (rmdir(2), so a folder that holds anything stays, whoever put it there); a
+/// folder that existed before the run is never removed. A crash in between can leave an empty
+/// folder, which the next run uses.
+final class MadeFolders: Sendable {
+  private struct State {
+    /// Made by this run and not removed since, parents first.
+    var made: [String] = []
+    /// Photos between `enter` and `leave`.
+    var working = 0
+    /// A photo failed since the last removal.
+    var failed = false
+  }
+  private let state = Mutex(State())
+
+  /// Makes `folder` (and its missing parents) unless it exists, for one photo's work.
+  func enter(_ folder: String) throws(StoreError) {
+    try state.withLock { s throws(StoreError) in
+      s.working += 1
+      do throws(StoreError) { try EditStore.createFolder(folder, made: &s.made) } catch {
+        Self.leave(&s, failed: true)
+        throw error
+      }
+    }
+  }
+
+  /// Ends one photo's work; after a failure, removes the empty folders this run made once no
+  /// photo is working.
+  func leave(failed: Bool) { state.withLock { Self.leave(&$0, failed: failed) } }
+
+  private static func leave(_ s: inout State, failed: Bool) {
+    s.working -= 1
+    s.failed = s.failed || failed
+    guard s.working == 0, s.failed else { return }
+    s.failed = false
+    while let deepest = s.made.last, EditStore.removeFolderIfEmpty(deepest) { s.made.removeLast() }
   }
 }

@@ -58,10 +58,11 @@ enum ApplyCommand {
       return try BatchRunner(arguments: args, console: console).run(
         check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "apply") }
       ) { path in
-        let target = try output.path(for: path, dryRun: settings.dryRun)
-        return FileResult(
-          try EditStore(settings: settings.store(for: path, console: console)).apply(
-            pending, to: path, output: target))
+        try output.writing(for: path, dryRun: settings.dryRun) { target in
+          FileResult(
+            try EditStore(settings: settings.store(for: path, console: console)).apply(
+              pending, to: path, output: target))
+        }
       }
     })
 }

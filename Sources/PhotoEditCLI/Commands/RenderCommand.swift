@@ -24,11 +24,11 @@ enum RenderCommand {
       return try BatchRunner(arguments: args, console: console).run(
         check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "render") }
       ) { path in
-        let store = settings.store(for: path, console: console)
-        if let target = try output.path(for: path, dryRun: settings.dryRun) {
-          return FileResult(try EditStore(settings: store).export(path, to: target, maxSize: maxSize))
+        let store = EditStore(settings: settings.store(for: path, console: console))
+        return try output.writing(for: path, dryRun: settings.dryRun) { target in
+          if let target { return FileResult(try store.export(path, to: target, maxSize: maxSize)) }
+          return FileResult(try store.render(path))
         }
-        return FileResult(try EditStore(settings: store).render(path))
       }
     })
 }
