@@ -254,7 +254,7 @@ extension EditStore {
           photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
       }
       let count = found.count + entry.add.count
-      if let face = entry.exclude.first(where: { $0 >= count }) {
+      if let face = FaceblurFilter.missingFace(in: entry.exclude, faces: count) {
         throw .noSuchFace(photo: entry.photo, step: entry.step, face: face, count: count)
       }
       let added = derived.faces.suffix(parameters.add.count)

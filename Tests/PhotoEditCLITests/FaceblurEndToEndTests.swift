@@ -47,6 +47,51 @@ import Testing
     let b = try ImageCodec.decode([UInt8](Data(contentsOf: URL(fileURLWithPath: out)))).image
     #expect(a == b)
   }
+
+  /// `exclude=K` naming no face of the step is refused for the photo as a corrections file
+  /// refuses it (65, one line naming the photo, nothing written), by apply and by edit. Added
+  /// faces are numbered after the found ones, so K may name an added face.
+  @Test func excludeOfAFaceTheStepDoesNotHaveIsRefused() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")  // one face, #0
+    let original = folder.read("h.jpg")
+    for output in [[], ["-o", folder.path("out.jpg")]] {
+      let r = runCLI(["apply", "-f", "faceblur:exclude=9", photo] + output)
+      #expect(r.status == 65)
+      #expect(
+        r.err
+          == "photoedit: \(photo): faceblur: exclude=9 names no face (the step has 1 face, numbered from 0)\n"
+      )
+      #expect(folder.names() == ["h.jpg"])
+      #expect(folder.read("h.jpg") == original)
+    }
+    let pastAdded = runCLI(["apply", "-f", "faceblur:add=0:0:20:20,exclude=0/2", photo])
+    #expect(pastAdded.status == 65)
+    #expect(
+      pastAdded.err
+        == "photoedit: \(photo): faceblur: exclude=2 names no face "
+        + "(the step has 2 faces, numbered from 0: 1 found, then 1 added)\n")
+    #expect(folder.names() == ["h.jpg"])
+    // Face 1 is the added one.
+    let added = runCLI(["apply", "-f", "faceblur:add=0:0:20:20,exclude=1", photo])
+    #expect(added.status == 0, "\(added.err)")
+    #expect(added.out == "\(photo): applied faceblur (1 operation): 1 face hidden (1 excluded)\n")
+    let sidecar = folder.read("h.jpg.photoedit.json")
+    // edit refuses the same: a new exclude, or an add that takes away the face excluded.
+    for set in ["exclude=5", "add="] {
+      let r = runCLI(["edit", photo, "--step", "1", "--set", set])
+      #expect(r.status == 65, "\(set): \(r.err)")
+      let faces =
+        set == "add=" ? "1 face, numbered from 0" : "2 faces, numbered from 0: 1 found, then 1 added"
+      let face = set == "add=" ? 1 : 5
+      #expect(
+        r.err
+          == "photoedit: \(photo): step 1: faceblur: exclude=\(face) names no face (the step has \(faces))\n")
+      #expect(folder.read("h.jpg.photoedit.json") == sidecar)
+    }
+    #expect(runCLI(["edit", photo, "--step", "1", "--set", "exclude=0/1"]).status == 0)
+  }
 }
 
 /// One fact, one exit status: a cascade that is missing or unreadable is an input that is

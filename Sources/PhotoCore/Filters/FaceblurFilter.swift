@@ -153,8 +153,24 @@ public struct FaceblurFilter: Filter {
     do { found = try detector.faces(in: image, options: p.detection) } catch {
       throw .detection(filter: name, error)
     }
-    return try Derived(
+    let derived = try Derived(
       found: fractions(of: found, in: context.size), added: try added(p, in: context.size), by: detector)
+    try checkExclusions(p, faces: derived.faces.count)
+    return derived
+  }
+
+  /// The first face of `exclude` (smallest first) that a step of `faces` faces does not have
+  /// (faces count from 0: the found ones, then the added ones), or nil.
+  public static func missingFace(in exclude: [Int], faces: Int) -> Int? {
+    exclude.sorted().first { $0 >= faces }
+  }
+
+  /// Refuses an `exclude` naming a face the step does not have (`faces` in all, `p.add` of them
+  /// added): it would spare nothing, and a number meant for another photo would go unnoticed.
+  static func checkExclusions(_ p: Parameters, faces: Int) throws(FilterError) {
+    if let face = missingFace(in: p.exclude, faces: faces) {
+      throw .noSuchFace(filter: name, face: face, found: faces - p.add.count, added: p.add.count)
+    }
   }
 
   /// Found faces as fractions of an image of `size`.
@@ -191,13 +207,18 @@ public struct FaceblurFilter: Filter {
   /// edited, removed or moved), the faces are found again in it; the exclusions are kept only
   /// when exactly the same faces are found, else they are all dropped with a note (a face's
   /// place in a cropped, turned or mirrored image says nothing about which face it is).
+  ///
+  /// A new `exclude` or `add` that leaves an exclusion naming no face is refused
+  /// (`.noSuchFace`), as `apply` refuses it.
   public static func revise(
     _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
   ) throws(FilterError) -> Revision<Derived> {
     let oldFound = Array(oldDerived.faces.prefix(max(0, oldDerived.faces.count - old.add.count)))
+    let corrected = new.exclude != old.exclude || new.add != old.add
     guard old.detection != new.detection || context.imageChanged else {
       var derived = oldDerived
       derived.faces = try Derived.storable(oldFound + (try added(new, in: context.size)))
+      if corrected { try checkExclusions(new, faces: derived.faces.count) }
       return Revision(derived: derived)
     }
     guard let image = context.image, let detector = context.detector else {
@@ -219,7 +240,10 @@ public struct FaceblurFilter: Filter {
         notes: [.facesFoundAgain(count: found.count)] + dropped.map { .exclusionDroppedWithImage(face: $0) }
           + (new.add.isEmpty ? [] : [.addedFacesKept(count: new.add.count)]))
     }
-    guard new.exclude == old.exclude else { return Revision(derived: derived) }
+    guard new.exclude == old.exclude else {
+      try checkExclusions(new, faces: derived.faces.count)
+      return Revision(derived: derived)
+    }
     // The exclusions name faces of the old list: carry each to its face in the new one.
     var notes: [RevisionNote] = []
     var carried: [Int] = []
@@ -241,6 +265,7 @@ public struct FaceblurFilter: Filter {
       }
     }
     new.exclude = carried.sorted()
+    if corrected { try checkExclusions(new, faces: derived.faces.count) }
     return Revision(derived: derived, notes: notes)
   }
 

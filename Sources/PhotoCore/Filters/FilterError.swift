@@ -26,4 +26,7 @@ public enum FilterError: Error, Equatable, Sendable {
   case regionOutsideImage(filter: String, region: Box, image: ImageSize)
   /// The face detector failed.
   case detection(filter: String, DetectionError)
+  /// `exclude` names face `face`, and the step has no such face: it has `found` faces found and
+  /// `added` added (numbered from 0, the found ones first).
+  case noSuchFace(filter: String, face: Int, found: Int, added: Int)
 }

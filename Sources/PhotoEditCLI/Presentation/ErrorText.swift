@@ -279,6 +279,10 @@ enum ErrorText {
     case .regionOutsideImage(let filter, let b, let image):
       "\(filter): rectangle x=\(ValueText.length(b.x)),y=\(ValueText.length(b.y)),width=\(ValueText.length(b.width)),height=\(ValueText.length(b.height)) leaves the \(image.width)x\(image.height) image"
     case .detection(_, let e): message(e)
+    case .noSuchFace(let filter, let face, let found, let added):
+      "\(filter): exclude=\(face) names no face "
+        + "(the step has \(FileResult.count(found + added, "face")), numbered from 0"
+        + (added == 0 ? ")" : ": \(found) found, then \(added) added)")
     }
   }
 
