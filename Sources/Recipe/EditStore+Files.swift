@@ -3,12 +3,17 @@ import PhotoCore
 extension EditStore {
   /// The portable steps of a sidecar or a recipe file, as requests for other photos (`apply
   /// --recipe`). Derived state (face boxes) is dropped, so faces are found afresh on each photo.
+  ///
+  /// - Throws: `.emptyRecipe` for a recipe with no steps (a sidecar whose every change was
+  ///   undone, say), besides the refusals of reading it.
   public static func recipe(from path: String, limit: Int = FileLimits.defaultDataFileBytes)
     throws(StoreError)
     -> [StepRequest]
   {
-    try AdjustmentData.portableRequests(
+    let requests = try AdjustmentData.portableRequests(
       read(path, limit: limit, followingLinks: true, data: true), registry: Filters.all)
+    if requests.isEmpty { throw .emptyRecipe }
+    return requests
   }
 
   /// Reads a whole regular file the user named (a brush's strokes file), of at most `limit`

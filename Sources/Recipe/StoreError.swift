@@ -45,6 +45,8 @@ public enum StoreError: Error, Equatable, Sendable {
   case tooOldFormat(found: Int)
   /// The sidecar or recipe is JSON of the right format, but a field is missing or wrong.
   case invalidRecipe(RecipeProblem)
+  /// A recipe given to apply (`apply --recipe`) has no steps: there is nothing to apply.
+  case emptyRecipe
   /// A stored step (the `index`-th of `operations`, from 0, when known) or a requested one was
   /// refused.
   case step(index: Int?, FilterError)

@@ -49,6 +49,28 @@ import Testing
     #expect(folder.names() == ["h.jpg"])
   }
 
+  /// A recipe with no steps names itself and says so (65), with or without --filter beside it,
+  /// before any photo is touched: a sidecar whose changes were all undone, or a recipe file.
+  @Test func recipeWithNoStepsSaysSo() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    let other = try folder.copy("faces/hopper.jpg", as: "o.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", other]).status == 0)
+    #expect(runCLI(["undo", other]).status == 0)
+    let undone = other + ".photoedit.json"
+    folder.write(
+      "empty.json",
+      Array(#"{"formatIdentifier": "org.photoedit.adjustments", "formatVersion": 1, "operations": []}"#.utf8))
+    for recipe in [undone, folder.path("empty.json")] {
+      for extra in [[], ["-f", "sepia"]] {
+        let r = runCLI(["apply", "--recipe", recipe, photo] + extra)
+        #expect(r.status == 65, "\(r.err)")
+        #expect(r.err == "photoedit: \(recipe): the recipe has no steps, so there is nothing to apply\n")
+      }
+    }
+    #expect(folder.names() == ["empty.json", "h.jpg", "o.jpg", "o.jpg.original", "o.jpg.photoedit.json"])
+  }
+
   @Test func checkRepairNamesTheFileOnEveryLine() throws {
     let folder = try TemporaryFolder()
     let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")

@@ -59,6 +59,7 @@ enum ErrorText {
       "the sidecar has format version \(found), newer than this photoedit's \(supported); upgrade photoedit"
     case .tooOldFormat(let found): "the sidecar's format version \(found) is too old to migrate"
     case .invalidRecipe(let problem): "the recipe is invalid: \(message(problem))"
+    case .emptyRecipe: "the recipe has no steps, so there is nothing to apply"
     case .step(_, .unknownFilter(let name)): "the recipe uses the unknown filter '\(name)'"
     case .step(let index?, let e): "step \(index + 1): \(message(e))"
     case .step(nil, let e): message(e)
