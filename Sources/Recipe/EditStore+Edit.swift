@@ -4,8 +4,10 @@ import PhotoCore
 /// What `edit` does to one step.
 public enum EditAction: Sendable {
   /// New values for some of the step's parameters. `values` reads them for the step's filter
-  /// (from the caller's syntax), so that each photo's step is checked as `apply` checks it.
+  /// (from the caller's syntax), so that each photo's step is checked as `apply` checks it;
+  /// `files` names the file a value was read from (a brush's strokes), by key, for refusals.
   case set(
+    files: [String: String] = [:],
     values:
       @Sendable (_ step: Int, _ filter: Filters.Description) throws(StoreError) -> [String: ParameterValue])
   /// Take the step out of the recipe.
@@ -35,19 +37,19 @@ extension EditStore {
       case .move(let m):
         guard data.steps.indices.contains(m - 1) else { throw .noSuchStep(step: m, count: data.steps.count) }
         change = .move(from: n, to: m)
-      case .set(let read):
+      case .set(let files, let read):
         let old = data.steps[n - 1]
         let values = try read(n, old.declaration)
         let needs: FilterRequirements
         do throws(FilterError) { needs = try old.revisionRequirements(with: values) } catch {
-          throw .step(index: n - 1, error)
+          throw .step(index: n - 1, error.naming(files: files))
         }
         let image = try imageEntering(step: n, of: data.steps, original: edited.originalBytes)
         let context = try context(needs, for: image)
         let revised: (step: Step, notes: [RevisionNote])
         do throws(FilterError) { revised = try old.revised(with: values, in: context) } catch {
           if case .detection(_, let e) = error { throw .detection(e) }
-          throw .step(index: n - 1, error)
+          throw .step(index: n - 1, error.naming(files: files))
         }
         change = .edit(step: n, before: old, after: revised.step)
         notes = revised.notes

@@ -103,7 +103,8 @@ import Testing
     #expect(throws: FilterError.missingParameter(filter: "brush", keys: ["color"])) {
       try Filters.request("brush", values: ["pen": .choice("custom"), "points": pts((1, 1))])
     }
-    #expect(throws: FilterError.missingParameter(filter: "brush", keys: ["points"])) {
+    // Either one does.
+    #expect(throws: FilterError.missingParameter(filter: "brush", keys: ["points", "strokes"])) {
       try Filters.request("brush", values: ["pen": .choice("red")])
     }
     let image = Image(width: 9, height: 9, fill: RGBA(0, 0, 0))
@@ -151,9 +152,12 @@ import Testing
     #expect(reason("[]") == "the file holds no strokes")
     #expect(reason("[[[1, 2, 3]]]") == "stroke 0: a point is not [x, y]")
     #expect(reason("[[[1 2]]]") == "invalid JSON at byte 5: expected ',' or ']'")
-    // A point outside the image is the request's to refuse.
-    let negative = try? StrokesFile.parse(Array("[[[-1, 2]]]".utf8))
-    #expect(throws: FilterError.self) {
+    // A point outside the image is the request's to refuse, naming the stroke and the point.
+    let negative = try? StrokesFile.parse(Array("[[[1, 2]], [[3, 4], [-1, 2]]]".utf8))
+    let outside = FilterError.strokeOutsideImage(
+      filter: "brush", key: "strokes", file: nil, stroke: 1, point: 1,
+      value: Point(x: .pixels(-1), y: .pixels(2)), image: nil)
+    #expect(throws: outside) {
       try Filters.request("brush", values: ["strokes": .strokes(negative ?? [])])
     }
   }

@@ -89,7 +89,9 @@ import Testing
       message("faceblur:minFace=30,maxFace=20")
         == "faceblur: maxFace=20 is out of range (allowed: 30...100000)")
     #expect(
-      message("crop") == "crop: parameter 'x, y, width and height, or aspect, or shape=circle' is required")
+      message("crop")
+        == "crop: one of the parameters 'x, y, width and height', 'aspect' or 'shape=circle' is required")
+    #expect(message("brush:pen=red") == "brush: one of the parameters 'points' or 'strokes' is required")
     #expect(
       message("crop:x=0,y=0,width=0,height=2")
         == "crop: width=0 is out of range (allowed: > 0 px, or 0%...100% of the width)")
@@ -122,10 +124,33 @@ import Testing
     #expect(
       message("brush:strokes=s.json", file: "[[[1 2]]]")
         == "brush: strokes file 's.json': invalid JSON at byte 5: expected ',' or ']'")
+    // A point no image has: the file, the stroke and the point, counted from 0 as above.
     #expect(
-      message("brush:strokes=s.json", file: "[[[-1, 2]]]")
-        == "brush: strokes=1 strokes is out of range (allowed: a JSON file of strokes)")
+      message("brush:strokes=s.json", file: "[[[1, 2]], [[3, 4], [-1, 2]]]")
+        == "brush: strokes file 's.json': stroke 1, point 1 (-1:2) is outside the image "
+        + "(allowed: X:Y, pixels or 0%...100%)")
     #expect(message("brush:strokes=missing.json") == "brush: strokes file 'missing.json': no such file")
+  }
+
+  /// A stroke's point beyond the photo is refused for that photo (65, nothing written), by apply
+  /// and by edit, naming the strokes file, the stroke and point, and the image's size.
+  @Test func strokeOutsideThePhotoNamesTheFileThePointAndTheSize() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")  // 128x128
+    let strokes = folder.path("s.json")
+    folder.write("s.json", Array(#"[[[10, 10], [20, 20]], [[10, 10], ["50%", "50%"], [500, 20]]]"#.utf8))
+    let reason = "strokes file '\(strokes)': stroke 1, point 2 (500:20) is outside the 128x128 image"
+    let applied = runCLI(["apply", "-f", "brush:strokes=\(strokes)", photo])
+    #expect(applied.status == 65)
+    #expect(applied.err == "photoedit: \(photo): brush: \(reason)\n")
+    #expect(folder.names() == ["h.jpg", "s.json"])
+    #expect(runCLI(["apply", "-f", "brush:points=1:1/2:2", photo]).status == 0)
+    let sidecar = folder.read("h.jpg.photoedit.json")
+    let edited = runCLI(["edit", photo, "--step", "1", "--set", "strokes=\(strokes)"])
+    #expect(edited.status == 65)
+    #expect(edited.err == "photoedit: \(photo): step 1: brush: \(reason)\n")
+    #expect(folder.read("h.jpg.photoedit.json") == sidecar)
   }
 
   /// A missing strokes file is an input that is missing (66), not a usage error of the word.

@@ -60,7 +60,9 @@ public struct BrushFilter: Filter {
     ]
 
     public func check(filter: String) throws(FilterError) {
-      if points == nil && strokes == nil { throw .missingParameter(filter: filter, keys: ["points"]) }
+      if points == nil && strokes == nil {
+        throw .missingParameter(filter: filter, keys: ["points", "strokes"])
+      }
       if pen == .custom && color == nil { throw .missingParameter(filter: filter, keys: ["color"]) }
     }
   }

@@ -26,7 +26,26 @@ public enum FilterError: Error, Equatable, Sendable {
   case regionOutsideImage(filter: String, region: Box, image: ImageSize)
   /// The face detector failed.
   case detection(filter: String, DetectionError)
+  /// A point of a list of strokes (`key`: a brush's `strokes`) outside the image entering the
+  /// step (`image`), or outside any image (a negative pixel, a fraction beyond 1: `image` nil):
+  /// point `point` of stroke `stroke`, both counted from 0, as given. `file` is the strokes file
+  /// they were read from, when the caller knows it (``naming(files:)``).
+  case strokeOutsideImage(
+    filter: String, key: String, file: String?, stroke: Int, point: Int, value: Point, image: ImageSize?)
   /// `exclude` names face `face`, and the step has no such face: it has `found` faces found and
   /// `added` added (numbered from 0, the found ones first).
   case noSuchFace(filter: String, face: Int, found: Int, added: Int)
+}
+
+extension FilterError {
+  /// The error with the file that a refused value was read from, when it is about such a value
+  /// (`files`: a parameter's name to the file its value came from, such as a brush's strokes).
+  public func naming(files: [String: String]) -> FilterError {
+    guard
+      case .strokeOutsideImage(let filter, let key, nil, let stroke, let point, let value, let image) = self,
+      let file = files[key]
+    else { return self }
+    return .strokeOutsideImage(
+      filter: filter, key: key, file: file, stroke: stroke, point: point, value: value, image: image)
+  }
 }

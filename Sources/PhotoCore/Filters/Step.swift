@@ -2,6 +2,9 @@
 /// the portable part of another photo's step. Lengths may be pixels.
 public struct StepRequest: Sendable, Equatable {
   let box: any RequestBox
+  /// The file each parameter's value was read from (a brush's `strokes=FILE`), by parameter
+  /// name, for refusals to name; not part of what the request asks for.
+  public var files: [String: String] = [:]
 
   /// The filter's name.
   public var filter: String { box.filter.name }
@@ -13,10 +16,13 @@ public struct StepRequest: Sendable, Equatable {
   /// Makes the step for the image entering it: the filter resolves the parameters (faceblur
   /// detects its faces here), then pixel lengths become fractions of that image.
   ///
-  /// - Throws: `FilterError.outOfRange` when a pixel position lies outside the image,
+  /// - Throws: `FilterError.outOfRange` when a pixel position lies outside the image
+  ///   (`.strokeOutsideImage` for strokes, naming their file from `files`),
   ///   `.regionOutsideImage` for a crop rectangle that leaves it, `.detection` when the detector
   ///   fails.
-  public func resolve(in context: ResolveContext) throws(FilterError) -> Step { try box.resolve(in: context) }
+  public func resolve(in context: ResolveContext) throws(FilterError) -> Step {
+    do { return try box.resolve(in: context) } catch { throw error.naming(files: files) }
+  }
 
   /// A canonical JSON form of the request (filter, every set value, pixel lengths told from
   /// fractions): two requests with the same canonical form make the same steps.

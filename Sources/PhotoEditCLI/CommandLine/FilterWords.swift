@@ -43,6 +43,8 @@ enum FilterWords {
     let description: Filters.Description
     do { description = Filters.describe(try Filters.named(name)) } catch { throw .request(error) }
     var values: [String: ParameterValue] = [:]
+    // The files values were read from, for refusals to name.
+    var files: [String: String] = [:]
     for pair in rest.map({ $0.split(separator: ",", omittingEmptySubsequences: false) }) ?? [] {
       guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
         throw .malformed(filter: name, text: String(pair))
@@ -54,8 +56,13 @@ enum FilterWords {
       }
       guard values[key] == nil else { throw .duplicate(filter: name, key: key) }
       values[key] = try value(text, kind: parameter.kind, filter: name, key: key, readFile: readFile)
+      if parameter.kind == .strokes { files[key] = text }
     }
-    do { return try Filters.request(name, values: values) } catch { throw .request(error) }
+    do {
+      var request = try Filters.request(name, values: values)
+      request.files = files
+      return request
+    } catch { throw .request(error.naming(files: files)) }
   }
 
   /// A file a value names (a brush's strokes) is an input like any other: when `error` is about

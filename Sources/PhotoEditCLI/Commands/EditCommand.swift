@@ -34,11 +34,13 @@ enum EditCommand {
       }
       let action: EditAction
       if let text = args.value("set") {
-        let (pairs, fileProblem) = try pairs(text)
+        let (pairs, fileProblem, files) = try pairs(text)
         if let fileProblem, let status = FilterWords.reportFileProblem(fileProblem, console: console) {
           return status
         }
-        action = .set { n, filter throws(StoreError) in try values(pairs, step: n, filter: filter) }
+        action = .set(files: files) { n, filter throws(StoreError) in
+          try values(pairs, step: n, filter: filter)
+        }
       } else if let to = try args.integer("move", in: 1...1_000_000) {
         action = .move(to: to)
       } else {
@@ -53,11 +55,13 @@ enum EditCommand {
   /// `key=value,...`, checked before any photo is touched: every key must be some filter's, and
   /// every value one that some filter with that key takes. A file a value names (a brush's
   /// strokes) that cannot be read or is not one is returned as `fileProblem`, for the caller to
-  /// report as the input it is (``FilterWords/reportFileProblem(_:console:)``).
+  /// report as the input it is (``FilterWords/reportFileProblem(_:console:)``); `files` are the
+  /// files values are read from, by key, for refusals to name.
   static func pairs(_ text: String) throws(UsageError) -> (
-    pairs: [(key: String, text: String)], fileProblem: FilterWordError?
+    pairs: [(key: String, text: String)], fileProblem: FilterWordError?, files: [String: String]
   ) {
     var fileProblem: FilterWordError? = nil
+    var files: [String: String] = [:]
     var out: [(key: String, text: String)] = []
     for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
       guard let eq = pair.firstIndex(of: "="), eq != pair.startIndex else {
@@ -80,7 +84,7 @@ enum EditCommand {
             value, kind: p.kind, filter: "", key: key,
             readFile: { (path: String) throws(StoreError) in try EditStore.readFile(path) })
           if p.kind.allows(v) { return true }
-          problem = "\(key)=\(ValueText.value(v)) is out of range (allowed: \(ValueText.range(p.kind)))"
+          problem = ErrorText.message(p.kind.refusal(of: v, filter: "", key: key).naming(files: [key: value]))
         } catch {
           switch error {
           case .unreadableFile, .badFile:
@@ -92,9 +96,10 @@ enum EditCommand {
         return false
       }
       guard fits else { throw UsageError("--set: \(problem ?? key)", command: "edit") }
+      if candidates.contains(where: { $0.kind == .strokes }) { files[key] = value }
       out.append((key, value))
     }
-    return (out, fileProblem)
+    return (out, fileProblem, files)
   }
 
   /// The pairs read for one photo's step: its filter's kinds.

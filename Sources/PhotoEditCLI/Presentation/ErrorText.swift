@@ -257,18 +257,29 @@ enum ErrorText {
     }
   }
 
+  /// A filter's refusal; a filter named "" (a value checked against every filter's parameter of
+  /// that name, `edit --set`) leaves the name out.
   static func message(_ error: FilterError) -> String {
-    switch error {
+    func named(_ filter: String) -> String { filter.isEmpty ? "" : "\(filter): " }
+    return switch error {
     case .unknownFilter(let name): "unknown filter '\(name)'"
     case .unknownParameter(let filter, let key, let known):
       "\(filter): unknown parameter '\(key)' (known: \(known.joined(separator: ", ")))"
     case .badStoredValue(let filter, let key, let value, let kind):
       "\(filter): \(key)='\(jsonText(value))' is not \(ValueText.range(kind))"
     case .outOfRange(let filter, let key, let value, let kind, let image):
-      "\(filter): \(key)=\(ValueText.value(value)) is out of range (allowed: \(ValueText.range(kind))"
+      "\(named(filter))\(key)=\(ValueText.value(value)) is out of range (allowed: \(ValueText.range(kind))"
         + (image.map { "; the image is \($0.width)x\($0.height)" } ?? "") + ")"
+    case .strokeOutsideImage(let filter, let key, let file, let stroke, let point, let value, let image):
+      "\(named(filter))\(key)\(file.map { " file '\(TextEscaping.controls($0))'" } ?? ""): "
+        + "stroke \(stroke), point \(point) (\(ValueText.point(value))) is outside "
+        + (image.map { "the \($0.width)x\($0.height) image" }
+          ?? "the image (allowed: \(ValueText.range(.point)))")
+    case .missingParameter(let filter, let keys) where keys.count == 1:
+      "\(filter): parameter '\(keys[0])' is required"
     case .missingParameter(let filter, let keys):
-      "\(filter): parameter '\(keys.joined(separator: ", or "))' is required"
+      "\(filter): one of the parameters \(keys.dropLast().map { "'\($0)'" }.joined(separator: ", "))"
+        + " or '\(keys.last!)' is required"
     case .conflictingParameters(let filter, let keys):
       "\(filter): parameters \(keys.map { "'\($0)'" }.joined(separator: " and ")) cannot be used together"
     case .newerVersion(let filter, let found, let supported):

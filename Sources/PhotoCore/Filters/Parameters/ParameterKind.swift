@@ -124,6 +124,31 @@ extension ParameterKind {
   }
 }
 
+extension ParameterKind {
+  /// Why a value this kind does not allow is refused: for strokes, `.strokeOutsideImage` naming
+  /// the first point outside; else `.outOfRange`.
+  ///
+  /// - Parameters:
+  ///   - given: the value as given (pixels or fractions).
+  ///   - checked: the form that was checked against the kind, when not `given`: with its pixels
+  ///     made fractions of the `image` it met.
+  public func refusal(
+    of given: ParameterValue, checked: ParameterValue? = nil, filter: String, key: String,
+    image: ImageSize? = nil
+  ) -> FilterError {
+    let checked = checked ?? given
+    if case .strokes(let strokes) = given, case .strokes(let fractions) = checked {
+      for (i, (stroke, points)) in zip(strokes, fractions).enumerated() {
+        if let j = points.indices.first(where: { !ParameterKind.point.allows(.point(points[$0])) }) {
+          return .strokeOutsideImage(
+            filter: filter, key: key, file: nil, stroke: i, point: j, value: stroke[j], image: image)
+        }
+      }
+    }
+    return .outOfRange(filter: filter, key: key, value: given, allowed: self, image: image)
+  }
+}
+
 // MARK: - The stored form
 
 extension ParameterKind {

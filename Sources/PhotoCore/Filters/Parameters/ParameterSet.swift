@@ -264,7 +264,7 @@ extension ParameterSet {
       }
       let value = values[key]!
       guard field.kind.allows(value) else {
-        throw .outOfRange(filter: filter, key: key, value: value, allowed: field.kind, image: nil)
+        throw field.kind.refusal(of: value, filter: filter, key: key)
       }
       field.set(&self, value)
     }
@@ -290,7 +290,7 @@ extension ParameterSet {
         throw .badStoredValue(filter: filter, key: key, value: stored[key]!, expected: field.kind)
       }
       guard field.kind.allows(value) else {
-        throw .outOfRange(filter: filter, key: key, value: value, allowed: field.kind, image: nil)
+        throw field.kind.refusal(of: value, filter: filter, key: key)
       }
       field.set(&self, value)
     }
@@ -323,8 +323,8 @@ extension ParameterSet {
       guard let v = field.get(self) else { continue }
       let n = field.kind.normalized(v, width: width, height: height)
       guard field.kind.allows(n) else {
-        throw .outOfRange(
-          filter: filter, key: field.name, value: v, allowed: field.kind, image: ImageSize(width, height))
+        throw field.kind.refusal(
+          of: v, checked: n, filter: filter, key: field.name, image: ImageSize(width, height))
       }
       field.set(&self, n)
     }
