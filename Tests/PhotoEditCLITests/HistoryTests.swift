@@ -155,9 +155,38 @@ import Testing
     #expect(lines.count == 5)
     #expect(lines.filter { $0.contains("\"duplicateOf\": \"a.jpg\"") }.count == 4)
     #expect(run.err.components(separatedBy: "the same file as a.jpg, done once").count == 5)
+    // Counted apart, not as done; a writer's later mention repeats nothing of what it did.
+    #expect(
+      run.err.hasSuffix("photoedit: 5 files: 1 done, 0 current, 0 failed, 4 duplicates\n"), "\(run.err)")
+    #expect(lines.filter { $0.contains("\"duplicateOf\"") }.allSatisfy { !$0.contains("operations") })
     let sidecar =
       try JSONSerialization.jsonObject(
         with: Data(contentsOf: URL(fileURLWithPath: photo + ".photoedit.json"))) as! [String: Any]
     #expect((sidecar["operations"] as! [Any]).count == 1)
+  }
+
+  /// status of a photo named twice reads it once: the summary counts the second mention as a
+  /// duplicate, not as done, and its JSON line gives the state beside `duplicateOf`.
+  @Test func statusOfAPhotoNamedTwiceCountsADuplicate() throws {
+    let folder = try TemporaryFolder()
+    try FileManager.default.createDirectory(atPath: folder.path("tree/a"), withIntermediateDirectories: true)
+    let photo = try folder.copy("faces/hopper.jpg", as: "tree/a/hopper.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", photo]).status == 0)
+    let text = runCLI(["status", "-r", folder.path("tree/a"), photo])
+    #expect(text.status == 0)
+    #expect(text.out == "\(photo): edited (1 operation)\n")
+    #expect(
+      text.err
+        == "photoedit: \(photo): warning: the same file as \(photo), done once\n"
+        + "photoedit: 2 files: 1 done, 0 current, 0 failed, 1 duplicate\n")
+    let json = runCLI(["status", "-r", folder.path("tree/a"), photo, "--json"])
+    let lines = try json.out.split(separator: "\n").map {
+      try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+    }
+    #expect(lines.count == 2)
+    #expect(lines.map { $0["state"] as? String } == ["edited", "edited"])
+    #expect(lines.map { $0["operations"] as? Int } == [1, 1])
+    #expect(lines[1]["duplicateOf"] as? String == photo)
+    #expect(lines[0]["duplicateOf"] == nil)
   }
 }

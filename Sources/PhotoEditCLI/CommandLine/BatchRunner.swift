@@ -31,6 +31,10 @@ struct FileResult: Sendable {
 struct BatchRunner {
   var arguments: ParsedArguments
   var console: Console
+  /// The `--json` fields that a later mention of a file already in the list (done once) repeats
+  /// from the first mention's result: facts about the file that a reader reports (status's
+  /// `state`), never what a writer did.
+  var repeatedForDuplicates: [String] = []
 
   /// Expands the operands, runs `work` on each file, prints, and returns the exit status.
   /// `check` sees the whole list first (every shard's photos, so that all N tasks refuse the same
@@ -77,11 +81,11 @@ struct BatchRunner {
     let progress = Progress(
       total: entries.count, console: console,
       enabled: console.errorIsTerminal && !quiet && entries.count > 1)
-    let printer = OrderedPrinter(count: entries.count) { index, outcome in
+    let duplicates = Self.duplicates(entries)
+    let printer = OrderedPrinter(duplicates: duplicates, repeating: repeatedForDuplicates) { index, outcome in
       progress.clear()
       self.report(entries[index].path, outcome, json: json)
     }
-    let duplicates = Self.duplicates(entries)
     let next = Atomic<Int>(0)
     let workers = max(1, min(jobs, entries.count))
     DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -90,7 +94,7 @@ struct BatchRunner {
         guard index < entries.count else { break }
         let outcome =
           duplicates[index].map {
-            Outcome(status: ExitStatus.success, duplicateOf: entries[$0].path, seconds: 0)
+            Outcome(status: ExitStatus.success, duplicateOf: (entries[$0].path, $0), seconds: 0)
           }
           ?? Self.perform(entries[index], work)
         progress.tick()
@@ -113,7 +117,9 @@ struct BatchRunner {
     /// Already as asked: nothing to write.
     var current = 0
     var failed = 0
-    var total: Int { done + current + failed }
+    /// Later mentions of a file already in the list: done once, with the first.
+    var duplicates = 0
+    var total: Int { done + current + failed + duplicates }
   }
 
   /// `photoedit: shard 2/4: 251 of 1000 files: 240 done, 9 current, 2 failed`.
@@ -126,6 +132,7 @@ struct BatchRunner {
     }
     let done = arguments.flag("dry-run") ? "to do" : "done"
     return line + ": \(tally.done) \(done), \(tally.current) current, \(tally.failed) failed"
+      + (tally.duplicates > 0 ? ", \(Self.count(tally.duplicates, "duplicate"))" : "")
   }
 
   static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
@@ -134,8 +141,9 @@ struct BatchRunner {
     var status: Int32
     var result: FileResult?
     var error: String?
-    /// Set for a later mention of a file already in the list: it is done once.
-    var duplicateOf: String? = nil
+    /// Set for a later mention of a file already in the list (the first mention's name and
+    /// index): it is done once.
+    var duplicateOf: (name: String, index: Int)? = nil
     var seconds: Double
   }
 
@@ -179,7 +187,7 @@ struct BatchRunner {
     }
     if let earlier = outcome.duplicateOf, !arguments.flag("quiet") {
       console.printError(
-        "photoedit: \(shown): warning: the same file as \(TextEscaping.controls(earlier)), done once")
+        "photoedit: \(shown): warning: the same file as \(TextEscaping.controls(earlier.name)), done once")
     }
     if json {
       var fields = outcome.result?.fields ?? [:]
@@ -190,7 +198,7 @@ struct BatchRunner {
         fields["exit"] = .number(Double(outcome.status))
       }
       if outcome.result?.current == true { fields["current"] = .bool(true) }
-      if let earlier = outcome.duplicateOf { fields["duplicateOf"] = .string(earlier) }
+      if let earlier = outcome.duplicateOf { fields["duplicateOf"] = .string(earlier.name) }
       fields["seconds"] = .number((outcome.seconds * 1000).rounded() / 1000)
       console.print(JSONLine.encode(fields))
     } else if let result = outcome.result {
@@ -202,18 +210,29 @@ struct BatchRunner {
   }
 }
 
-/// Prints results in input order although workers finish in any order.
+/// Prints results in input order although workers finish in any order; a later mention of a
+/// file already in the list gets the `repeating` fields of the first mention's result (printed
+/// before it).
 final class OrderedPrinter: Sendable {
   private struct State {
     var pending: [Int: BatchRunner.Outcome] = [:]
     var nextToPrint = 0
     var tally = BatchRunner.Tally()
     var firstStatus: Int32 = ExitStatus.success
+    /// The printed results that later mentions repeat from, by index.
+    var firstMentions: [Int: FileResult] = [:]
   }
   private let state = Mutex(State())
+  private let repeated: Set<Int>
+  private let repeating: [String]
   private let emit: @Sendable (Int, BatchRunner.Outcome) -> Void
 
-  init(count: Int, emit: @escaping @Sendable (Int, BatchRunner.Outcome) -> Void) {
+  /// - Parameter duplicates: for each entry, the index of the earlier one naming the same file.
+  init(
+    duplicates: [Int?], repeating: [String] = [], emit: @escaping @Sendable (Int, BatchRunner.Outcome) -> Void
+  ) {
+    repeated = repeating.isEmpty ? [] : Set(duplicates.compactMap { $0 })
+    self.repeating = repeating
     self.emit = emit
   }
 
@@ -222,13 +241,19 @@ final class OrderedPrinter: Sendable {
       s.pending[index] = outcome
       if outcome.error != nil {
         s.tally.failed += 1
+      } else if outcome.duplicateOf != nil {
+        s.tally.duplicates += 1
       } else if outcome.result?.current == true {
         s.tally.current += 1
       } else {
         s.tally.done += 1
       }
       if index == 0 { s.firstStatus = outcome.status }
-      while let ready = s.pending.removeValue(forKey: s.nextToPrint) {
+      while var ready = s.pending.removeValue(forKey: s.nextToPrint) {
+        if repeated.contains(s.nextToPrint) { s.firstMentions[s.nextToPrint] = ready.result }
+        if let first = ready.duplicateOf, let result = s.firstMentions[first.index] {
+          ready.result = FileResult(fields: result.fields.filter { repeating.contains($0.key) })
+        }
         emit(s.nextToPrint, ready)
         s.nextToPrint += 1
       }

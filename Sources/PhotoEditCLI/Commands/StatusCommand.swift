@@ -21,7 +21,10 @@ enum StatusCommand {
       }
       if entries.isEmpty { return ExitStatus.success }
       let jobs = try args.integer("jobs", in: 1...256) ?? 1
-      return try BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
+      // A photo named twice is read once; its later lines repeat what the first found.
+      let runner = BatchRunner(
+        arguments: args, console: console, repeatedForDuplicates: ["state", "reason", "operations"])
+      return try runner.run(entries: entries, jobs: jobs) { path in
         FileResult(status: try EditStore().status(path))
       }
     })
