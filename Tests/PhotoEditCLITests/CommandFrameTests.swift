@@ -107,6 +107,24 @@ import Testing
     }
   }
 
+  /// status lists a folder named on standard input as it lists one named as an operand (it was
+  /// "is a folder", 66); the editing commands still refuse one without -r.
+  @Test func statusListsAFolderNamedOnStandardInput() throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    try FileManager.default.createDirectory(atPath: folder.path("sub"), withIntermediateDirectories: true)
+    let a = try folder.copy("faces/hopper.jpg", as: "sub/a.jpg")
+    let b = try folder.copy("faces/hopper.jpg", as: "b.jpg")
+    let sub = folder.path("sub")
+    let listed = runCLI(["status", "-"], input: "\(sub)\n\(b)\n")
+    #expect(listed.status == 0)
+    #expect(listed.out == "\(a): unedited\n\(b): unedited\n")
+    #expect(listed.out == runCLI(["status", sub, b]).out)
+    let apply = runCLI(["apply", "-f", "sepia", "-"], input: "\(sub)\n")
+    #expect(apply.status == 66)
+    #expect(apply.err == "photoedit: \(sub): is a folder (use -r to walk it)\n")
+  }
+
   @Test func recursiveWalkSkipsStoreFilesAndOtherFormats() throws {
     let folder = try TemporaryFolder()
     defer { folder.cleanUp() }

@@ -6,9 +6,20 @@ import Recipe
 /// folder stands for every .jpg, .jpeg and .png below it (`PhotoFolder`). Without `-r`, a folder
 /// is an error for that entry, reported like any other failed file.
 enum FileList {
-  static func expand(_ operands: [String], recursive: Bool, nulSeparated: Bool, console: Console)
-    -> [PhotoFolder.Entry]
-  {
+  /// The entries `operands` name, in order, standard input's read once.
+  ///
+  /// With `listingFolders` (`status`), a folder, named as an operand or on standard input alike,
+  /// stands for the photos in it (below it too when `recursive`), photos whose render is
+  /// missing included; otherwise a folder is walked only when `recursive`.
+  static func expand(
+    _ operands: [String], recursive: Bool, nulSeparated: Bool, listingFolders: Bool = false, console: Console
+  ) -> [PhotoFolder.Entry] {
+    func named(_ name: String) -> [PhotoFolder.Entry] {
+      guard listingFolders, PhotoFolder.kind(of: name) == .directory else {
+        return PhotoFolder.entries(for: name, recursive: recursive)
+      }
+      return PhotoFolder.photos(in: name, recursive: recursive, includingEditsWithoutRender: true)
+    }
     var entries: [PhotoFolder.Entry] = []
     var readStandardInput = false
     for operand in operands {
@@ -26,10 +37,10 @@ enum FileList {
           }
           var text = PathName.string(Array(name))
           if !nulSeparated, text.hasSuffix("\r") { text.removeLast() }
-          if !text.isEmpty { entries += PhotoFolder.entries(for: text, recursive: recursive) }
+          if !text.isEmpty { entries += named(text) }
         }
       } else {
-        entries += PhotoFolder.entries(for: operand, recursive: recursive)
+        entries += named(operand)
       }
     }
     return entries

@@ -8,17 +8,11 @@ enum StatusCommand {
     discussion: "With no operands, the photos in the current folder; -r walks folders below too.",
     options: CommonOptions.batch,
     run: { args, console throws(UsageError) in
-      // A folder named here is listed (not an error, unlike the editing commands).
-      var entries: [PhotoFolder.Entry] = []
-      for operand in args.operands.isEmpty ? ["."] : args.operands {
-        if operand != "-", PhotoFolder.kind(of: operand) == .directory {
-          entries += PhotoFolder.photos(
-            in: operand, recursive: args.flag("recursive"), includingEditsWithoutRender: true)
-        } else {
-          entries += FileList.expand(
-            [operand], recursive: args.flag("recursive"), nulSeparated: args.flag("null"), console: console)
-        }
-      }
+      // A folder named here or on standard input is listed (not an error, unlike the editing
+      // commands).
+      let entries = FileList.expand(
+        args.operands.isEmpty ? ["."] : args.operands, recursive: args.flag("recursive"),
+        nulSeparated: args.flag("null"), listingFolders: true, console: console)
       if entries.isEmpty { return ExitStatus.success }
       let jobs = try args.integer("jobs", in: 1...256) ?? 1
       // A photo named twice is read once; its later lines repeat what the first found.
