@@ -75,7 +75,7 @@ extension EditStore {
     return EditOutcome(
       change: result.change, notes: result.notes, refreshed: refreshNotes, stepCount: result.data.steps.count,
       renderSHA256: result.data.render!.sha256, dryRun: result.dryRun, recovery: result.recovery,
-      warnings: result.warnings, unchanged: result.unchanged,
+      warnings: result.warnings, unchanged: result.unchanged, renderedOnly: result.renderedOnly,
       stripsIdentifying: result.stripsIdentifying)
   }
 

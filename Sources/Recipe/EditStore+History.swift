@@ -43,6 +43,9 @@ extension EditStore {
     var warnings: [String]
     /// True when the body left the recipe as it was: nothing was rendered or written.
     var unchanged = false
+    /// True when the body left the recipe as it was but the command line asked something new of
+    /// the render (`--strip-identifying`, a quality): the render alone was made again.
+    var renderedOnly = false
     /// True when the render strips identifying metadata.
     var stripsIdentifying: Bool { data.render!.metadata == .stripped }
 
@@ -80,13 +83,16 @@ extension EditStore {
         same.unchanged = true
         return same
       }
+      let renderedOnly = data == edited.data
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       if !settings.dryRun {
         try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))
       }
-      return RecipeChange(
+      var made = RecipeChange(
         change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery,
         warnings: warnings)
+      made.renderedOnly = renderedOnly
+      return made
     }
   }
 

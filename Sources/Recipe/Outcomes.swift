@@ -63,6 +63,10 @@ public struct EditOutcome: Sendable {
   /// True when the step already was what the edit asks (a move to its own place, values it
   /// already has): nothing was written, and there is nothing to undo.
   public var unchanged = false
+  /// True when the step already was what the edit asks but the command line asked something new
+  /// of the render (`--strip-identifying`, `--quality`): only the render was made again, and
+  /// the history has no new entry.
+  public var renderedOnly = false
   /// As `HistoryOutcome.stripsIdentifying`.
   public var stripsIdentifying = false
 }

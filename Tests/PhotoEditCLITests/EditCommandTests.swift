@@ -185,12 +185,19 @@ import Testing
     #expect(try hasXMP())
     let strip = runCLI(["edit", photo, "--step", "1", "--set", "intensity=1", "--strip-identifying"])
     #expect(strip.status == 0, "\(strip.err)")
+    // It says what it did: no value changed, the render was made again (not "changed step 1").
+    #expect(
+      strip.out
+        == "\(photo): step 1 (sepia) already has these values; rendered again as asked, without identifying metadata (1 operation)\n",
+      "\(strip.out)")
     #expect(try !hasXMP())
     #expect(runCLI(["show", photo]).out.contains("metadata: identifying metadata stripped"))
     // Asked again, it is current.
     let again = runCLI(["edit", photo, "--step", "1", "--set", "intensity=1", "--strip-identifying"])
     #expect(again.out.hasSuffix("already has these values; nothing changed (1 operation)\n"), "\(again.out)")
-    #expect(runCLI(["edit", photo, "--step", "1", "--move", "1", "--keep-identifying"]).status == 0)
+    let keep = runCLI(["edit", photo, "--step", "1", "--move", "1", "--keep-identifying"])
+    #expect(
+      keep.out == "\(photo): step 1 is already there; rendered again as asked (1 operation)\n", "\(keep.out)")
     #expect(try hasXMP())
     let other = try folder.copy("faces/hopper.jpg", as: "h.jpg")
     #expect(runCLI(["apply", "-f", "sepia", other]).status == 0)

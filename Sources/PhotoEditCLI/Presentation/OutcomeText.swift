@@ -74,6 +74,13 @@ extension FileResult {
         "\(Self.describeUnchanged(o.change)); nothing changed (\(Self.count(o.stepCount, "operation")))")
       return
     }
+    if o.renderedOnly {
+      lines.append(
+        "\(Self.describeUnchanged(o.change)); \(o.dryRun ? "would render" : "rendered") again as asked"
+          + (o.stripsIdentifying ? ", without identifying metadata" : "")
+          + " (\(Self.count(o.stepCount, "operation")))")
+      return
+    }
     lines.append(
       "\(o.dryRun ? "would make the \(Self.describe(o.change))" : Self.describePast(o.change)) (\(Self.count(o.stepCount, "operation")))"
     )
