@@ -72,8 +72,8 @@ struct BatchRunner {
     if entries.isEmpty {
       if !quiet, let shard {
         console.printError(
-          "photoedit: nothing to do: shard \(shard.description) holds none of the \(Self.count(given.count, "file"))"
-        )
+          "photoedit: nothing to do: shard \(shard.description) holds none of the "
+            + FileResult.count(given.count, "file"))
       }
       return ExitStatus.success
     }
@@ -126,16 +126,14 @@ struct BatchRunner {
   func summary(_ tally: Tally, of given: Int, shard: Shard?) -> String {
     var line = "photoedit: "
     if let shard {
-      line += "shard \(shard.description): \(tally.total) of \(Self.count(given, "file"))"
+      line += "shard \(shard.description): \(tally.total) of \(FileResult.count(given, "file"))"
     } else {
-      line += Self.count(given, "file")
+      line += FileResult.count(given, "file")
     }
     let done = arguments.flag("dry-run") ? "to do" : "done"
     return line + ": \(tally.done) \(done), \(tally.current) current, \(tally.failed) failed"
-      + (tally.duplicates > 0 ? ", \(Self.count(tally.duplicates, "duplicate"))" : "")
+      + (tally.duplicates > 0 ? ", \(FileResult.count(tally.duplicates, "duplicate"))" : "")
   }
-
-  static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
   struct Outcome: Sendable {
     var status: Int32

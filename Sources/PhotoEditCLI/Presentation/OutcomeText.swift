@@ -375,10 +375,9 @@ extension FileResult {
     return lines
   }
 
-  /// How the render was made: `lossless outside the edits`, or `quality 90` (`, pinned` when a
-  /// command line's --quality or --subsampling pinned re-encoding).
-  /// How the render was coded: a PNG has no quality; a JPEG is lossless outside the edits or
-  /// re-encoded at a quality.
+  /// How the render was coded: `lossless` for a PNG (it has no quality); for a JPEG, `lossless
+  /// outside the edits`, or `quality 90` (`, pinned` when a command line's --quality or
+  /// --subsampling pinned re-encoding).
   static func route(_ r: RenderRecord) -> String {
     if r.format == .png { return "lossless" }
     return r.route == .lossless
