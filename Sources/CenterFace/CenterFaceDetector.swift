@@ -55,6 +55,17 @@ public struct CenterFaceDetector: FaceDetector {
     return out
   }
 
+  /// Each tile's margin (`base.tileMargin`) at the coarsest scale of the image's pyramid that
+  /// reports a face of `side` pixels, in pixels of the image; the grid is that scale's step.
+  public func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
+    margin: Int, grid: Int
+  ) {
+    let all = scales(width: imageSize.width, height: imageSize.height, options: options)
+    var coarsest = all[0]
+    for s in all.dropFirst() where side * s >= Self.smallestSeen { coarsest = min(coarsest, s) }
+    return (Int((Double(base.tileMargin) / coarsest).rounded(.up)), max(1, Int((1 / coarsest).rounded())))
+  }
+
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     var found: [CenterFaceDetection] = []
     for (k, scale) in scales(width: image.width, height: image.height, options: options).enumerated() {

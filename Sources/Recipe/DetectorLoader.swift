@@ -68,7 +68,7 @@ public final class DetectorLoader: Sendable {
 
   /// The detector `choice` names, its parts loaded on first use; the same error on every call
   /// when one cannot be loaded.
-  public func detector(_ choice: DetectorChoice = .haar) throws(DetectorError) -> any FaceDetector {
+  public func detector(_ choice: DetectorChoice = .centerface) throws(DetectorError) -> any FaceDetector {
     var parts: [any FaceDetector] = []
     for component in choice.components { parts.append(try self.component(component)) }
     return parts.count == 1 ? parts[0] : UnitedDetector(parts)
@@ -151,14 +151,22 @@ public final class DetectorLoader: Sendable {
 /// A detector that reports how long each search took.
 struct TimedDetector: FaceDetector {
   let base: any FaceDetector
+  /// The stage its searches are timed as (`detect`, or `check` for faceblur's check).
+  var stage = "detect"
   let record: @Sendable (_ stage: String, _ seconds: Double) -> Void
 
   var identity: DetectorIdentity { base.identity }
 
+  func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
+    margin: Int, grid: Int
+  ) {
+    base.cropContext(faceSide: side, imageSize: imageSize, options: options)
+  }
+
   func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     let start = ContinuousClock.now
     let faces = try base.faces(in: image, options: options)
-    record("detect", StoreSettings.seconds(start.duration(to: .now)))
+    record(stage, StoreSettings.seconds(start.duration(to: .now)))
     return faces
   }
 }

@@ -265,13 +265,15 @@ public struct EditStore: Sendable {
     var context = ResolveContext(size: ImageSize(image.width, image.height))
     if needs.pixels { context.image = image }
     if let choice = needs.detector { context.detector = try detector(choice) }
+    if needs.checksHiding { context.checker = try detector(.centerface, stage: "check") }
     return context
   }
 
   /// The face detector `choice` of these settings, timed.
-  func detector(_ choice: DetectorChoice) throws(StoreError) -> any FaceDetector {
+  func detector(_ choice: DetectorChoice, stage: String = "detect") throws(StoreError) -> any FaceDetector {
     do {
-      return TimedDetector(base: try settings.detectors.detector(choice), record: settings.recordTiming)
+      return TimedDetector(
+        base: try settings.detectors.detector(choice), stage: stage, record: settings.recordTiming)
     } catch {
       throw .detector(error)
     }

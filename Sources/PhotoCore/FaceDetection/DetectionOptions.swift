@@ -2,8 +2,8 @@
 /// detector, and its settings (the Haar cascade's are OpenCV's
 /// `CascadeClassifier::detectMultiScale`'s).
 public struct DetectionOptions: Sendable, Equatable {
-  /// Which detector searches (default `haar`, OpenCV's frontal cascade).
-  public var detector: DetectorChoice = .haar
+  /// Which detector searches (default `centerface`; `haar` is OpenCV's frontal cascade).
+  public var detector: DetectorChoice = .centerface
   /// How much the search window grows from one scale to the next; `scaleFactorRange`, default 1.1.
   /// Haar only.
   public var scaleFactor: Double = 1.1

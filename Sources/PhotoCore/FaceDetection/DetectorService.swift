@@ -16,9 +16,22 @@ public protocol FaceDetector: Sendable {
   /// ``faces(in:options:)`` gives for `image.flipped(horizontally: true)`. The default flips the
   /// image; a detector may mirror something smaller of its own instead.
   func facesInMirror(of image: Image, options: DetectionOptions) throws(DetectionError) -> [Face]
+
+  /// What a search of a crop of an image of `imageSize` needs around a face of `side` pixels to
+  /// find it as ``faces(in:options:)`` finds it in the whole image: the margin of context in
+  /// pixels (at its coarsest scale that sees such a face), and the grid the crop's corner should
+  /// sit on (so that a resampled crop is the resampled image's). faceblur's check asks. The
+  /// default: no margin, grid 1.
+  func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
+    margin: Int, grid: Int
+  )
 }
 
 extension FaceDetector {
+  public func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
+    margin: Int, grid: Int
+  ) { (0, 1) }
+
   public func facesInMirror(of image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     try faces(in: image.flipped(horizontally: true), options: options)
   }

@@ -6,25 +6,57 @@
 /// given with `add` (boxes the detector missed), so that a re-render never detects again and
 /// `exclude` indices stay stable. Each face's circle is centred on its
 /// box, with radius `scale` × half the box's diagonal (scale 1 covers the box's corners); its
-/// block side is the box width / `blocks`, at least 1 pixel. No face leaves every byte as it was.
+/// block side is the box width / `blocks`, at least `minBlock` pixels.
+///
+/// A hidden face is checked (``hidingLevels(_:faces:in:checker:)``, docs/faces.md, "Hidden means
+/// hidden"): when the step is made, CenterFace looks at each hidden face's region of the step's
+/// own output; a face it still finds there, or whose pixels barely changed, is hidden more
+/// strongly (``strength(_:level:)``: fewer, larger blocks over a wider circle) until it is not,
+/// and the level each face needed is stored (`derived.levels`), so renders never check again.
+///
+/// Version 2 (this one) added `minBlock` and `onFound` and made the defaults strong enough
+/// (4 blocks, circle scale 1.3, blocks of at least 4 pixels); a version 1 step reads as what it
+/// was (`minBlock=1`, nothing checked) and renders as it always did.
 public struct FaceblurFilter: Filter {
   public static let name = "faceblur"
   public static let summary =
-    "Detects faces and pixelates a circle centred on each (blur or solid as options)."
-  public static let version = 1
+    "Detects faces and pixelates a circle centred on each (blur or solid as options), checked."
+  public static let version = 2
 
   public static func requirements(for p: Parameters) -> FilterRequirements {
-    .faceDetector(p.detection.detector)
+    var needs = FilterRequirements.faceDetector(p.detection.detector)
+    needs.checksHiding = true
+    return needs
+  }
+
+  /// The finest mosaic a new request may ask for: at most this many blocks across a face box.
+  /// Finer ones leave faces that a detector still finds (docs/faces.md).
+  public static let safeBlocks = 4
+  /// The smallest block side (pixels) a new request may ask for.
+  public static let safeMinBlock = 4
+
+  /// What to do when the check still finds a hidden face.
+  public enum OnFound: String, CaseIterable, Sendable {
+    /// Hide it more strongly until the check no longer finds it (the default).
+    case strengthen
+    /// Refuse the step for this photo: the settings given are kept as they are.
+    case fail
   }
 
   /// How a face is hidden.
   public enum Style: String, CaseIterable, Sendable { case pixelate, blur, solid }
 
   public struct Parameters: ParameterSet {
-    /// 0.25...4, default 1: the circle's radius relative to half the face box's diagonal.
-    public var scale = 1.0
-    /// 1...200, default 10: blocks across a face box (pixelate), or box width / radius (blur).
-    public var blocks = 10
+    /// 0.25...4, default 1.3: the circle's radius relative to half the face box's diagonal.
+    public var scale = 1.3
+    /// 1...200, default 4 (a new request: at most ``safeBlocks``): blocks across a face box
+    /// (pixelate), or box width / radius (blur).
+    public var blocks = 4
+    /// 1...256, default 4 (a new request: at least ``safeMinBlock``): the smallest block side
+    /// (pixelate) or blur radius, in pixels, whatever the face's size.
+    public var minBlock = 4
+    /// Default strengthen.
+    public var onFound = OnFound.strengthen
     /// Default pixelate.
     public var style = Style.pixelate
     /// The fill of `style=solid`, opaque (a translucent fill would not hide a face); default
@@ -45,8 +77,14 @@ public struct FaceblurFilter: Filter {
         help: "circle radius relative to half the face box's diagonal (1 covers the box)"),
       .integer(
         "blocks", \.blocks, 1...200,
-        help: "pixelate: blocks across a face box; blur: the blur radius is the box width / blocks"),
+        help: "pixelate: blocks across a face box (at most 4); blur: the radius is the box width / blocks"),
+      .integer(
+        "minBlock", \.minBlock, 1...256,
+        help: "smallest block side (blur: radius) in pixels, whatever the face's size (at least 4)"),
       .choice("style", \.style, help: "how each face is hidden"),
+      .choice(
+        "onFound", \.onFound,
+        help: "when CenterFace still finds a hidden face: hide it more strongly, or fail"),
       .opaqueColor(
         "color", \.color, help: "solid: the fill colour (opaque: a translucent fill does not hide a face)"),
       .integers(
@@ -85,6 +123,10 @@ public struct FaceblurFilter: Filter {
       }
     }
 
+    /// True when the hiding is weaker than a new request may ask for (a step stored by an older
+    /// version): `review` flags it, and `edit` raises it.
+    public var isBelowSafeStrength: Bool { blocks > FaceblurFilter.safeBlocks || minBlock < FaceblurFilter.safeMinBlock }
+
     /// The settings of the detectors that do not run: `threshold` is CenterFace's,
     /// `scaleFactor` and `minNeighbors` the Haar cascades'.
     public var unusedKeys: [String] {
@@ -93,12 +135,39 @@ public struct FaceblurFilter: Filter {
         + (detector.runsHaar ? [] : ["scaleFactor", "minNeighbors"])
     }
 
-    /// A detector's setting given for a detector that does not run is refused, never ignored.
+    /// A detector's setting given for a detector that does not run is refused, never ignored; so
+    /// is a hiding weaker than the safe minimum (stored steps keep theirs: a recipe is a record).
     public func check(filter: String, given: Set<String>) throws(FilterError) {
       if let key = unusedKeys.first(where: given.contains) {
         throw .conflictingParameters(filter: filter, keys: ["detector=\(detection.detector.rawValue)", key])
       }
+      if given.contains("blocks"), blocks > FaceblurFilter.safeBlocks {
+        throw .weakerThanSafe(filter: filter, key: "blocks", value: .integer(blocks), safe: .integer(FaceblurFilter.safeBlocks))
+      }
+      if given.contains("minBlock"), minBlock < FaceblurFilter.safeMinBlock {
+        throw .weakerThanSafe(
+          filter: filter, key: "minBlock", value: .integer(minBlock), safe: .integer(FaceblurFilter.safeMinBlock))
+      }
     }
+  }
+
+  /// Version 1's parameters: those of version 2 without `minBlock` and `onFound`, at version
+  /// 1's defaults (10 blocks, scale 1, Haar). It hid with blocks of at least 1 pixel and checked
+  /// nothing, and a step of it renders so still.
+  public struct ParametersV1: ParameterSet {
+    var current: Parameters
+    public init() {
+      current = Parameters()
+      (current.blocks, current.scale, current.minBlock) = (10, 1, 1)
+      current.detection.detector = .haar
+    }
+    public static let fields: [ParameterField<Self>] = Parameters.fields
+      .filter { $0.name != "minBlock" && $0.name != "onFound" }.map { $0.lifted(\Self.current) }
+    public func check(filter: String) throws(FilterError) { try current.check(filter: filter) }
+  }
+
+  public static var legacyVersions: [LegacyParameters<Self>] {
+    [LegacyParameters(version: 1, ParametersV1.self) { $0.current }]
   }
 
   /// The faces the step hides (or leaves alone, by `exclude`), as fractions of the image
@@ -106,6 +175,9 @@ public struct FaceblurFilter: Filter {
   /// file that found them.
   public struct Derived: ParameterSet {
     public var faces: [Box] = []
+    /// How strongly each face is hidden (``strength(_:level:)``), in the order of `faces`: the
+    /// check's result. Empty when every face is at level 0 (and in a version 1 step).
+    public var levels: [Int] = []
     public var cascade: String? = nil
     public var profileCascade: String? = nil
     public var model: String? = nil
@@ -122,10 +194,26 @@ public struct FaceblurFilter: Filter {
 
     public static let fields: [ParameterField<Self>] = [
       .boxes("faces", \.faces, required: true, help: "the faces found, as fractions of the image"),
+      .integers(
+        "levels", \.levels, 0...FaceblurFilter.maxLevel,
+        help: "how much more strongly each face is hidden than the parameters say (the check's result)"),
       .digest("cascade", \.cascade, help: "SHA-256 of the frontal cascade that searched"),
       .digest("profileCascade", \.profileCascade, help: "SHA-256 of the profile cascade that searched"),
       .digest("model", \.model, help: "SHA-256 of the CenterFace model that searched"),
     ]
+
+    /// `levels`, when given, has one entry per face.
+    public func check(filter: String) throws(FilterError) {
+      if !levels.isEmpty && levels.count != faces.count {
+        throw .badDerivedState(filter: filter, key: "levels")
+      }
+    }
+
+    /// The level face `index` is hidden at.
+    public func level(_ index: Int) -> Int { levels.indices.contains(index) ? levels[index] : 0 }
+
+    /// The number of faces hidden more strongly than the parameters say.
+    public var strengthened: Int { levels.filter { $0 > 0 }.count }
 
     /// The faces found by `detector`, with its files' checksums.
     ///
@@ -153,9 +241,10 @@ public struct FaceblurFilter: Filter {
     do { found = try detector.faces(in: image, options: p.detection) } catch {
       throw .detection(filter: name, error)
     }
-    let derived = try Derived(
+    var derived = try Derived(
       found: fractions(of: found, in: context.size), added: try added(p, in: context.size), by: detector)
     try checkExclusions(p, faces: derived.faces.count)
+    derived.levels = try hidingLevels(p, faces: derived.faces, in: image, checker: context.checker)
     return derived
   }
 
@@ -195,8 +284,36 @@ public struct FaceblurFilter: Filter {
     return boxes
   }
 
+  /// The pixels and the checker always (the hiding is checked again whatever changed), and the
+  /// detector when a detector setting changed.
   public static func revisionRequirements(from old: Parameters, to new: Parameters) -> FilterRequirements {
-    old.detection == new.detection ? .none : .faceDetector(new.detection.detector)
+    var needs =
+      old.detection == new.detection ? FilterRequirements.pixels : .faceDetector(new.detection.detector)
+    needs.checksHiding = true
+    return needs
+  }
+
+  /// Makes the step again (``reviseFaces(_:_:to:in:)``), then checks its hiding again. A step
+  /// hidden more weakly than a new request may ask (one made by an older version) is first raised
+  /// to the safe minimum, with a note.
+  public static func revise(
+    _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
+  ) throws(FilterError) -> Revision<Derived> {
+    var raised: [RevisionNote] = []
+    if new.blocks > safeBlocks {
+      raised.append(.strengthRaised(key: "blocks", from: .integer(new.blocks), to: .integer(safeBlocks)))
+      new.blocks = safeBlocks
+    }
+    if new.minBlock < safeMinBlock {
+      raised.append(.strengthRaised(key: "minBlock", from: .integer(new.minBlock), to: .integer(safeMinBlock)))
+      new.minBlock = safeMinBlock
+    }
+    var revision = try reviseFaces(old, oldDerived, to: &new, in: context)
+    guard let image = context.image else { preconditionFailure("faceblur's check needs the image") }
+    revision.derived.levels = try hidingLevels(
+      new, faces: revision.derived.faces, in: image, checker: context.checker)
+    revision.notes = raised + revision.notes
+    return revision
   }
 
   /// Changing `exclude`, `add` or how faces are hidden keeps the faces found; changing a detector
@@ -210,13 +327,14 @@ public struct FaceblurFilter: Filter {
   ///
   /// A new `exclude` or `add` that leaves an exclusion naming no face is refused
   /// (`.noSuchFace`), as `apply` refuses it.
-  public static func revise(
+  static func reviseFaces(
     _ old: Parameters, _ oldDerived: Derived, to new: inout Parameters, in context: ResolveContext
   ) throws(FilterError) -> Revision<Derived> {
     let oldFound = Array(oldDerived.faces.prefix(max(0, oldDerived.faces.count - old.add.count)))
     let corrected = new.exclude != old.exclude || new.add != old.add
     guard old.detection != new.detection || context.imageChanged else {
       var derived = oldDerived
+      derived.levels = []
       derived.faces = try Derived.storable(oldFound + (try added(new, in: context.size)))
       if corrected { try checkExclusions(new, faces: derived.faces.count) }
       return Revision(derived: derived)
@@ -284,12 +402,14 @@ public struct FaceblurFilter: Filter {
     return scored.max { $0.1 < $1.1 }?.0
   }
 
-  /// The circle and block size for one face box, in pixels of an image of `size`.
-  static func circle(for face: Box, scale: Double, blocks: Int, in size: ImageSize) -> (PixelRegion, Int) {
+  /// The circle and block size (pixelate; blur: radius) for one face box at strength `level`, in
+  /// pixels of an image of `size`.
+  static func circle(for face: Box, _ p: Parameters, level: Int, in size: ImageSize) -> (PixelRegion, Int) {
     let (x, y, w, h) = face.pixels(width: size.width, height: size.height)
+    let (blocks, scale) = strength(p, level: level)
     // The box covers pixels x ..< x + w; its centre pixel index is x + (w - 1) / 2.
     let radius = scale * (w * w + h * h).squareRoot() / 2
-    let block = max(1, Int((w / Double(blocks)).rounded()))
+    let block = max(p.minBlock, 1, Int((w / Double(blocks)).rounded()))
     return (.circle(centerX: x + (w - 1) / 2, centerY: y + (h - 1) / 2, radius: radius), block)
   }
 
@@ -298,7 +418,7 @@ public struct FaceblurFilter: Filter {
     let excluded = Set(p.exclude)
     var ops: [any LocalOp] = []
     for (index, face) in derived.faces.enumerated() where !excluded.contains(index) {
-      let (region, block) = circle(for: face, scale: p.scale, blocks: p.blocks, in: size)
+      let (region, block) = circle(for: face, p, level: derived.level(index), in: size)
       switch p.style {
       case .blur: ops.append(BlurOp(region: region, radius: block, image: size))
       case .solid: ops.append(FillOp(region: region, color: p.color, image: size))

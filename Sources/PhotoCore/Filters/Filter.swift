@@ -141,6 +141,9 @@ public enum RevisionNote: Equatable, Sendable {
   case exclusionMoved(from: Int, to: Int)
   /// The image entering the step changed, and the faces found in it differ: `count` of them.
   case facesFoundAgain(count: Int)
+  /// A step hidden more weakly than a new request may ask (made by an older version) had `key`
+  /// raised from `from` to `to`, the safe minimum.
+  case strengthRaised(key: String, from: ParameterValue, to: ParameterValue)
   /// The image entering the step changed, and the faces given with `add` (`count`) were kept
   /// where they were, as fractions of the image: they may no longer cover the faces meant.
   case addedFacesKept(count: Int)
@@ -152,6 +155,9 @@ public struct FilterRequirements: Sendable, Hashable {
   public var pixels: Bool
   /// A face detector (which searches those pixels), and which one.
   public var detector: DetectorChoice?
+  /// CenterFace, to check that the faces the step hides are hidden (faceblur's check), whatever
+  /// `detector` is; only with the pixels.
+  public var checksHiding = false
 
   public init(pixels: Bool = false, detector: DetectorChoice? = nil) {
     self.pixels = pixels || detector != nil
@@ -178,6 +184,8 @@ public struct ResolveContext: Sendable {
   public var image: Image?
   /// The face detector the requirements name, when they name one.
   public var detector: (any FaceDetector)?
+  /// CenterFace, when the requirements ask to check hiding (`checksHiding`).
+  public var checker: (any FaceDetector)?
   /// True when the step is made again because the image entering it changed (a step before it
   /// was edited, removed or moved), its parameters as they were.
   public var imageChanged = false

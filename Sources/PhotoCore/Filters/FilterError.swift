@@ -35,6 +35,12 @@ public enum FilterError: Error, Equatable, Sendable {
   /// `exclude` names face `face`, and the step has no such face: it has `found` faces found and
   /// `added` added (numbered from 0, the found ones first).
   case noSuchFace(filter: String, face: Int, found: Int, added: Int)
+  /// A new request's `key` hides faces more weakly than `safe` allows (faceblur's `blocks`).
+  case weakerThanSafe(filter: String, key: String, value: ParameterValue, safe: ParameterValue)
+  /// Face `face` (counted from 0) failed faceblur's check (`finding`) at strength `level`: the
+  /// strongest, or the parameters' own when `canStrengthen` is false (`onFound=fail`).
+  case faceStillFound(
+    filter: String, face: Int, finding: FaceblurFilter.CheckFinding, level: Int, canStrengthen: Bool)
 }
 
 extension FilterError {

@@ -18,6 +18,9 @@ struct FileResult: Sendable {
   /// that is current): nothing was written. Counted apart in the summary; `"current": true` in
   /// JSON.
   var current = false
+  /// True when the file was searched for faces and none was found (faceblur, detect): counted
+  /// in the summary, so that a script can look at those photos.
+  var noFaceFound = false
 
   init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
     (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
@@ -119,6 +122,8 @@ struct BatchRunner {
     var failed = 0
     /// Later mentions of a file already in the list: done once, with the first.
     var duplicates = 0
+    /// Files searched for faces where none was found (not failed).
+    var noFaceFound = 0
     var total: Int { done + current + failed + duplicates }
   }
 
@@ -133,6 +138,7 @@ struct BatchRunner {
     let done = arguments.flag("dry-run") ? "to do" : "done"
     return line + ": \(tally.done) \(done), \(tally.current) current, \(tally.failed) failed"
       + (tally.duplicates > 0 ? ", \(FileResult.count(tally.duplicates, "duplicate"))" : "")
+      + (tally.noFaceFound > 0 ? "; \(FileResult.count(tally.noFaceFound, "photo")) with no face found" : "")
   }
 
   struct Outcome: Sendable {
@@ -245,6 +251,9 @@ final class OrderedPrinter: Sendable {
         s.tally.current += 1
       } else {
         s.tally.done += 1
+      }
+      if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.noFaceFound == true {
+        s.tally.noFaceFound += 1
       }
       if index == 0 { s.firstStatus = outcome.status }
       while var ready = s.pending.removeValue(forKey: s.nextToPrint) {

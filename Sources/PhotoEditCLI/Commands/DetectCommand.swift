@@ -10,15 +10,15 @@ enum DetectCommand {
       numbered in reading order (left to right): face #K is the one faceblur's exclude=K leaves
       alone. An edited photo is searched in its original, not in its render.
 
-      --detector haar (the default) is OpenCV's frontal face cascade, with its detectMultiScale
-      rules and boxes; centerface is a small neural network that also finds turned, tilted and
-      profile faces (run 'make model' once to fetch it); haar+profile, centerface+haar and
+      --detector centerface (the default) is a small neural network that finds frontal, turned,
+      tilted and profile faces (run 'make model' once to fetch it); haar is OpenCV's frontal face
+      cascade, with its detectMultiScale rules and boxes; haar+profile, centerface+haar and
       centerface+haar+profile unite several, one box per face. The README compares them.
       """,
     options: CommonOptions.batch + [
       OptionSpec(
         long: "detector", valueName: "NAME",
-        help: "\(DetectorChoice.allCases.map(\.rawValue).joined(separator: "|")) (default haar)"),
+        help: "\(DetectorChoice.allCases.map(\.rawValue).joined(separator: "|")) (default centerface)"),
       OptionSpec(
         long: "threshold", valueName: "T",
         help:

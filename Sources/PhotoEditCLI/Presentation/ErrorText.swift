@@ -295,6 +295,25 @@ enum ErrorText {
       "\(filter): exclude=\(face) names no face "
         + "(the step has \(FileResult.count(found + added, "face")), numbered from 0"
         + (added == 0 ? ")" : ": \(found) found, then \(added) added)")
+    case .weakerThanSafe(let filter, let key, let value, let safe):
+      "\(named(filter))\(key)=\(ValueText.value(value)) would hide faces too weakly: "
+        + (key == "blocks"
+          ? "a mosaic finer than \(ValueText.value(safe)) blocks across a face is a thumbnail of it, which a detector still finds"
+          : "blocks smaller than \(ValueText.value(safe)) pixels leave small faces as they were")
+        + " (allowed: \(key == "blocks" ? "1 to" : "at least") \(ValueText.value(safe)); docs/faces.md)"
+    case .faceStillFound(let filter, let face, let finding, let level, let canStrengthen):
+      "\(filter): face #\(face) is not hidden: "
+        + {
+          switch finding {
+          case .unchanged(let changed, let pixels):
+            "only \(changed) of the \(pixels) pixels at its centre changed"
+          case .found(let score):
+            "CenterFace still finds it (score \(ValueText.number((score * 1000).rounded() / 1000)))"
+          }
+        }()
+        + (canStrengthen
+          ? " at the strongest hiding (level \(level)); hide it with style=solid, a larger scale, or exclude it"
+          : " with the settings given (onFound=fail); leave onFound out to hide it more strongly")
     }
   }
 

@@ -27,23 +27,31 @@ extension FileResult {
     if !hidden.isEmpty {
       let faces = hidden.reduce(0) { $0 + $1.hidden }
       let found = hidden.reduce(0) { $0 + $1.all }
+      let stronger = hidden.reduce(0) { $0 + $1.strengthened }
       fields["faces"] = .number(Double(faces))
+      fields["strengthened"] = .number(Double(stronger))
       if found == 0 {
+        noFaceFound = true
         line +=
           o.added.count == 1 ? ": no face found; the photo's pixels are as they were" : ": no face found"
       } else {
+        var notes: [String] = []
+        if faces < found { notes.append("\(found - faces) excluded") }
+        if stronger > 0 { notes.append("\(stronger) hidden more strongly to pass the check") }
         line +=
-          ": \(Self.count(faces, "face")) hidden" + (faces < found ? " (\(found - faces) excluded)" : "")
+          ": \(Self.count(faces, "face")) hidden" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
       }
     }
     lines.append(line)
   }
 
-  /// The faces a faceblur step hides, and all it lists.
-  static func facesHidden(_ step: Step) -> (hidden: Int, all: Int)? {
+  /// The faces a faceblur step hides, all it lists, and how many of the hidden ones needed a
+  /// stronger hiding to pass its check.
+  static func facesHidden(_ step: Step) -> (hidden: Int, all: Int, strengthened: Int)? {
     guard let (p, d) = step.typed(FaceblurFilter.self) else { return nil }
     let excluded = Set(p.exclude).filter { d.faces.indices.contains($0) }
-    return (d.faces.count - excluded.count, d.faces.count)
+    let stronger = d.faces.indices.filter { !excluded.contains($0) && d.level($0) > 0 }.count
+    return (d.faces.count - excluded.count, d.faces.count, stronger)
   }
 
   init(_ o: HistoryOutcome) {
@@ -155,6 +163,8 @@ extension FileResult {
       "the image entering it changed, so its faces were found again: \(Self.count(count, "face"))"
     case .addedFacesKept(let count):
       "its \(Self.count(count, "added face")) kept their places as fractions of the changed image: check they still cover the faces meant (edit --set add=...)"
+    case .strengthRaised(let key, let from, let to):
+      "\(key)=\(ValueText.value(from)) hid faces more weakly than photoedit now allows, so it became \(key)=\(ValueText.value(to))"
     }
   }
 
@@ -339,6 +349,7 @@ extension FileResult {
         return .object(face)
       })
     if let original = o.searchedOriginal { fields["searched"] = .string(original) }
+    noFaceFound = o.faces.isEmpty
     lines = ["\(Self.count(o.faces.count, "face")) (\(o.width)x\(o.height), \(o.detector))"]
     if let original = o.searchedOriginal { lines[0] += ", searched in its original \(original)" }
     for (i, f) in o.faces.enumerated() {

@@ -242,6 +242,17 @@ extension ParameterField where P: ParameterSet {
   }
 }
 
+extension ParameterField {
+  /// The same field, read and written through `path` of an enclosing set: an older version's
+  /// parameters declared as the current ones without some fields.
+  func lifted<Q>(_ path: WritableKeyPath<Q, P>) -> ParameterField<Q> {
+    let (get, set) = (self.get, self.set)
+    return ParameterField<Q>(
+      name: name, kind: kind, help: help, portable: portable, defaultValue: defaultValue, required: required,
+      get: { get($0[keyPath: path]) }, set: { q, v in set(&q[keyPath: path], v) })
+  }
+}
+
 extension ParameterSet {
   /// The field named `name`.
   public static func field(named name: String) -> ParameterField<Self>? { fields.first { $0.name == name } }

