@@ -74,6 +74,14 @@ public final class DetectorLoader: Sendable {
     return parts.count == 1 ? parts[0] : UnitedDetector(parts)
   }
 
+  /// The detectors `requests` need when they become steps: the one each names, and CenterFace
+  /// for faceblur's check of its hiding.
+  public static func needed(by requests: [StepRequest]) -> Set<DetectorChoice> {
+    Set(
+      requests.flatMap { r in [r.requirements.detector, r.requirements.checksHiding ? .centerface : nil] }
+        .compactMap { $0 })
+  }
+
   /// Starts loading the detector `choice` names on another core, so that it is ready (or its
   /// error known) when `detector(_:)` asks for it: the caller decodes the photo meanwhile. A
   /// `detector(_:)` call during the load waits for it; nothing is loaded twice.

@@ -46,9 +46,7 @@ extension EditStore {
     let source = opened.source
     var details = opened.details
     // The detectors load while the photo is decoded for them.
-    let detectors = Set(
-      requests.flatMap { r in [r.requirements.detector, r.requirements.checksHiding ? .centerface : nil] }
-        .compactMap { $0 })
+    let detectors = DetectorLoader.needed(by: requests)
     for choice in detectors { settings.detectors.prefetch(choice) }
     let index = scanIndex(
       original, format: format, stored: details.format, existing: existing, detects: !detectors.isEmpty,

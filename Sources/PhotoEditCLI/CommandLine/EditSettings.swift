@@ -191,3 +191,19 @@ final class MadeFolders: Sendable {
     while let deepest = s.made.last, EditStore.removeFolderIfEmpty(deepest) { s.made.removeLast() }
   }
 }
+
+extension DetectorLoader {
+  /// Loads the detectors `choices` name before the first photo is touched, so that a missing or
+  /// unusable model or cascade is one line and one status for the whole run (66 missing or
+  /// unreadable, 65 not a model or cascade), not the same error for every photo. Returns that
+  /// status after printing the line, or nil when all load.
+  func preflight(_ choices: Set<DetectorChoice>, console: Console) -> Int32? {
+    for choice in choices.sorted(by: { $0.rawValue < $1.rawValue }) {
+      do throws(DetectorError) { _ = try detector(choice) } catch {
+        console.printError("photoedit: \(ErrorText.message(error))")
+        return ExitStatus.of(StoreError.detector(error))
+      }
+    }
+    return nil
+  }
+}

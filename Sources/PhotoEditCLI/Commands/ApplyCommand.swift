@@ -55,6 +55,9 @@ enum ApplyCommand {
         throw UsageError("give at least one --filter or --recipe", command: "apply")
       }
       let pending = requests
+      if let status = settings.detectors.preflight(DetectorLoader.needed(by: requests), console: console) {
+        return status
+      }
       return try BatchRunner(arguments: args, console: console).run(
         check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "apply") }
       ) { path in

@@ -75,6 +75,7 @@ enum DetectCommand {
       let detectors = EditSettings.detectors(args)
       let timings = args.flag("timings")
       let search = options
+      if let status = detectors.preflight([options.detector], console: console) { return status }
       return try BatchRunner(arguments: args, console: console).run { path in
         let clock = StageClock(console: console, file: path, enabled: timings)
         var settings = StoreSettings(detectors: detectors)
