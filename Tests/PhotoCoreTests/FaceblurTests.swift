@@ -86,15 +86,18 @@ import Testing
 
   @Test func detectorOptionsAreTheDetectorsOwn() throws {
     let values: [String: ParameterValue] = [
+      "detector": .choice("haar"),
       "scaleFactor": .number(1.2), "minNeighbors": .integer(5), "minFace": .integer(40),
       "maxFace": .integer(400),
       "style": .choice("blur"),
     ]
     let request = try Filters.request("faceblur", values: values)
     let step = try request.resolve(
-      in: ResolveContext(image: noiseImage(width: 8, height: 8), detector: Recording(faces: [])))
+      in: ResolveContext(image: noiseImage(width: 8, height: 8), detector: Recording(faces: []), checker: FindsNothing()))
     let p = try #require(step.typed(FaceblurFilter.self)?.parameters)
-    #expect(p.detection == DetectionOptions(scaleFactor: 1.2, minNeighbors: 5, minSize: 40, maxSize: 400))
+    var expected = DetectionOptions(scaleFactor: 1.2, minNeighbors: 5, minSize: 40, maxSize: 400)
+    expected.detector = .haar
+    #expect(p.detection == expected)
     #expect(
       throws: FilterError.outOfRange(
         filter: "faceblur", key: "scaleFactor", value: .number(1),

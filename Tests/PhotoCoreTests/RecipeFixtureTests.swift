@@ -32,7 +32,7 @@ import Testing
         // As `apply --recipe` does: the portable part, resolved against the image entering the step.
         let request = try Filters.portableRequest(filter: filter, version: version, parameters: parameters)
         // No face on noise: a detector that finds none must leave the bytes alone.
-        let step = try request.resolve(in: ResolveContext(image: image, detector: Recording(faces: [])))
+        let step = try request.resolve(in: ResolveContext(image: image, detector: Recording(faces: []), checker: FindsNothing()))
         if filter != "faceblur" {
           // Resolving fractions gives back the stored fractions (defaults filled in).
           let stored = step.stored.object?["parameters"]?.object ?? [:]

@@ -26,7 +26,8 @@ func step(
   _ filter: String, _ values: [String: ParameterValue] = [:], for image: Image,
   detector: (any FaceDetector)? = nil
 ) throws -> Step {
-  try Filters.request(filter, values: values).resolve(in: ResolveContext(image: image, detector: detector))
+  try Filters.request(filter, values: values).resolve(
+    in: ResolveContext(image: image, detector: detector, checker: FindsNothing()))
 }
 
 /// Makes the step for `image` and renders it.

@@ -35,7 +35,7 @@ import Testing
     (["render", "--subsampling", "411", "x.jpg"], "--subsampling must be 444, 422 or 420, not '411'"),
     (["apply", "x.jpg"], "give at least one --filter or --recipe"),
     (
-      ["detect", "--scale-factor", "1", "x.jpg"], "--scale-factor must be a number from 1.01 to 4.0, not '1'"
+      ["detect", "--detector", "haar", "--scale-factor", "1", "x.jpg"], "--scale-factor must be a number from 1.01 to 4.0, not '1'"
     ),
     (
       ["detect", "--min-face", "80", "--max-face", "40", "x.jpg"],

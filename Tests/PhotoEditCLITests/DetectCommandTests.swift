@@ -20,7 +20,9 @@ private func boxes(_ object: [String: Any]) -> [[Int]] {
 @Suite struct DetectCommandTests {
   /// OpenCV 4.14 finds exactly this box on astronaut.png at (1.1, 3) (Fixtures/faces/opencv-reference.json).
   @Test func jsonLineHasSizeAndOpenCVsBox() throws {
-    let r = try launch(["detect", "--json", fixtures.appendingPathComponent("faces/astronaut.png").path])
+    let r = try launch([
+      "detect", "--detector", "haar", "--json", fixtures.appendingPathComponent("faces/astronaut.png").path,
+    ])
     #expect(r.status == 0)
     #expect(r.err.isEmpty)
     let lines = try jsonLines(r.out)
@@ -34,9 +36,13 @@ private func boxes(_ object: [String: Any]) -> [[Int]] {
 
   @Test func humanOutputNumbersFacesAndTimingsGoToStandardError() throws {
     let photo = fixtures.appendingPathComponent("faces/astronaut.png").path
-    let r = try launch(["detect", "--timings", photo])
+    let r = try launch(["detect", "--detector", "haar", "--timings", photo])
     #expect(r.status == 0)
     #expect(r.out == "\(photo): 1 face (512x512, haar)\n  #0  x=177 y=66 width=95 height=95\n")
+    // CenterFace, the default, gives scores to three decimals.
+    let centerface = try launch(["detect", photo])
+    #expect(centerface.out.hasPrefix("\(photo): 1 face (512x512, centerface)\n  #0  x="), "\(centerface.out)")
+    #expect(centerface.out.contains(" score=0."))
     #expect(r.err.contains("timing: detect "))
   }
 
@@ -56,14 +62,17 @@ private func boxes(_ object: [String: Any]) -> [[Int]] {
     let errors = r.err.split(separator: "\n").map(String.init)
     #expect(errors.contains("photoedit: \(missing): no such file"))
     #expect(errors.contains { $0.hasPrefix("photoedit: \(bad): ") })
-    #expect(errors.last == "photoedit: 3 files: 1 done, 0 current, 2 failed")
+    #expect(errors.last == "photoedit: 3 files: 1 done, 0 current, 2 failed; 1 photo with no face found")
   }
 
   @Test func missingCascadeSaysHowToInstallOrNameOne() throws {
     let photo = fixtures.appendingPathComponent("faces/hopper.jpg").path
-    let r = try launch(["detect", photo], environment: ["PHOTOEDIT_CASCADE": "/nonexistent/cascade.xml"])
+    let r = try launch(
+      ["detect", "--detector", "haar", photo], environment: ["PHOTOEDIT_CASCADE": "/nonexistent/cascade.xml"])
     #expect(r.status == 66)
-    #expect(r.err.hasPrefix("photoedit: \(photo): face cascade /nonexistent/cascade.xml not found"))
+    // Found before the first photo: one line for the run, naming the cascade.
+    #expect(r.err.hasPrefix("photoedit: face cascade /nonexistent/cascade.xml not found"), "\(r.err)")
+    #expect(r.err.split(separator: "\n").count == 1)
     #expect(r.err.contains("--cascade FILE"))
   }
 }

@@ -181,11 +181,11 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
       ["apply", "-f", "faceblur:detector=yolo", "--dry-run", photo],
       ["apply", "-f", "faceblur:threshold=0", "--dry-run", photo],
       // An option of a detector that is not run would change nothing.
-      ["detect", "--threshold", "0.3", photo],
+      ["detect", "--detector", "haar", "--threshold", "0.3", photo],
       ["detect", "--detector", "haar+profile", "--threshold", "0.3", photo],
       ["detect", "--detector", "centerface", "--scale-factor", "1.2", photo],
       ["detect", "--detector", "centerface", "--min-neighbors", "5", photo],
-      ["apply", "-f", "faceblur:threshold=0.5", "--dry-run", photo],
+      ["apply", "-f", "faceblur:detector=haar,threshold=0.5", "--dry-run", photo],
       ["apply", "-f", "faceblur:detector=haar+profile,threshold=0.3", "--dry-run", photo],
       ["apply", "-f", "faceblur:detector=centerface,scaleFactor=1.2", "--dry-run", photo],
       ["apply", "-f", "faceblur:detector=centerface,minNeighbors=5", "--dry-run", photo],
@@ -199,30 +199,33 @@ private func iou(_ a: [Double], _ b: [Double]) -> Double {
     defer { folder.cleanUp() }
     let copy = try folder.copy("faces/hopper.jpg", as: "h.jpg")
     let before = try Data(contentsOf: URL(fileURLWithPath: copy))
-    let r = try launch(["apply", "-f", "faceblur:threshold=0.5", copy])
+    let r = try launch(["apply", "-f", "faceblur:detector=haar,threshold=0.5", copy])
     #expect(r.status == 64)
     #expect(r.err.contains("'detector=haar' and 'threshold' cannot be used together"), "\(r.err)")
     #expect(Set(folder.names()) == ["h.jpg"])
     #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == before)
     // Nor can an edit set it on a step whose detector does not run it (the step's own data, so
     // 65, as an edit that conflicts with a step's other parameters); another edit still works.
-    #expect(try launch(["apply", "-f", "faceblur", copy]).status == 0)
+    #expect(try launch(["apply", "-f", "faceblur:detector=haar", copy]).status == 0)
     let sidecar = try Data(contentsOf: URL(fileURLWithPath: copy + ".photoedit.json"))
     let edit = try launch(["edit", copy, "--step", "1", "--set", "threshold=0.5"])
     #expect(edit.status == 65, "\(edit.err)")
     #expect(edit.err.contains("'detector=haar' and 'threshold' cannot be used together"), "\(edit.err)")
     #expect(try Data(contentsOf: URL(fileURLWithPath: copy + ".photoedit.json")) == sidecar)
-    #expect(try launch(["edit", copy, "--step", "1", "--set", "blocks=12"]).status == 0)
+    #expect(try launch(["edit", copy, "--step", "1", "--set", "blocks=3"]).status == 0)
     // `show` lists only the settings of the detectors that run; `show --json` has them all.
     let shown = try launch(["show", copy]).out
     #expect(
-      shown.contains("detector=haar minNeighbors=3 scale=1 scaleFactor=1.1 style=pixelate ["), "\(shown)")
+      shown.contains(
+        "detector=haar minBlock=4 minNeighbors=3 onFound=strengthen scale=1.3 scaleFactor=1.1 style=pixelate ["),
+      "\(shown)")
     #expect(!shown.contains("threshold"), "\(shown)")
     #expect(try launch(["show", "--json", copy]).out.contains("\"threshold\""))
     #expect(try launch(["edit", copy, "--step", "1", "--set", "detector=centerface"]).status == 0)
     let centerface = try launch(["show", copy]).out
     #expect(
-      centerface.contains("detector=centerface scale=1 style=pixelate threshold=0.3 ["), "\(centerface)")
+      centerface.contains("detector=centerface minBlock=4 onFound=strengthen scale=1.3 style=pixelate threshold=0.3 ["),
+      "\(centerface)")
     // The Haar settings with a detector that runs the cascade are accepted.
     let fine = try launch(["apply", "-f", "faceblur:detector=haar+profile,minNeighbors=4", "--dry-run", copy])
     #expect(fine.status == 0, "\(fine.err)")

@@ -103,7 +103,7 @@ import Testing
   @Test func faceblurCorrectionsAndDetectorSettings() throws {
     let folder = try TemporaryFolder()
     let photo = try folder.copy("faces/astronaut.png", as: "a.png")
-    #expect(runCLI(["apply", "-f", "faceblur", photo]).status == 0)
+    #expect(runCLI(["apply", "-f", "faceblur:detector=haar", photo]).status == 0)
     func faces() throws -> [[String: Double]] {
       let ops = try sidecar(photo)["operations"] as! [[String: Any]]
       return (ops[0]["derived"] as! [String: Any])["faces"] as! [[String: Double]]
@@ -143,7 +143,9 @@ import Testing
     let fresh = try TemporaryFolder()
     let copy = try fresh.copy("faces/astronaut.png", as: "a.png")
     #expect(
-      runCLI(["apply", "-f", "faceblur:minNeighbors=4,exclude=0,add=10:10:50:50/60%:60%:10%:10%", copy])
+      runCLI([
+        "apply", "-f", "faceblur:detector=haar,minNeighbors=4,exclude=0,add=10:10:50:50/60%:60%:10%:10%", copy,
+      ])
         .status == 0)
     #expect(
       try Data(contentsOf: URL(fileURLWithPath: copy)) == (try Data(contentsOf: URL(fileURLWithPath: photo))))

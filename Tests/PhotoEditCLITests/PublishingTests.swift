@@ -85,7 +85,7 @@ import Testing
     #expect(try Self.read(photo) == blurred)
     try run(["redo", photo])
     #expect(try Self.read(photo) == sepia)
-    try run(["edit", photo, "--step", "1", "--set", "blocks=5"])
+    try run(["edit", photo, "--step", "1", "--set", "blocks=3"])
     try Self.expectStripped(try Self.read(photo))
 
     // An explicit option changes the recorded choice, for this render and the later ones.

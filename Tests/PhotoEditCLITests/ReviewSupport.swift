@@ -28,7 +28,7 @@ final class ReviewFixture {
       try folder.copy(fixture, as: "photos/\((fixture as NSString).lastPathComponent)")
     }
     if !names.isEmpty {
-      let r = runCLI(["apply", "--filter", "faceblur", "-q"] + names)
+      let r = runCLI(["apply", "--filter", "faceblur:detector=haar", "-q"] + names)
       try #require(r.status == 0, "faceblur: \(r.err)")
     }
   }

@@ -93,3 +93,11 @@ public func noiseImage(width: Int, height: Int, seed: UInt64 = 1, opaque: Bool =
   if opaque { for i in stride(from: 3, to: bytes.count, by: 4) { bytes[i] = 255 } }
   return Image(width: width, height: height, bytes: bytes)
 }
+
+/// A face detector that finds no face: faceblur's check when a test is not about it (every hidden
+/// face passes, if its pixels changed).
+public struct FindsNothing: FaceDetector {
+  public init() {}
+  public var identity: DetectorIdentity { DetectorIdentity(name: "nothing", version: 1) }
+  public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] { [] }
+}

@@ -237,6 +237,9 @@ public struct FaceblurFilter: Filter {
     guard let image = context.image, let detector = context.detector else {
       preconditionFailure("faceblur needs the image and a face detector")
     }
+    // A new step is never weaker than the safe minimum: a request from the command line was
+    // refused already; one from an older recipe (`apply --recipe`) is raised.
+    (p.blocks, p.minBlock) = (min(p.blocks, safeBlocks), max(p.minBlock, safeMinBlock))
     let found: [Face]
     do { found = try detector.faces(in: image, options: p.detection) } catch {
       throw .detection(filter: name, error)

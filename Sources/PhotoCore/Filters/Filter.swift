@@ -195,8 +195,9 @@ public struct ResolveContext: Sendable {
   }
 
   /// The context of a step that needs the image itself.
-  public init(image: Image, detector: (any FaceDetector)? = nil) {
+  public init(image: Image, detector: (any FaceDetector)? = nil, checker: (any FaceDetector)? = nil) {
     self.init(size: ImageSize(image.width, image.height), image: image, detector: detector)
+    self.checker = checker
   }
 }
 

@@ -29,7 +29,8 @@ enum ReviewAssets {
     .badge { font-size: 12px; padding: 1px 6px; border-radius: 8px; background: #e6e6e6; }
     .badge.status-damaged, .badge.status-stale, .badge.status-modified { background: var(--hidden); color: #fff; }
     .badge.flag-unedited, .badge.flag-no-faces { background: #ffe0b2; }
-    .badge.flag-small-faces, .badge.flag-many-faces { background: #fff3c4; }
+    .badge.flag-small-faces, .badge.flag-many-faces, .badge.flag-strengthened { background: #fff3c4; }
+    .badge.flag-weak-hiding { background: #ffd0d0; }
     .corrected-badge { display: none; background: var(--added); color: #fff; }
     section.corrected .corrected-badge { display: inline; }
     .problem { color: var(--hidden); margin: 4px 0; }

@@ -15,6 +15,9 @@ struct ReviewItem: Sendable {
     var state: State
     /// The face's shorter side in pixels of the full-size image entering the step.
     var side: Double?
+    /// How many levels more strongly than its step's parameters it is hidden: faceblur's check
+    /// still found it at the weaker ones (0: as the parameters say).
+    var level = 0
     /// The detector's confidence for a found face, when it gives one (CenterFace) and `--scores`
     /// asked for it.
     var score: Double? = nil
@@ -68,6 +71,11 @@ struct ReviewItem: Sendable {
     case smallFaces = "small-faces"
     /// Many faces: a crowd, where faces are missed most.
     case manyFaces = "many-faces"
+    /// Faces that faceblur's check found again, so hid more strongly: look that they are hidden.
+    case strengthened
+    /// A faceblur step hidden more weakly than photoedit now allows (made by an older version,
+    /// unchecked): `edit --step N --set ...` raises it.
+    case weakHiding = "weak-hiding"
   }
 
   /// The smallest face side the default detector searches: the 24-pixel window of OpenCV's
@@ -186,8 +194,11 @@ extension ReviewItem {
           let h = box.height.fraction(of: 1) * Double(entering.height) * entering.scale
           side = min(w, h)
         }
-        return Face(number: k, box: box, found: k < foundCount, state: state, side: side)
+        return Face(
+          number: k, box: box, found: k < foundCount, state: state, side: side, level: derived.level(k))
       }
+      if p.isBelowSafeStrength { flags.append(.weakHiding) }
+      if faces.contains(where: { $0.state != .excluded && $0.level > 0 }) { flags.append(.strengthened) }
     }
     if let render = preview.render {
       let t = reviewed.map { Self.transform(through: steps[$0...]) } ?? nil

@@ -71,6 +71,8 @@ struct ReviewPage {
       <option value="no-faces">no faces found</option>
       <option value="small-faces">faces near the smallest searched size</option>
       <option value="many-faces">many faces (\(ReviewItem.manyFaces) or more)</option>
+      <option value="strengthened">faces the check found again, hidden more strongly</option>
+      <option value="weak-hiding">steps hidden more weakly than now allowed</option>
       <option value="corrected">corrected on this page</option>
       </select></label>
       <label>Order <select id="sort">
@@ -156,11 +158,15 @@ struct ReviewPage {
         out += attribute("data-found", face.found ? "true" : "false")
         out += attribute("data-box", Self.boxText(face.box))
         if let score = face.score { out += attribute("data-score", Self.number(score)) }
+        if face.level > 0 { out += attribute("data-level", "\(face.level)") }
         out +=
           "><button type=\"button\">#\(face.number)\(face.found ? "" : "+")</button> <span class=\"what\">"
         out += Self.words(face.state)
         out += "</span>"
         if let side = face.side { out += " <span class=\"size\">\(Self.number(side.rounded())) px</span>" }
+        if face.level > 0 {
+          out += " <span class=\"stronger\">hidden more strongly (level \(face.level)): the check found it</span>"
+        }
         if let score = face.score {
           out += " <span class=\"score\">score \(Self.number((score * 100).rounded() / 100))</span>"
         }
@@ -234,6 +240,8 @@ struct ReviewPage {
     case .noFaces: "no faces found"
     case .smallFaces: "small faces"
     case .manyFaces: "many faces"
+    case .strengthened: "hidden more strongly"
+    case .weakHiding: "weak hiding (older step)"
     }
   }
 
