@@ -684,7 +684,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
          other("ImageMagick -rotate 90", f"{IM} {p24} -rotate 90 {IM_JPEG} out/rotate-im.jpg",
                "out/rotate-im.jpg")]))
 
-    detect_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --timings {faces}",
+    detect_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --detector haar --timings {faces}",
                     metric=parse_photoedit_detect, metric_name="'timing: detect' line",
                     photoedit=True)
     detect_cmds = [detect_pe] + opencv_detect_cmds(faces, quick)
@@ -715,7 +715,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
                            **kwargs),
                     Target(f"{text} vs floor of p24 (upscaled)", FLOOR, float("inf"), **kwargs)]
 
-        crowd_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --timings {crowd}",
+        crowd_pe = Cmd("photoedit detect (stage time)", f"photoedit detect --detector haar --timings {crowd}",
                        metric=parse_photoedit_detect, metric_name="'timing: detect' line",
                        photoedit=True)
         crowd_cmds = [crowd_pe] + crowd_floors("detect-crowd") + opencv_detect_cmds(crowd, quick)
@@ -735,9 +735,9 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
             "faceblur-crowd", "faceblur end to end on the 24 MP crowd photo",
             f"{crowd}, {megapixels(photos.sizes[crowd])}, {photos.crowd_found} faces by OpenCV",
             [pe("photoedit faceblur (lossless, the default)",
-                f"apply --filter faceblur -o out/faceblur-crowd.jpg {crowd} --force", "out/faceblur-crowd.jpg"),
+                f"apply --filter faceblur:detector=haar -o out/faceblur-crowd.jpg {crowd} --force", "out/faceblur-crowd.jpg"),
              pe("photoedit faceblur --quality 90 (re-encoding)",
-                f"apply --filter faceblur --quality 90 -o out/faceblur-crowd-q90.jpg {crowd} --force",
+                f"apply --filter faceblur:detector=haar --quality 90 -o out/faceblur-crowd-q90.jpg {crowd} --force",
                 "out/faceblur-crowd-q90.jpg")]
             + crowd_floors("faceblur-crowd"),
             crowd_targets("faceblur crowd", 4.0)))
@@ -747,7 +747,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     cases.append(Case(
         "faceblur", "faceblur end to end, re-encoding route", f"{faces}, {megapixels(photos.sizes[faces])}",
         [pe("photoedit faceblur --quality 90",
-            f"apply --filter faceblur --quality 90 -o out/faceblur.jpg {faces} --force",
+            f"apply --filter faceblur:detector=haar --quality 90 -o out/faceblur.jpg {faces} --force",
             "out/faceblur.jpg"),
          other("OpenCV script (load, detect, pixelate, save)",
                f"{PY} {SCRIPTS}/cv_faceblur.py {faces} out/faceblur-cv.jpg", "out/faceblur-cv.jpg")],
@@ -756,7 +756,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     cases.append(Case(
         "faceblur-lossless", "faceblur end to end, lossless route (the default)",
         f"{faces}, {megapixels(photos.sizes[faces])}",
-        [pe("photoedit faceblur (lossless)", f"apply --filter faceblur -o out/faceblur-ll.jpg {faces} --force",
+        [pe("photoedit faceblur (lossless)", f"apply --filter faceblur:detector=haar -o out/faceblur-ll.jpg {faces} --force",
             "out/faceblur-ll.jpg"),
          other("OpenCV script (load, detect, pixelate, save)",
                f"{PY} {SCRIPTS}/cv_faceblur.py {faces} out/faceblur-ll-cv.jpg", "out/faceblur-ll-cv.jpg")],

@@ -5,7 +5,8 @@
 /// grown by the box's size on every side, for context) is rendered on its own and
 ///
 /// 1. compared with the input: at least half of the pixels of the central half of the box must
-///    change (a 1-pixel mosaic of a small face changes nothing);
+///    change (a 1-pixel mosaic of a small face changes nothing), unless that central half is
+///    flat (one colour, within ``flatRange`` levels: it shows nothing);
 /// 2. searched by the checker (photoedit's CenterFace, whatever detector found the faces) at
 ///    ``checkThreshold``: no face may be found over the hidden face (IoU with its box at least
 ///    ``checkOverlap``), nor centred in its circle (a face-like pattern the hiding made), unless
@@ -24,6 +25,9 @@ extension FaceblurFilter {
   /// the box's size when larger): the margin each of CenterFace's own tiles reads around the cells
   /// it owns, so that the check sees a face as the detector sees it in the whole photo.
   public static let contextMargin = 128
+  /// A box whose central half spans at most this many levels in every channel is flat: it shows
+  /// nothing, so it need not change to count as hidden.
+  public static let flatRange = 8
   /// The IoU with a hidden face's box from which a face found by the check is that face.
   public static let checkOverlap = 0.2
 
@@ -133,18 +137,23 @@ extension FaceblurFilter {
     ).intersection(crop)
     if !centre.isEmpty {
       var changed = 0
+      var (lo, hi) = (UInt8.max, UInt8.min)
       image.withReadOnlyPixels { before in
         for y in centre.rows {
           let a = before.pixel(x: centre.x, y: y)
           let b = buffer.pixel(x: centre.x, y: y)
-          for x in 0..<centre.width where a[4 * x] != b[4 * x] || a[4 * x + 1] != b[4 * x + 1]
-            || a[4 * x + 2] != b[4 * x + 2]
-          {
-            changed += 1
+          for x in 0..<centre.width {
+            if a[4 * x] != b[4 * x] || a[4 * x + 1] != b[4 * x + 1] || a[4 * x + 2] != b[4 * x + 2] {
+              changed += 1
+            }
+            for c in 0..<3 { (lo, hi) = (min(lo, a[4 * x + c]), max(hi, a[4 * x + c])) }
           }
         }
       }
-      if changed * 2 < centre.area { return .unchanged(changed: changed, pixels: centre.area) }
+      // A centre of one colour (every channel within `flatRange`) shows no face to hide.
+      if changed * 2 < centre.area && Int(hi) - Int(lo) > flatRange {
+        return .unchanged(changed: changed, pixels: centre.area)
+      }
     }
 
     // 2. Not found again.

@@ -1,0 +1,112 @@
+import Synchronization
+import Testing
+
+@testable import PhotoCore
+
+/// faceblur's check of its own hiding, with a checker whose answers the test decides.
+@Suite struct FaceblurCheckTests {
+  /// A checker that finds a face over the middle of whatever region it is shown, the first
+  /// `times` times it is asked (then none), and counts the questions.
+  final class FindsAFewTimes: FaceDetector, @unchecked Sendable {
+    let times: Int
+    let asked = Mutex(0)
+    init(times: Int) { self.times = times }
+    var identity: DetectorIdentity { DetectorIdentity(name: "fake", version: 1) }
+    func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+      let n = asked.withLock { n in
+        n += 1
+        return n
+      }
+      #expect(options.threshold == FaceblurFilter.checkThreshold)
+      guard n <= times else { return [] }
+      let (w, h) = (Double(image.width), Double(image.height))
+      return [Face(x: w / 2 - 10, y: h / 2 - 10, width: 20, height: 20, score: 0.4)]
+    }
+  }
+
+  /// One face of 40x40 in the middle of a 400x300 noise image.
+  static let image = noiseImage(width: 400, height: 300, seed: 7)
+  static let detector = Recording(faces: [Face(x: 180, y: 130, width: 40, height: 40)])
+
+  static func make(_ values: [String: ParameterValue] = [:], checker: any FaceDetector) throws -> Step {
+    try Filters.request("faceblur", values: values).resolve(
+      in: ResolveContext(image: image, detector: detector, checker: checker))
+  }
+
+  @Test(arguments: [0, 1, 2, 5])
+  func aFaceFoundAgainIsHiddenOneLevelMoreEachTime(times: Int) throws {
+    let checker = FindsAFewTimes(times: times)
+    let step = try Self.make(checker: checker)
+    let (p, derived) = try #require(step.typed(FaceblurFilter.self))
+    #expect(derived.level(0) == times)
+    #expect(derived.levels == (times == 0 ? [] : [times]))
+    #expect(checker.asked.withLock { $0 } == times + 1)
+    // The render uses the stored level: the circle and blocks of that level, never checked again.
+    var out = Self.image
+    try step.render(on: &out)
+    var expected = Self.image
+    let (blocks, scale) = FaceblurFilter.strength(p, level: times)
+    expected.pixelate(
+      .circle(centerX: 199.5, centerY: 149.5, radius: scale * (2 * 1600.0).squareRoot() / 2),
+      blockSize: max(4, Int((40 / Double(blocks)).rounded())))
+    #expect(out == expected)
+    #expect(checker.asked.withLock { $0 } == times + 1)
+  }
+
+  @Test func theLevelsGrowStrongerUpToTheLast() {
+    var p = FaceblurFilter.Parameters()
+    var last = FaceblurFilter.strength(p, level: 0)
+    #expect(last == (4, 1.3))
+    for level in 1...FaceblurFilter.maxLevel {
+      let next = FaceblurFilter.strength(p, level: level)
+      #expect(next.blocks <= last.blocks && next.scale > last.scale)
+      last = next
+    }
+    #expect(last.blocks == 1 && last.scale <= 4)
+    p.scale = 4
+    #expect(FaceblurFilter.strength(p, level: 3).scale == 4)
+  }
+
+  @Test func onFoundFailRefusesAtTheFirstFind() throws {
+    #expect(
+      throws: FilterError.faceStillFound(
+        filter: "faceblur", face: 0, finding: .found(score: 0.4), level: 0, canStrengthen: false)
+    ) {
+      try Self.make(["onFound": .choice("fail")], checker: FindsAFewTimes(times: 1))
+    }
+    // Not found: the step is made as asked.
+    let step = try Self.make(["onFound": .choice("fail")], checker: FindsAFewTimes(times: 0))
+    #expect(step.typed(FaceblurFilter.self)?.derived.levels == [])
+  }
+
+  @Test func aFaceFoundAtTheStrongestLevelFailsTheStep() throws {
+    #expect(
+      throws: FilterError.faceStillFound(
+        filter: "faceblur", face: 0, finding: .found(score: 0.4), level: FaceblurFilter.maxLevel,
+        canStrengthen: true)
+    ) {
+      try Self.make(checker: FindsAFewTimes(times: 100))
+    }
+  }
+
+  /// An excluded face is not checked; a face the checker finds that belongs to another face of
+  /// the step (here the excluded one, overlapping it more) does not count against a hidden one.
+  @Test func excludedFacesAreNotChecked() throws {
+    let checker = FindsAFewTimes(times: 100)
+    let step = try Self.make(["exclude": .integers([0])], checker: checker)
+    #expect(checker.asked.withLock { $0 } == 0)
+    #expect(step.typed(FaceblurFilter.self)?.derived.levels == [])
+  }
+
+  /// A face whose centre would not change is hidden more strongly, unless that centre is flat
+  /// (it shows nothing): a grey patch passes at once.
+  @Test func aFlatCentreNeedNotChange() throws {
+    var image = Image(width: 200, height: 200, bytes: [UInt8](repeating: 128, count: 200 * 200 * 4))
+    for y in 0..<200 { for x in 0..<200 where x < 30 || x > 170 { image[x, y] = RGBA(UInt8(x), 0, UInt8(y), 255) } }
+    let step = try Filters.request("faceblur", values: [:]).resolve(
+      in: ResolveContext(
+        image: image, detector: Recording(faces: [Face(x: 90, y: 90, width: 20, height: 20)]),
+        checker: FindsNothing()))
+    #expect(step.typed(FaceblurFilter.self)?.derived.levels == [])
+  }
+}
