@@ -29,7 +29,7 @@ import Testing
   @Test func detectsAndStoresNormalisedBoxes() throws {
     let image = Self.halves(width: 6, height: 6, split: 3, top: 10, bottom: 50)
     let op = try step(
-      "faceblur", ["minNeighbors": .integer(0), "blocks": .integer(2)], for: image, detector: Self.detector)
+      "faceblur", ["detector": .choice("haar"), "minNeighbors": .integer(0), "blocks": .integer(2)], for: image, detector: Self.detector)
     #expect(op.typed(FaceblurFilter.self)?.derived.faces == [Box(fractionX: 0, y: 0, width: 1, height: 1)])
     var out = image
     try op.render(on: &out)
@@ -42,7 +42,7 @@ import Testing
 
   @Test func noFaceMeansIdenticalBytes() throws {
     let image = Self.halves(width: 6, height: 6, split: 3, top: 50, bottom: 10)
-    let op = try step("faceblur", ["minNeighbors": .integer(0)], for: image, detector: Self.detector)
+    let op = try step("faceblur", ["detector": .choice("haar"), "minNeighbors": .integer(0)], for: image, detector: Self.detector)
     #expect(op.typed(FaceblurFilter.self)?.derived.faces == [])
     var out = image
     try op.render(on: &out)
