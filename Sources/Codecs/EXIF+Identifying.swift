@@ -1,31 +1,9 @@
 /// EXIF without what identifies a person, a device or a place (`--strip-identifying`).
 ///
-/// The structure is rebuilt rather than patched: only the tags of a documented list are copied
-/// (docs/codecs.md, "Publishing: identifying metadata"), each only with the TIFF types the EXIF
-/// specification gives it, into a new TIFF structure with fresh offsets. So nothing that is not
-/// on the list survives: not the GPS IFD, not a maker note, not the private tags a camera or a
-/// program adds (which may hold anything), and not the bytes between the entries that no entry
-/// points to (where an editor may have left a previous value).
+/// The structure is rebuilt as every render's is (`EXIF.rebuilt`), from a shorter list of tags
+/// (docs/codecs.md, "Publishing: identifying metadata"): not the GPS IFD, not a maker note, not
+/// the names, serial numbers and comments a render otherwise keeps.
 extension EXIF {
-  /// What a kept tag may be: its TIFF types, and its count when the specification fixes it.
-  struct TagRule: Sendable {
-    var types: Set<Int>
-    var count: Int? = nil
-  }
-
-  private static let ascii = TagRule(types: [2])
-  private static let short = TagRule(types: [3])
-  private static let long = TagRule(types: [4])
-  private static let shortOrLong = TagRule(types: [3, 4])
-  private static let rational = TagRule(types: [5])
-  private static let signedRational = TagRule(types: [10])
-  private static let undefined = TagRule(types: [7])
-
-  /// The Exif IFD's pointer (in IFD0), the GPS IFD's (in IFD0) and the Interoperability IFD's
-  /// (in the Exif IFD).
-  static let exifPointer = 0x8769, gpsPointer = 0x8825, interopPointer = 0xA005
-  static let orientationTag = 0x0112
-
   /// IFD0's kept tags: the image's structure and colour, the camera's make and model, the
   /// software and the date. Dropped among others: ImageDescription 0x010E, DocumentName 0x010D
   /// (free text), Artist 0x013B, Copyright 0x8298 (names a person), HostComputer 0x013C (a
@@ -84,147 +62,18 @@ extension EXIF {
     0x1000: ascii, 0x1001: shortOrLong, 0x1002: shortOrLong,
   ]
 
-  /// One entry to write: its tag, type and count, and its value's bytes (in the structure's
-  /// byte order, `count` values of the type's size).
-  private struct Entry {
-    var tag: Int, type: Int, count: Int
-    var value: [UInt8]
-  }
+  /// The tags `--strip-identifying` keeps: `keptInIFD0`, `keptInExif`, `keptInInterop`; no GPS
+  /// IFD, no MakerNote.
+  static let identifyingRules = Rules(ifd0: keptInIFD0, exif: keptInExif, interop: keptInInterop)
 
   /// The EXIF without identifying tags: IFD0, the Exif IFD and the Interoperability IFD with
-  /// only the tags of `keptInIFD0`, `keptInExif` and `keptInInterop` (each with an allowed
-  /// type and count, the first of a tag only), an orientation of 1, no GPS IFD and no IFD1 (no
-  /// thumbnail). An ASCII value ends at its first NUL (what follows it is dropped).
+  /// only the tags of `keptInIFD0`, `keptInExif` and `keptInInterop`, rebuilt as `rebuilt`
+  /// writes a structure: an orientation of 1, no GPS IFD, no MakerNote and no IFD1 (no
+  /// thumbnail).
   ///
-  /// The result is a new TIFF structure in the input's byte order: the header, IFD0, its
-  /// values, the Exif IFD, its values, the Interoperability IFD, its values; entries in
-  /// ascending tag order, every directory and out-of-line value at an even offset (a zero byte
-  /// pads), inline values left-justified and zero-padded. Applying it twice gives the same bytes.
-  ///
-  /// - Returns: nil when IFD0 cannot be read, when nothing is left to keep, or when the result
-  ///   would be larger than the input allows (entries of a damaged file that share one value):
-  ///   the EXIF is then dropped.
+  /// - Returns: nil when IFD0 cannot be read or nothing is left to keep: the EXIF is then dropped.
   /// - Complexity: O(n log n) in the entries, plus O(size).
   static func withoutIdentifying(_ tiff: [UInt8]) -> [UInt8]? {
-    guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries0 = r.entries(at: ifd0) else {
-      return nil
-    }
-    /// The first value of a pointer entry (LONG or IFD) whose count is 1.
-    func pointer(_ tag: Int, in entries: [(tag: Int, type: Int, count: Int, entry: Int)]) -> Int? {
-      guard let e = entries.first(where: { $0.tag == tag }), e.type == 4 || e.type == 13, e.count == 1
-      else { return nil }
-      return r.u32(e.entry + 8)
-    }
-    func kept(_ entries: [(tag: Int, type: Int, count: Int, entry: Int)], _ rules: [Int: TagRule]) -> [Entry]
-    {
-      var out: [Entry] = []
-      var seen: Set<Int> = []
-      for e in entries where !seen.contains(e.tag) {
-        seen.insert(e.tag)
-        guard let rule = rules[e.tag], rule.types.contains(e.type), rule.count.map({ $0 == e.count }) ?? true,
-          e.count >= 1, let range = r.valueRange(type: e.type, count: e.count, entry: e.entry)
-        else { continue }
-        var value = Array(tiff[range])
-        var count = e.count
-        if e.type == 2 {
-          // ASCII: up to and with the first NUL; one is added when there is none.
-          if let nul = value.firstIndex(of: 0) { value.removeSubrange((nul + 1)...) } else { value.append(0) }
-          count = value.count
-          // A fixed-length string that had no room for its NUL is malformed: it is dropped, so
-          // that stripping the result again keeps exactly what it holds.
-          if let fixed = rule.count, fixed != count { continue }
-        }
-        out.append(Entry(tag: e.tag, type: e.type, count: count, value: value))
-      }
-      return out.sorted { $0.tag < $1.tag }
-    }
-
-    var ifd0Entries = kept(entries0, keptInIFD0)
-    if entries0.contains(where: { $0.tag == orientationTag }) {
-      let one: [UInt8] = r.littleEndian ? [1, 0] : [0, 1]
-      ifd0Entries.append(Entry(tag: orientationTag, type: 3, count: 1, value: one))
-      ifd0Entries.sort { $0.tag < $1.tag }
-    }
-    var exifEntries: [Entry] = []
-    var interopEntries: [Entry] = []
-    if let offset = pointer(exifPointer, in: entries0), let entries = r.entries(at: offset) {
-      exifEntries = kept(entries, keptInExif)
-      if let offset = pointer(interopPointer, in: entries), let entries = r.entries(at: offset) {
-        interopEntries = kept(entries, keptInInterop)
-      }
-    }
-    guard !ifd0Entries.isEmpty || !exifEntries.isEmpty else { return nil }
-
-    // Lay the structure out: each IFD's size depends only on its own entries, so the offsets
-    // are known before anything is written.
-    func valueBytes(_ entries: [Entry]) -> Int {
-      entries.reduce(0) { $0 + ($1.value.count > 4 ? ($1.value.count + 1) & ~1 : 0) }
-    }
-    let hasInterop = !interopEntries.isEmpty
-    let hasExif = !exifEntries.isEmpty || hasInterop
-    if hasInterop {
-      exifEntries.append(Entry(tag: interopPointer, type: 4, count: 1, value: [0, 0, 0, 0]))
-      exifEntries.sort { $0.tag < $1.tag }
-    }
-    if hasExif {
-      ifd0Entries.append(Entry(tag: exifPointer, type: 4, count: 1, value: [0, 0, 0, 0]))
-      ifd0Entries.sort { $0.tag < $1.tag }
-    }
-    func directorySize(_ entries: [Entry]) -> Int { 2 + entries.count * 12 + 4 }
-    let ifd0At = 8
-    let exifAt = ifd0At + directorySize(ifd0Entries) + valueBytes(ifd0Entries)
-    let interopAt = exifAt + (hasExif ? directorySize(exifEntries) + valueBytes(exifEntries) : 0)
-    let size = interopAt + (hasInterop ? directorySize(interopEntries) + valueBytes(interopEntries) : 0)
-    // A well-formed input keeps fewer bytes than it has, plus at most two a kept entry (an
-    // alignment byte, an ASCII NUL); more means values shared by entries of a damaged file.
-    guard size <= tiff.count + 2 * (ifd0Entries.count + exifEntries.count + interopEntries.count) + 8 else {
-      return nil
-    }
-
-    var out: [UInt8] = []
-    out.reserveCapacity(size)
-    func put16(_ v: Int) {
-      if r.littleEndian { out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] } else { out.appendUInt16BE(v) }
-    }
-    func put32(_ v: Int) {
-      if r.littleEndian {
-        out += [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)]
-      } else {
-        out.appendUInt32BE(v)
-      }
-    }
-    out += r.littleEndian ? [0x49, 0x49, 42, 0] : [0x4D, 0x4D, 0, 42]
-    put32(ifd0At)
-    func write(_ entries: [Entry], at start: Int) {
-      precondition(out.count == start, "IFD laid out at \(start), written at \(out.count)")
-      var valueAt = start + directorySize(entries)
-      put16(entries.count)
-      for e in entries {
-        put16(e.tag)
-        put16(e.type)
-        put32(e.count)
-        // The pointers are the entries added above: the rules keep no pointer tag.
-        if e.tag == exifPointer {
-          put32(exifAt)
-        } else if e.tag == interopPointer {
-          put32(interopAt)
-        } else if e.value.count <= 4 {
-          out += e.value + [UInt8](repeating: 0, count: 4 - e.value.count)
-        } else {
-          put32(valueAt)
-          valueAt += (e.value.count + 1) & ~1
-        }
-      }
-      put32(0)  // no next IFD: IFD1, the thumbnail, is not written
-      for e in entries where e.value.count > 4 {
-        out += e.value
-        if e.value.count % 2 == 1 { out.append(0) }
-      }
-    }
-    write(ifd0Entries, at: ifd0At)
-    if hasExif { write(exifEntries, at: exifAt) }
-    if hasInterop { write(interopEntries, at: interopAt) }
-    precondition(out.count == size, "EXIF laid out as \(size) bytes, written as \(out.count)")
-    return out
+    rebuilt(tiff, keeping: identifyingRules)
   }
 }

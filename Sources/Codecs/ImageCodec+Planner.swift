@@ -42,8 +42,9 @@ extension ImageCodec {
       var metadata = ImageMetadata()
       metadata.pngChunks = structure.colourChunks
       metadata.icc = structure.icc
-      metadata.exif = structure.exif.flatMap(EXIF.sanitized)
-      metadata.xmp = structure.xmp.map(XMP.withOrientationOne)
+      metadata.exif = structure.exif
+      metadata.xmp = structure.xmp
+      metadata = metadata.rendered(keepingMakerNote: true)
       let details = ImageDetails(
         format: .png, orientation: structure.orientation, metadata: metadata, fullWidth: info.width,
         fullHeight: info.height)

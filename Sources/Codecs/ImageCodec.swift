@@ -24,15 +24,18 @@ public enum ChromaSubsampling: String, Sendable, CaseIterable, Codable {
   case s420 = "420"
 }
 
-/// Metadata carried from an input to its renders. Thumbnails are never carried.
+/// Metadata carried from an input to its renders, through an allow-list
+/// (`ImageMetadata.rendered(keepingMakerNote:)`): no thumbnail, preview or other image is ever
+/// carried.
 public struct ImageMetadata: Sendable, Equatable {
-  /// The EXIF TIFF structure (after "Exif\0\0"), with orientation rewritten to 1 and IFD1 removed.
+  /// The EXIF TIFF structure (after "Exif\0\0"), rebuilt from its allowed tags
+  /// (`EXIF.rendered`): orientation 1, no IFD1.
   public var exif: [UInt8]?
   /// The whole ICC profile (reassembled from APP2 segments, or decompressed from iCCP).
   public var icc: [UInt8]?
-  /// The XMP packet.
+  /// The XMP packet, rebuilt from its allowed properties (`XMP.sanitized`).
   public var xmp: [UInt8]?
-  /// The Photoshop APP13 resource block (IPTC), with thumbnail resources removed.
+  /// The Photoshop APP13 resource block: its allowed resources (`PhotoshopResources.rendered`).
   public var photoshop: [UInt8]?
   /// COM segments.
   public var comments: [[UInt8]] = []
@@ -66,7 +69,9 @@ public struct ImageDetails: Sendable, Equatable {
     metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int, fullHeight: Int
   ) {
     (self.format, self.orientation, self.subsampling) = (format, orientation, subsampling)
-    (self.metadata, self.warnings, self.fullWidth, self.fullHeight) = (metadata, warnings, fullWidth, fullHeight)
+    (self.metadata, self.warnings, self.fullWidth, self.fullHeight) = (
+      metadata, warnings, fullWidth, fullHeight
+    )
   }
 }
 
@@ -112,6 +117,9 @@ public struct EncodeOptions: Sendable {
   public var metadata: ImageMetadata
   /// `.stripped` writes `metadata.removingIdentifying()` instead of `metadata`.
   public var metadataPolicy: MetadataPolicy
+  /// True for a render that hides faces (a faceblur step): its metadata keeps no MakerNote, an
+  /// opaque structure in which cameras keep previews of the original.
+  public var hidesFaces: Bool
   /// JPEG quality: 1...100.
   public static let qualityRange = 1...100
   /// The quality of a render unless the command line or the sidecar says otherwise.
@@ -120,10 +128,10 @@ public struct EncodeOptions: Sendable {
   public init(
     quality: Int = EncodeOptions.defaultQuality, subsampling: ChromaSubsampling = .s420,
     metadata: ImageMetadata = ImageMetadata(),
-    metadataPolicy: MetadataPolicy = .kept
+    metadataPolicy: MetadataPolicy = .kept, hidesFaces: Bool = false
   ) {
     (self.quality, self.subsampling, self.metadata) = (quality, subsampling, metadata)
-    self.metadataPolicy = metadataPolicy
+    (self.metadataPolicy, self.hidesFaces) = (metadataPolicy, hidesFaces)
   }
 }
 
@@ -206,8 +214,9 @@ public enum ImageCodec {
       var metadata = ImageMetadata()
       metadata.pngChunks = structure.colourChunks
       metadata.icc = structure.icc
-      metadata.exif = structure.exif.flatMap(EXIF.sanitized)
-      metadata.xmp = structure.xmp.map(XMP.withOrientationOne)
+      metadata.exif = structure.exif
+      metadata.xmp = structure.xmp
+      metadata = metadata.rendered(keepingMakerNote: true)
       let upright = image.uprighted(exifOrientation: structure.orientation)
       return DecodedImage(
         image: upright,
@@ -231,22 +240,26 @@ public enum ImageCodec {
     }
   }
 
-  /// Renders never carry a thumbnail or an orientation other than 1, whoever built the metadata;
-  /// with `.stripped`, nor identifying metadata. Every encode (whole or streamed) goes through
-  /// here.
-  static func renderable(_ metadata: ImageMetadata, policy: MetadataPolicy) -> ImageMetadata {
-    var metadata = policy == .stripped ? metadata.removingIdentifying() : metadata
-    metadata.exif = metadata.exif.flatMap(EXIF.sanitized)
-    metadata.xmp = metadata.xmp.map(XMP.withOrientationOne)
-    metadata.photoshop = metadata.photoshop.map(PhotoshopResources.removingThumbnails)
-    return metadata
+  /// Renders carry only the metadata of the allow-lists (`ImageMetadata.rendered`: never an
+  /// image besides their own pixels, orientation 1), whoever built the metadata; without a
+  /// MakerNote when `options.hidesFaces`; with `.stripped`, without identifying metadata either.
+  /// Every encode (whole, streamed or lossless) goes through here.
+  static func renderable(_ options: EncodeOptions) -> ImageMetadata {
+    renderable(options.metadata, policy: options.metadataPolicy, hidesFaces: options.hidesFaces)
+  }
+
+  /// As `renderable(_:)`, for metadata, a policy and whether the render hides faces.
+  static func renderable(_ metadata: ImageMetadata, policy: MetadataPolicy, hidesFaces: Bool) -> ImageMetadata
+  {
+    let metadata = policy == .stripped ? metadata.removingIdentifying() : metadata
+    return metadata.rendered(keepingMakerNote: !hidesFaces)
   }
 
   /// Encodes an image; an image with any non-opaque pixel gets an alpha channel in PNG.
   ///
   /// JPEG: `tjCompress2` at `options.quality` and `options.subsampling`, followed by the
-  /// metadata segments (EXIF with orientation 1 and no thumbnail, XMP, ICC over as many APP2
-  /// segments as needed, Photoshop/IPTC without thumbnails, comments). PNG: 8-bit RGB or RGBA
+  /// metadata segments of `renderable` (EXIF with orientation 1 and no thumbnail, XMP, ICC over
+  /// as many APP2 segments as needed, Photoshop/IPTC, comments). PNG: 8-bit RGB or RGBA
   /// with the PNG colour chunks (gAMA, cHRM, sRGB, iCCP) or an iCCP made from the ICC profile.
   /// With `options.metadataPolicy` `.stripped`, the metadata is first
   /// `ImageMetadata.removingIdentifying()`.
@@ -256,7 +269,7 @@ public enum ImageCodec {
     throws(CodecError) -> [UInt8]
   {
     var options = options
-    options.metadata = renderable(options.metadata, policy: options.metadataPolicy)
+    options.metadata = renderable(options)
     switch format {
     case .jpeg: return try JPEGCodec.encode(image, options: options)
     case .png: return try PNGCodec.encode(image, options: options)

@@ -57,17 +57,17 @@ struct JPEGHeader {
   /// A sampling factor as libjpeg accepts it (1...4; it refuses a file with any other).
   private static func samplingFactor(_ value: Int) -> Int { min(max(value, 1), 4) }
 
-  /// The metadata a render carries: EXIF without thumbnail (orientation 1), ICC, XMP
-  /// (orientation 1), IPTC without Photoshop's thumbnails, comments.
+  /// The metadata a render carries (`ImageMetadata.rendered`, with the MakerNote): EXIF without
+  /// thumbnail (orientation 1), ICC, XMP (orientation 1), IPTC, comments; only what the
+  /// allow-lists keep.
   var metadata: ImageMetadata {
     var metadata = ImageMetadata()
-    metadata.exif = exif.flatMap(EXIF.sanitized)
+    metadata.exif = exif
     metadata.icc = icc
-    metadata.xmp = xmp.map(XMP.withOrientationOne)
-    metadata.photoshop = photoshop.map(PhotoshopResources.removingThumbnails)
-    if metadata.photoshop?.isEmpty == true { metadata.photoshop = nil }
+    metadata.xmp = xmp
+    metadata.photoshop = photoshop
     metadata.comments = comments
-    return metadata
+    return metadata.rendered(keepingMakerNote: true)
   }
 
   /// The ICC profile reassembled from its APP2 chunks in sequence order.

@@ -22,7 +22,7 @@ public final class JPEGSink: PixelSink, @unchecked Sendable {
     try JPEGCodec.checkEncodable(width: size.width, height: size.height, options: options)
     plan = BandPlan.standard(width: size.width, height: size.height, subsampling: options.subsampling)
     var options = options
-    options.metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
+    options.metadata = ImageCodec.renderable(options)
     (self.options, self.fill) = (options, fill)
     results = BandResults(plan.count)
   }

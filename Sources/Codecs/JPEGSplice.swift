@@ -37,8 +37,8 @@ struct JPEGSplice {
   let restartInterval: Int
   /// The original's DQT, SOF, DHT, DRI and SOS segments, in file order.
   let tables: [UInt8]
-  /// The original's JFIF APP0 and Adobe APP14 segments: they say how to read the colours, they
-  /// are not metadata.
+  /// The original's JFIF APP0 and Adobe APP14 segments, their fixed fields only (no JFIF
+  /// thumbnail): they say how to read the colours, they are not metadata.
   let jfif: [UInt8], adobe: [UInt8]
   /// The stuffed bytes of each restart interval (one range without restart markers), without
   /// their RST markers.
@@ -46,6 +46,16 @@ struct JPEGSplice {
   /// Checkpoints of this scan found ahead (`JPEGScanIndex`), which the splice jumps to rather
   /// than decoding the MCUs before them (`use`).
   private(set) var index: JPEGScanIndex? = nil
+
+  /// A segment (marker, length, data) cut to its first `bytes` bytes of data, its length set
+  /// to match: JFIF's and Adobe's fixed fields, without what may follow them (a JFIF thumbnail's
+  /// pixels, anything a writer appended).
+  private static func fixedPart(of segment: UnsafeBufferPointer<UInt8>, bytes: Int) -> [UInt8] {
+    var out = Array(segment.prefix(4 + bytes))
+    let length = out.count - 2
+    (out[2], out[3]) = (UInt8(length >> 8), UInt8(length & 0xFF))
+    return out
+  }
 
   /// The blocks in one MCU, every component's.
   var blocksPerMCU: Int { components.reduce(0) { $0 + $1.blocksPerMCU } }
@@ -143,9 +153,11 @@ struct JPEGSplice {
         restart = Int(jpeg[start]) << 8 | Int(jpeg[start + 1])
         tables += segment
       case 0xE0 where jfif.isEmpty && length >= 7 && jpeg[start..<(start + 5)].elementsEqual("JFIF\0".utf8):
-        jfif = Array(segment)
+        jfif = Self.fixedPart(of: segment, bytes: 14)
+        // No JFIF thumbnail: its width and height (the last two bytes) are 0.
+        if jfif.count == 18 { (jfif[16], jfif[17]) = (0, 0) }
       case 0xEE where adobe.isEmpty && length >= 7 && jpeg[start..<(start + 5)].elementsEqual("Adobe".utf8):
-        adobe = Array(segment)
+        adobe = Self.fixedPart(of: segment, bytes: 12)
       case 0xE0...0xEF, 0xFE:
         break  // metadata: the caller's replaces it
       case 0xDA:

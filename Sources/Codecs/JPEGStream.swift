@@ -159,7 +159,7 @@ public final class JPEGStream {
       throw .encodingFailed(.jpeg, "the bands of a streamed JPEG could not be joined")
     }
     return (
-      JPEGCodec.withMetadata(jpeg, ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)),
+      JPEGCodec.withMetadata(jpeg, ImageCodec.renderable(options)),
       warnings
     )
   }

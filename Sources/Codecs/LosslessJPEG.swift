@@ -60,7 +60,7 @@ public enum LosslessJPEG {
         if case .local(_, let footprint) = kernel.capability { return footprint }
         return []
       }
-      let metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
+      let metadata = ImageCodec.renderable(options)
       // A baseline file: only the changed MCUs are coded again, the others' bits copied.
       if var splice = try JPEGSplice(data) {
         splice.use(index)

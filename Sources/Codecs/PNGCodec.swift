@@ -29,7 +29,8 @@ enum PNGCodec {
     /// The eXIf chunk's TIFF structure (before IDAT), and the orientation it gives (1...8).
     var exif: [UInt8]?
     var orientation = 1
-    /// The XMP packet of the first iTXt chunk with keyword `XML:com.adobe.xmp`.
+    /// The XMP packet of the first iTXt, tEXt or zTXt chunk with keyword `XML:com.adobe.xmp`
+    /// (other text chunks are never read: photoedit does not carry them).
     var xmp: [UInt8]?
     /// Bytes the walk inflated (or tried to: a stream cut off at its cap counts the cap) from
     /// iTXt and iCCP chunks, at most `maxInflatedBytes`.
@@ -115,6 +116,17 @@ enum PNGCodec {
         // Only the first XMP chunk is read (a file has one), and inflated once.
         sawXMP = true
         s.xmp = xmp(fromITXt: bytes[dataStart..<dataEnd]) { inflated($0, maxSize: maxXMPBytes) }
+      } else if type == "tEXt" || type == "zTXt", full, !sawXMP,
+        bytes[dataStart..<dataEnd].starts(with: xmpKeyword + [0])
+      {
+        // XMP as Latin-1 text, as some writers put it: read like iTXt's (and sanitised alike).
+        sawXMP = true
+        let text = bytes[(dataStart + xmpKeyword.count + 1)..<dataEnd]
+        if type == "tEXt" {
+          s.xmp = text.isEmpty ? nil : Array(text)
+        } else if text.first == 0 {
+          s.xmp = inflated(text.dropFirst(), maxSize: maxXMPBytes).flatMap { $0.isEmpty ? nil : $0 }
+        }
       } else if type == "IEND" {
         guard sawIDAT else { throw .corruptData(.png, "no image data (IDAT)") }
         return s

@@ -105,7 +105,7 @@ public final class PNGSink: PixelSink, @unchecked Sendable {
     else { throw .encodingFailed(.png, String(cMessage: text)) }
     self.writer = writer
     var options = options
-    options.metadata = ImageCodec.renderable(options.metadata, policy: options.metadataPolicy)
+    options.metadata = ImageCodec.renderable(options)
     self.options = options
   }
 

@@ -15,7 +15,7 @@ extension PhotoshopResources {
   /// `IPTC.withoutIdentifying`, dropped when none is left) and its ResolutionInfo (when it has
   /// its 16 bytes), each written as an `8BIM` resource without a name (a name is free text).
   /// Walking stops at the first block that is not a well-formed resource, as
-  /// `removingThumbnails` does. The first resource of an ID counts.
+  /// `rendered` does. The first resource of an ID counts.
   ///
   /// - Returns: the new block; empty when nothing is kept.
   /// - Complexity: O(size).
@@ -28,16 +28,8 @@ extension PhotoshopResources {
       if r.id == resolutionInfoID, resolution == nil, data.count == 16 { resolution = data }
     }
     var out: [UInt8] = []
-    func resource(_ id: Int, _ data: [UInt8]) {
-      out += "8BIM".asciiBytes
-      out.appendUInt16BE(id)
-      out += [0, 0]  // an empty Pascal name, padded to an even size
-      out.appendUInt32BE(data.count)
-      out += data
-      if data.count % 2 == 1 { out.append(0) }
-    }
-    if let resolution { resource(resolutionInfoID, resolution) }
-    if let iptc, !iptc.isEmpty { resource(iptcID, iptc) }
+    if let resolution { appendResource(resolutionInfoID, resolution, to: &out) }
+    if let iptc, !iptc.isEmpty { appendResource(iptcID, iptc, to: &out) }
     return out
   }
 }
@@ -96,5 +88,42 @@ enum IPTC {
       i = start + length
     }
     return informative ? out : []
+  }
+
+  /// The datasets a render keeps: those of the envelope (record 1) and the application record
+  /// (record 2), in their order, repeated ones too (keywords), except the object preview
+  /// (2:200-2:202, a picture) and any whose data holds an image (`EmbeddedImage`); each in the
+  /// standard form. Dropped: records 3 to 9 (record 8 holds the object itself: it can be the
+  /// picture) and every dataset with an extended length (only objects need one).
+  ///
+  /// - Returns: the kept datasets; empty when none is.
+  /// - Complexity: O(size).
+  static func rendered(_ bytes: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    var i = 0
+    while i + 5 <= bytes.count, bytes[i] == 0x1C {
+      let (record, dataset) = (bytes[i + 1], bytes[i + 2])
+      var length = bytes.uint16BE(at: i + 3)
+      var start = i + 5
+      var extended = false
+      if length & 0x8000 != 0 {
+        let lengthBytes = length & 0x7FFF
+        guard lengthBytes <= 4, start + lengthBytes <= bytes.count else { break }
+        length = bytes[start..<(start + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
+        start += lengthBytes
+        extended = true
+      }
+      guard start + length <= bytes.count else { break }
+      let data = bytes[start..<(start + length)]
+      if !extended, record == 1 || (record == 2 && !(200...202).contains(dataset)),
+        !EmbeddedImage.isPresent(inText: data)
+      {
+        out += [0x1C, record, dataset]
+        out.appendUInt16BE(length)
+        out += data
+      }
+      i = start + length
+    }
+    return out
   }
 }

@@ -293,7 +293,7 @@ public struct EditStore: Sendable {
       return result
     }
     let rendered = try render(original: original, steps: steps, adding: requests, maxSize: maxSize)
-    let options = encodeOptions(existing: existing, details: rendered.details)
+    let options = encodeOptions(existing: existing, details: rendered.details, steps: steps + rendered.added)
     let bytes = try encode(rendered.image!, as: format, options: options, steps: steps + rendered.added)
     let record = RenderRecord(
       of: bytes, format: format, options: options, route: .reencode,
@@ -312,12 +312,14 @@ public struct EditStore: Sendable {
 
   /// The quality and subsampling of a render: the command line's, else the sidecar's, else the
   /// default quality and the original's subsampling (4:2:0 for PNG originals); with the
-  /// original's metadata, kept or stripped as `metadataPolicy` says.
-  func encodeOptions(existing: RenderRecord?, details: ImageDetails) -> EncodeOptions {
+  /// original's metadata, kept or stripped as `metadataPolicy` says, and without a MakerNote
+  /// when `steps` hide faces (a faceblur step).
+  func encodeOptions(existing: RenderRecord?, details: ImageDetails, steps: [Step]) -> EncodeOptions {
     EncodeOptions(
       quality: settings.quality ?? existing?.quality ?? EncodeOptions.defaultQuality,
       subsampling: settings.subsampling ?? existing?.subsampling ?? details.subsampling ?? .s420,
-      metadata: details.metadata, metadataPolicy: metadataPolicy(existing: existing))
+      metadata: details.metadata, metadataPolicy: metadataPolicy(existing: existing),
+      hidesFaces: steps.contains { $0.filter == FaceblurFilter.name })
   }
 
   /// Whether a render keeps or strips identifying metadata: the command line's choice, else the

@@ -125,7 +125,7 @@ extension EditStore {
     }
     // A PNG is RGB or RGBA as its pixels say: when that is not known ahead, look at them.
     if format == .png && opacity == .unknown { _ = try hold() }
-    let options = encodeOptions(existing: existing, details: details)
+    let options = encodeOptions(existing: existing, details: details, steps: steps + added)
     let pinned = reencodingIsPinned(existing: existing)
     if format == .jpeg && details.format == .jpeg && !pinned && allowLossless,
       let (moved, chain) = fromSource.flatMap(Self.lossless), LosslessJPEG.accepts(original, transform: moved)

@@ -85,11 +85,13 @@ import Testing
     return tiff
   }
 
-  /// A thumbnail whose range starts inside an IFD that is kept: what the kept IFD uses stays,
-  /// the rest of the thumbnail goes (it used to be left whole, thumbnail included).
+  /// A thumbnail whose range starts inside an IFD that is kept: the rebuilt structure is the
+  /// same as without the overlap (it used to be left whole, thumbnail included).
   @Test func thumbnailOverlappingAKeptIFDIsStillRemoved() throws {
-    let normal = try #require(EXIF.sanitized(tiff(thumbnailOffset: 86, thumbnailLength: 6)))
-    let overlapping = try #require(EXIF.sanitized(tiff(thumbnailOffset: 38, thumbnailLength: 54)))
+    let normal = try #require(
+      EXIF.rendered(tiff(thumbnailOffset: 86, thumbnailLength: 6), keepingMakerNote: true))
+    let overlapping = try #require(
+      EXIF.rendered(tiff(thumbnailOffset: 38, thumbnailLength: 54), keepingMakerNote: true))
     #expect(overlapping == normal)
     #expect(overlapping.count == 56)
     #expect(!overlapping.contains(bytes: [0xFF, 0xD8]))
@@ -102,19 +104,19 @@ import Testing
     for (at, value) in [(4, [0xFF, 0xFF, 0xFF, 0xFF]), (10, [0xFF, 0xFF]), (14, [0xFF, 0xFF, 0xFF, 0x7F])] {
       tiff = original
       tiff.replaceSubrange(at..<(at + value.count), with: value.map(UInt8.init))
-      _ = EXIF.sanitized(tiff)
+      _ = EXIF.rendered(tiff, keepingMakerNote: true)
       _ = EXIF.orientation(in: tiff)
     }
     // IFD1 links back to IFD0, and the Exif IFD to itself.
     tiff = original
     tiff[34] = 8
     tiff[30] = 38
-    #expect(EXIF.sanitized(tiff) != nil)
+    #expect(EXIF.rendered(tiff, keepingMakerNote: true) != nil)
   }
 
-  /// Many entries in IFD0 and IFD1 (a PNG's eXIf has no 64 KB cap): every IFD1 value and the
-  /// thumbnail are zeroed, every IFD0 value kept. Overlaps are found by sorting, not by
-  /// comparing every pair (65535 x 65535 before).
+  /// Many entries in IFD0 and IFD1 (a PNG's eXIf has no 64 KB cap): IFD0's private tags and
+  /// all of IFD1 are dropped, in one pass over the entries (an earlier patching sanitizer
+  /// compared every pair of ranges, 65535 x 65535).
   @Test func manyEntries() throws {
     let n = 3000
     var tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8]
@@ -136,10 +138,12 @@ import Testing
     tiff += [UInt8](repeating: 0x11, count: n * 8) + [UInt8](repeating: 0, count: 16)
     tiff += [UInt8](repeating: 0x22, count: (n - 2) * 8)
     tiff += [0xFF, 0xD8, 0xFF, 0xDB, 0xFF, 0xD9]
-    let clean = try #require(EXIF.sanitized(tiff))
-    #expect(clean.count == values1)  // cut after IFD0's values
-    #expect(clean[values0..<values1].allSatisfy { $0 == 0x11 })
-    #expect(clean[ifd1..<values0].allSatisfy { $0 == 0 })
+    #expect(EXIF.rendered(tiff, keepingMakerNote: true) == nil)  // nothing on the lists
+    // With a Make among them, that alone is kept.
+    tiff.replaceSubrange((ifd0 + 2)..<(ifd0 + 14), with: u16(0x010F) + u16(2) + u32(4) + Array("Abc\0".utf8))
+    let clean = try #require(EXIF.rendered(tiff, keepingMakerNote: true))
+    #expect(TIFFListing(clean)?.ifd0.keys.sorted() == [0x010F])
+    #expect(clean.count == 8 + 2 + 12 + 4)
   }
 }
 
@@ -153,7 +157,7 @@ import Testing
   @Test func exifOrientationWithACountOfNine() throws {
     let input = try testInput("fuzz/FuzzMetadata/exif-orientation-count-9")
     let tiff = Array(input.dropFirst())  // the selector byte
-    let clean = try #require(EXIF.sanitized(tiff))
+    let clean = try #require(EXIF.rendered(tiff, keepingMakerNote: true))
     #expect((EXIF.orientation(in: clean) ?? 1) == 1)
   }
 

@@ -41,11 +41,11 @@ import Testing
     let stripped = RenderRecord(
       sha256: Self.sha, format: .jpeg, quality: 90, subsampling: .s420, metadata: .stripped)
     let details = ImageDetails(format: .jpeg, fullWidth: 1, fullHeight: 1)
-    #expect(store.encodeOptions(existing: nil, details: details).metadataPolicy == .kept)
-    #expect(store.encodeOptions(existing: stripped, details: details).metadataPolicy == .stripped)
+    #expect(store.encodeOptions(existing: nil, details: details, steps: []).metadataPolicy == .kept)
+    #expect(store.encodeOptions(existing: stripped, details: details, steps: []).metadataPolicy == .stripped)
     store.settings.metadata = .kept
-    #expect(store.encodeOptions(existing: stripped, details: details).metadataPolicy == .kept)
+    #expect(store.encodeOptions(existing: stripped, details: details, steps: []).metadataPolicy == .kept)
     store.settings.metadata = .stripped
-    #expect(store.encodeOptions(existing: nil, details: details).metadataPolicy == .stripped)
+    #expect(store.encodeOptions(existing: nil, details: details, steps: []).metadataPolicy == .stripped)
   }
 }

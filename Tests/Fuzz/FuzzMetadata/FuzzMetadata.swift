@@ -1,11 +1,12 @@
 // libFuzzer target: the metadata walkers on their own. The first byte picks one, the rest is
 // its input: JPEG markers up to the first scan and the scan walk (with a round trip of the
-// metadata through the segment writer), EXIF, XMP, Photoshop resources, a PNG chunk walk with
-// iTXt/iCCP inflation (CRCs set right), iCCP and iTXt payloads, and the band joiner. Besides
-// not crashing, the documented size rules are checked: XMP keeps its length, the others never
-// grow. The identifying-metadata strippers run on the EXIF, Photoshop and JPEG inputs: their
-// output is stable (stripping it again changes nothing), bounded, and an EXIF keeps only the
-// listed tags, orientation 1 and no IFD1. Built by `make fuzz` only (see Tests/Fuzz/fuzz.py).
+// metadata through the segment writer), EXIF, XMP (the XML reader and the allow-list), Photoshop
+// resources, a PNG chunk walk with iTXt/zTXt/iCCP inflation (CRCs set right), iCCP and iTXt
+// payloads, and the band joiner. Besides not crashing, the documented rules are checked: the
+// render's allow-lists are stable (applying them again changes nothing) and leave no image
+// signature; an XMP packet they write parses again; the strippers' output is stable, bounded,
+// and an EXIF keeps only the listed tags, orientation 1 and no IFD1. Built by `make fuzz` only
+// (see Tests/Fuzz/fuzz.py).
 import FuzzSupport
 
 @testable import Codecs
@@ -38,7 +39,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(again.icc == profile, "ICC round trip")
     precondition(again.comments == metadata.comments.filter { !$0.isEmpty }, "comments round trip")
     // Stripped, as a render writes it: no XMP, no comment, and what is left reads back.
-    let stripped = ImageCodec.renderable(metadata, policy: .stripped)
+    precondition(metadata.rendered(keepingMakerNote: true) == metadata, "allow-lists not stable")
+    if let exif = ImageCodec.renderable(metadata, policy: .kept, hidesFaces: true).exif {
+      precondition(!hasMakerNote(exif), "a MakerNote in a render that hides faces")
+    }
+    let stripped = ImageCodec.renderable(metadata, policy: .stripped, hidesFaces: true)
     precondition(stripped.xmp == nil && stripped.comments.isEmpty, "XMP or comments kept")
     precondition(stripped == metadata.removingIdentifying(), "renderable strips otherwise")
     precondition(stripped.removingIdentifying() == stripped, "stripping not stable")
@@ -49,15 +54,25 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(strippedHeader.xmp == nil && strippedHeader.comments.isEmpty, "stripped XMP or comments")
   case 1:
     _ = EXIF.orientation(in: bytes)
-    if let clean = EXIF.sanitized(bytes) {
-      precondition(clean.count <= bytes.count, "EXIF grew")
-      precondition((EXIF.orientation(in: clean) ?? 1) == 1, "orientation not 1")
+    for keepingMakerNote in [true, false] {
+      if let clean = EXIF.rendered(bytes, keepingMakerNote: keepingMakerNote) {
+        precondition(clean.count <= bytes.count + 256, "EXIF grew")
+        precondition((EXIF.orientation(in: clean) ?? 1) == 1, "orientation not 1")
+        precondition(EXIF.rendered(clean, keepingMakerNote: keepingMakerNote) == clean, "EXIF not stable")
+        precondition(!EmbeddedImage.isPresent(in: clean), "an image in the EXIF")
+      }
     }
     if let stripped = EXIF.withoutIdentifying(bytes) { checkStripped(stripped, from: bytes) }
   case 2:
-    precondition(XMP.withOrientationOne(bytes).count == bytes.count, "XMP changed length")
+    if let clean = XMP.sanitized(bytes) {
+      precondition(XMLTree(clean) != nil, "XMP written that does not parse")
+      precondition(XMP.sanitized(clean) == clean, "XMP not stable")
+      precondition(!EmbeddedImage.isPresent(inText: clean), "an image in the XMP")
+    }
   case 3:
-    precondition(PhotoshopResources.removingThumbnails(bytes).count <= bytes.count, "resources grew")
+    let rendered = PhotoshopResources.rendered(bytes)
+    precondition(rendered.count <= bytes.count, "resources grew")
+    precondition(PhotoshopResources.rendered(rendered) == rendered, "rendered resources not stable")
     let stripped = PhotoshopResources.withoutIdentifying(bytes)
     precondition(stripped.count <= bytes.count, "stripped resources grew")
     precondition(PhotoshopResources.withoutIdentifying(stripped) == stripped, "resources not stable")
@@ -84,12 +99,21 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   return 0
 }
 
+/// Whether a TIFF structure's Exif IFD has a MakerNote entry.
+func hasMakerNote(_ tiff: [UInt8]) -> Bool {
+  guard let r = EXIF.Reader(tiff), let ifd0 = r.ifd0, let entries = r.entries(at: ifd0),
+    let pointer = entries.first(where: { $0.tag == EXIF.exifPointer }), let at = r.u32(pointer.entry + 8),
+    let exif = r.entries(at: at)
+  else { return false }
+  return exif.contains { $0.tag == EXIF.makerNoteTag }
+}
+
 /// What `EXIF.withoutIdentifying` promises of its result: stable, bounded, already sanitized,
 /// orientation 1, and in each IFD only the listed tags (and the pointers between them).
 func checkStripped(_ stripped: [UInt8], from input: [UInt8]) {
   precondition(stripped.count <= input.count + 256, "stripped EXIF grew")
   precondition(EXIF.withoutIdentifying(stripped) == stripped, "stripped EXIF not stable")
-  precondition(EXIF.sanitized(stripped) == stripped, "stripped EXIF has a thumbnail or a tail")
+  precondition(EXIF.rendered(stripped, keepingMakerNote: true) == stripped, "stripped EXIF not a render's")
   precondition((EXIF.orientation(in: stripped) ?? 1) == 1, "stripped orientation not 1")
   let r = EXIF.Reader(stripped)!
   func tags(_ offset: Int?) -> [(tag: Int, type: Int, count: Int, entry: Int)] {
