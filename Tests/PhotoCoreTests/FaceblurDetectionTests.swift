@@ -29,14 +29,23 @@ import Testing
   @Test func detectsAndStoresNormalisedBoxes() throws {
     let image = Self.halves(width: 6, height: 6, split: 3, top: 10, bottom: 50)
     let op = try step(
-      "faceblur", ["detector": .choice("haar"), "minNeighbors": .integer(0), "blocks": .integer(2)], for: image, detector: Self.detector)
+      "faceblur",
+      [
+        "detector": .choice("haar"), "minNeighbors": .integer(0), "blocks": .integer(2), "scale": .number(1),
+        "minBlock": .integer(4),
+      ], for: image, detector: Self.detector)
     #expect(op.typed(FaceblurFilter.self)?.derived.faces == [Box(fractionX: 0, y: 0, width: 1, height: 1)])
     var out = image
     try op.render(on: &out)
-    // Blocks of 3: the circle covers the whole 6×6 image; each block is one half, so unchanged
-    // grey values, but the block rows 0–2 and 3–5 keep their own means.
+    // The circle at the level the check stored (the two halves' centre rows may need a wider
+    // circle or larger blocks before they change), its blocks at least minBlock's 4 pixels.
+    let (p, derived) = try #require(op.typed(FaceblurFilter.self))
+    let (blocks, scale) = FaceblurFilter.strength(p, level: derived.level(0))
     var expected = image
-    expected.pixelate(.circle(centerX: 2.5, centerY: 2.5, radius: 72.0.squareRoot() / 2), blockSize: 3)
+    expected.pixelate(
+      .circle(centerX: 2.5, centerY: 2.5, radius: scale * 72.0.squareRoot() / 2),
+      blockSize: max(4, Int((6 / Double(blocks)).rounded())))
+    #expect(out != image)
     #expect(out == expected)
   }
 

@@ -75,20 +75,20 @@ import Testing
       sha256: "d4e9e64a5c6d2758bddd7582948a9e011910a23573f9d71c3cd3a5b8ec3a4d0c"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["--quality", "90", "-f", "faceblur"],
-      sha256: "0c5d7aa94de44a799d0ec27e009e0b5ff3f386e19721be16ea04c9f6931f6abb"),
+      sha256: "a3590158571ac69d8af2def83f2ad493bd7dbc48b893411f0127d6ca42c92bd4"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["--quality", "90", "-f", "faceblur:style=blur,blocks=3"],
-      sha256: "8ce01878d9037a95217ec4b57b130723c0a7b5eb190caff58c761921b1455231"),
+      sha256: "95a336432651135e1098932343c12e275db403968ca91097909f2a87f595f2ad"),
     Case(
       photo: "faces/hopper.jpg",
       arguments: ["--quality", "90", "-f", "faceblur:style=solid,color=#FF0000,scale=1.3"],
-      sha256: "69bcc792bbe0187cdda5c9ac56c05ac466e480c598c4ced1aed115ee074937cb"),
+      sha256: "fdf9f53b5bd44eb790111d63f2795ea207678322f24117969056de751de9f136"),
     Case(
       photo: "faces/astronaut.png", arguments: ["-f", "faceblur:blocks=2,scale=1.6"],
-      sha256: "da3a81c089e9efff1b223a9599901b5c6ac98979e4e0292168212782174572da"),
+      sha256: "5e1089d0f40e520b8db51d1892bc38042af3604922a441049a014c324d958c79"),
     Case(
       photo: "faces/astronaut.png", arguments: ["-f", "sepia", "-f", "vignette", "-f", "faceblur"],
-      output: "out.jpg", sha256: "d217c0af03fd2f16ab16f7214681db2e872bd5727683758e976e566fc0b9d1c6"),
+      output: "out.jpg", sha256: "8df36c45c8e9ba552c1d811b9df387248d045b97cf8bffb2fadfb3ffed1d89aa"),
     Case(
       photo: "faces/hopper_orientation_6.jpg",
       arguments: ["--quality", "90", "-f", "pixelate:x=0,y=0,width=50%,height=50%"],
@@ -101,7 +101,7 @@ import Testing
       sha256: "7526c5209dfecc900a101b86354611477d22d70e8e28b11aea260e9ef84d9a5a"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["--quality", "90", "--recipe", "\(recipes)/redact.json"],
-      sha256: "db32f8923aa538c3090ba98ebcc25ec463121b107d9ef8ad006a0a832bca71cd"),
+      sha256: "49b32329fdfe08306adc390d7a3711d26e5a9ac14122d87f2857041aec4abb3e"),
     Case(
       photo: "photos/coffee.png", arguments: ["--recipe", "\(recipes)/profile-picture.json"],
       sha256: "efdf34b4290050cd9da8e74f162dce9a28434e349bdee4da52e7fbe6d7e9068b"),
@@ -136,16 +136,16 @@ import Testing
       sha256: "4c7803c73c2614762b06757e75fa07d21661ca9fe6189b2140597e77a5b4bb8a"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["-f", "faceblur"],
-      sha256: "5677edd84cfec2c2e631a7001307f5ebc68f64884e6f2b603939516b7a9e1c52"),
+      sha256: "93ddecb5fe72756d06a765a6a95315a6b45a76d85b4e538c967ccd52edf34737"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=blur,blocks=3"],
-      sha256: "ff1db51399e014e5fbb1b6aa522c5453127a23412cfb2f8593dad17c4e2f0a52"),
+      sha256: "481f8307bc7bc9f93b18fb80c26e0335c941f20bd97219954747273fa0f413ac"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["-f", "faceblur:style=solid,color=#FF0000,scale=1.3"],
-      sha256: "68efc6d8795f38e508751ca232b25f1f521d5c79709a016337a4050e148d70be"),
+      sha256: "2087ea52d59648d1bd9d9b6070d0c637bd3943eb4444611839b64489aaf0cf51"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["--recipe", "\(recipes)/redact.json"],
-      sha256: "6b55ce1b8187396f2e354cfe33555017327366c709257e32d5b59d66dc7758ee"),
+      sha256: "75264ee88e2d9700c70b25986e731000140b159c705f2e55eba5e094e0bb11c0"),
     Case(
       photo: "faces/hopper.jpg", arguments: ["-f", "rotate:angle=270", "-f", "flip:direction=vertical"],
       sha256: "2f671af65d60e8ddcf15759c8c9c70fe1def9bc9448c869f4b5f56f1adf093be"),
