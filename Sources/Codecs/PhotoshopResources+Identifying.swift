@@ -63,9 +63,27 @@ enum IPTC {
     var out: [UInt8] = []
     var seen: Set<[UInt8]> = []
     var informative = false
+    forEachDataset(bytes) { record, dataset, data, extended in
+      let key = [record, dataset]
+      if !extended, kept.contains(key), !seen.contains(key) {
+        seen.insert(key)
+        if !structural.contains(key) { informative = true }
+        out += [0x1C, record, dataset]
+        out.appendUInt16BE(data.count)
+        out += data
+      }
+    }
+    return informative ? out : []
+  }
+
+  /// Calls `body` with each dataset of an IPTC-IIM block in order (its record, its number, its
+  /// data, and whether its length was in the extended form), until the block ends or a dataset
+  /// runs past it.
+  static func forEachDataset(
+    _ bytes: [UInt8], _ body: (_ record: UInt8, _ dataset: UInt8, _ data: ArraySlice<UInt8>, _ extended: Bool) -> Void
+  ) {
     var i = 0
     while i + 5 <= bytes.count, bytes[i] == 0x1C {
-      let key = [bytes[i + 1], bytes[i + 2]]
       var length = bytes.uint16BE(at: i + 3)
       var start = i + 5
       var extended = false
@@ -78,16 +96,9 @@ enum IPTC {
         extended = true
       }
       guard start + length <= bytes.count else { break }
-      if !extended, kept.contains(key), !seen.contains(key) {
-        seen.insert(key)
-        if !structural.contains(key) { informative = true }
-        out += [0x1C, key[0], key[1]]
-        out.appendUInt16BE(length)
-        out += bytes[start..<(start + length)]
-      }
+      body(bytes[i + 1], bytes[i + 2], bytes[start..<(start + length)], extended)
       i = start + length
     }
-    return informative ? out : []
   }
 
   /// The datasets a render keeps: those of the envelope (record 1) and the application record
@@ -100,29 +111,14 @@ enum IPTC {
   /// - Complexity: O(size).
   static func rendered(_ bytes: [UInt8]) -> [UInt8] {
     var out: [UInt8] = []
-    var i = 0
-    while i + 5 <= bytes.count, bytes[i] == 0x1C {
-      let (record, dataset) = (bytes[i + 1], bytes[i + 2])
-      var length = bytes.uint16BE(at: i + 3)
-      var start = i + 5
-      var extended = false
-      if length & 0x8000 != 0 {
-        let lengthBytes = length & 0x7FFF
-        guard lengthBytes <= 4, start + lengthBytes <= bytes.count else { break }
-        length = bytes[start..<(start + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
-        start += lengthBytes
-        extended = true
-      }
-      guard start + length <= bytes.count else { break }
-      let data = bytes[start..<(start + length)]
+    forEachDataset(bytes) { record, dataset, data, extended in
       if !extended, record == 1 || (record == 2 && !(200...202).contains(dataset)),
         !EmbeddedImage.isPresent(inText: data)
       {
         out += [0x1C, record, dataset]
-        out.appendUInt16BE(length)
+        out.appendUInt16BE(data.count)
         out += data
       }
-      i = start + length
     }
     return out
   }
