@@ -1,3 +1,5 @@
+import PhotoCore
+
 /// A small, strict, namespace-aware XML reader for XMP packets (attacker-controlled input).
 ///
 /// It reads elements with attributes, character data, CDATA sections, comments and processing
@@ -243,24 +245,11 @@ struct XMLTree {
         }
         guard let semicolon = text[k...].prefix(12).firstIndex(of: UInt8(ascii: ";")) else { return false }
         let entity = String(decoding: text[(k + 1)..<semicolon], as: UTF8.self)
-        switch entity {
-        case "lt": out.append(UInt8(ascii: "<"))
-        case "gt": out.append(UInt8(ascii: ">"))
-        case "amp": out.append(UInt8(ascii: "&"))
-        case "quot": out.append(UInt8(ascii: "\""))
-        case "apos": out.append(UInt8(ascii: "'"))
-        default:
-          var value: UInt32?
-          if entity.hasPrefix("#x") {
-            value = UInt32(entity.dropFirst(2), radix: 16)
-          } else if entity.hasPrefix("#") {
-            value = UInt32(entity.dropFirst(1), radix: 10)
-          }
-          guard let value, value == 0x9 || value == 0xA || value == 0xD || value >= 0x20,
-            let scalar = Unicode.Scalar(value)
-          else { return false }
-          out += Array(String(Character(scalar)).utf8)
-        }
+        // Only characters XML allows: tab, line feed, carriage return, and from space up.
+        guard let scalar = XMLReference.scalar(entity),
+          scalar.value == 0x9 || scalar.value == 0xA || scalar.value == 0xD || scalar.value >= 0x20
+        else { return false }
+        out += Array(String(Character(scalar)).utf8)
         k = semicolon + 1
       }
       return true

@@ -391,24 +391,34 @@ struct XMLReader {
         throw error("unterminated entity reference")
       }
       let entity = String(decoding: bytes[(i + 1)..<semicolon], as: UTF8.self)
-      switch entity {
-      case "lt": out.append(UInt8(ascii: "<"))
-      case "gt": out.append(UInt8(ascii: ">"))
-      case "amp": out.append(UInt8(ascii: "&"))
-      case "quot": out.append(0x22)
-      case "apos": out.append(0x27)
-      default:
-        var scalar: Unicode.Scalar?
-        if entity.hasPrefix("#x"), let v = UInt32(entity.dropFirst(2), radix: 16) {
-          scalar = Unicode.Scalar(v)
-        } else if entity.hasPrefix("#"), let v = UInt32(entity.dropFirst()) {
-          scalar = Unicode.Scalar(v)
-        }
-        guard let scalar else { throw error("unknown entity &\(entity);") }
-        out.append(contentsOf: Array(String(Character(scalar)).utf8))
-      }
+      guard let scalar = XMLReference.scalar(entity) else { throw error("unknown entity &\(entity);") }
+      out.append(contentsOf: Array(String(Character(scalar)).utf8))
       i = semicolon + 1
     }
     return String(decoding: out, as: UTF8.self)
+  }
+}
+
+/// An XML reference's character: one of the five predefined entities (`lt`, `gt`, `amp`, `quot`,
+/// `apos`) or a numeric character reference (`#38`, `#x26`), named without its `&` and `;`.
+public enum XMLReference {
+  /// The character `entity` stands for, or nil for any other name (XML without a DTD defines no
+  /// other) or a number that is no Unicode scalar.
+  public static func scalar(_ entity: String) -> Unicode.Scalar? {
+    switch entity {
+    case "lt": "<"
+    case "gt": ">"
+    case "amp": "&"
+    case "quot": "\""
+    case "apos": "'"
+    default:
+      if entity.hasPrefix("#x") {
+        UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init)
+      } else if entity.hasPrefix("#") {
+        UInt32(entity.dropFirst(1), radix: 10).flatMap(Unicode.Scalar.init)
+      } else {
+        nil
+      }
+    }
   }
 }
