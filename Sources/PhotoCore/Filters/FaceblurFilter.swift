@@ -212,9 +212,6 @@ public struct FaceblurFilter: Filter {
     /// The level face `index` is hidden at.
     public func level(_ index: Int) -> Int { levels.indices.contains(index) ? levels[index] : 0 }
 
-    /// The number of faces hidden more strongly than the parameters say.
-    public var strengthened: Int { levels.filter { $0 > 0 }.count }
-
     /// The faces found by `detector`, with its files' checksums.
     ///
     /// - Throws: `.detection(.tooManyFaces)` when they are more than a step stores.
