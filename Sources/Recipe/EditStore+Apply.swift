@@ -9,8 +9,8 @@ extension EditStore {
   ///   - requests: filter requests, or a recipe's portable steps, in order.
   ///   - photo: the photo to edit in place, or, with `output`, the original to read.
   ///   - output: where the render and its sidecar go; the input is then left untouched. An
-  ///     existing output is appended to when it is photoedit's edit of the same original, and
-  ///     otherwise replaced only with `settings.force`.
+  ///     existing output is made again when it is photoedit's output of the same original and
+  ///     request, and otherwise replaced only with `settings.force`.
   public func apply(_ requests: [StepRequest], to photo: String, output: String?) throws(StoreError)
     -> ApplyOutcome
   {
@@ -39,9 +39,17 @@ extension EditStore {
         if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
         originalBytes = try Self.readBytes(photo)
       }
-      let made = try newRecipe(
+      var made = try newRecipe(
         requests, base: base, originalBytes: originalBytes,
         originalPath: paths.name + PhotoPaths.originalSuffix, format: format)
+      // The render replaces this name only: another name of the same file (a hard link) goes on
+      // showing the photo as it was.
+      if base == nil, let links = (try? FileSystem.info(photo))?.links, links > 1 {
+        made.warnings.append(
+          links == 2
+            ? "the photo has another name (a hard link), which still shows it as it was"
+            : "the photo has \(links - 1) other names (hard links), which still show it as it was")
+      }
       if !settings.dryRun {
         try commitEdit(
           paths, data: made.data, render: made.bytes, preserve: base == nil, mode: Self.mode(of: photo))
@@ -52,9 +60,10 @@ extension EditStore {
 
   /// `apply -o OUT`: the input is the original; OUT gets the render of the input with exactly
   /// these steps, and the sidecar. Running the same command again gives the same bytes and a
-  /// one-step recipe: an OUT that is photoedit's own output of this input is replaced (never
-  /// appended to), and one that is already this request's render is left as it is (`current`).
-  /// Anything else at OUT needs `settings.force`.
+  /// one-step recipe: an OUT that is photoedit's own output of this input and this request is
+  /// made again (never appended to), or left as it is when it is already this request's render
+  /// (`current`). Anything else at OUT, another request's output of this input included, needs
+  /// `settings.force`.
   private func apply(_ requests: [StepRequest], input: String, output: String, format: ImageFormat)
     throws(StoreError) -> ApplyOutcome
   {
@@ -87,6 +96,12 @@ extension EditStore {
             dryRun: settings.dryRun, recovery: recovery, warnings: [])
           outcome.current = true
           return outcome
+        }
+        // Another request over the same original: replacing it could publish what it hid (a
+        // faceblur run, then a sepia run), so it takes --force, like any other file there. A
+        // migrated recipe of the same request is made again without it.
+        if read.data.request != request, !settings.force {
+          throw .outputMadeOtherwise(path: output, made: read.data.steps, requested: requests.map(\.filter))
         }
       } else if editedInPlace {
         throw .outputEditedInPlace(path: output, original: paths.original)

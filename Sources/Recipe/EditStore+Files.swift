@@ -44,6 +44,28 @@ extension EditStore {
     }
   }
 
+  /// Makes `base` as ``createFolder(_:made:)`` does, then, inside it, the folders that hold the
+  /// file `relative` (`a/b` for `a/b/x.jpg`: a walked photo's path, mirrored below
+  /// `--output-dir`). Those are photoedit's own: each must be a real folder, so a link planted
+  /// there (to another place) is refused, not followed.
+  public static func createFolder(_ base: String, for relative: String?, made: inout [String]) throws(StoreError) {
+    try createFolder(base, made: &made)
+    guard let relative else { return }
+    var folder = base
+    for part in Path.components(relative).dropLast() {
+      folder = Path.join(folder, String(part))
+      if PhotoFolder.kind(of: folder, followingLinks: false) == .directory { continue }
+      do throws(FileSystem.FileError) {
+        try FileSystem.createDirectory(folder)
+        made.append(folder)
+      } catch {
+        // Made by another worker meanwhile is fine; anything else there (a file, a link) is not.
+        if PhotoFolder.kind(of: folder, followingLinks: false) == .directory { continue }
+        throw .cannotCreateFolder(path: folder)
+      }
+    }
+  }
+
   /// Removes a folder if it is empty (rmdir(2): a folder with anything in it stays, whoever put
   /// it there); true when it is gone.
   @discardableResult public static func removeFolderIfEmpty(_ path: String) -> Bool {

@@ -38,7 +38,11 @@ extension EditStore {
   ///
   /// - Parameter maxSize: the longest side of the export in pixels (a DCT-scaled decode, then a
   ///   resample).
-  public func export(_ photo: String, to output: String, maxSize: Int?) throws(StoreError) -> ExportOutcome {
+  public func export(_ named: String, to output: String, maxSize: Int?) throws(StoreError) -> ExportOutcome {
+    try Self.refuseStoreFile(named)
+    // A link to a photo exports that photo: its own sidecar says whether it is edited.
+    let isLink = PhotoFolder.kind(of: named, followingLinks: false) == .other
+    let photo = isLink && PhotoFolder.kind(of: named) == .regular ? PhotoFolder.realPath(named) ?? named : named
     try Self.refuseStoreFile(photo)
     try Self.refuseStoreFile(output, output: true)
     if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
@@ -66,10 +70,11 @@ extension EditStore {
       let (rendered, bytes, record) = try renderEncoded(
         original: source, steps: steps, maxSize: maxSize, as: format, existing: existing)
       source = []
+      var outcome = ExportOutcome(
+        output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
+        dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)
+      outcome.unedited = steps.isEmpty
       if let present, present.size == bytes.count, (try? FileSystem.read(output, limit: bytes.count, followingLinks: false)) == bytes {
-        var outcome = ExportOutcome(
-          output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
-          dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)
         outcome.current = true
         return outcome
       }
@@ -80,9 +85,7 @@ extension EditStore {
         transaction.add(.replace(temp: temp, role: .render, sha256: record.sha256))
         try transaction.commit()
       }
-      return ExportOutcome(
-        output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
-        dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)
+      return outcome
     }
   }
 }

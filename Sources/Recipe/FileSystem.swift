@@ -225,6 +225,12 @@ public enum FileSystem {
     guard try info(path)?.isDirectory == true else { throw FileError(call: "mkdir", code: ENOTDIR) }
   }
 
+  /// mkdir(2) of one folder (its parent must exist); fails with EEXIST when anything has the
+  /// name, a link included (mkdir never follows one).
+  static func createDirectory(_ path: String) throws(FileError) {
+    if PathName.withCString(path, { mkdir($0, 0o777) }) != 0 { throw failure("mkdir") }
+  }
+
   /// rmdir(2): removes a folder only when it is empty. True when it is gone (removed, or already
   /// missing); false when it holds anything, or cannot be removed.
   public static func removeEmptyDirectory(_ path: String) -> Bool {

@@ -121,6 +121,8 @@ public struct ExportOutcome: Sendable {
   public var warnings: [String]
   /// True when the output already held exactly this render: nothing was written.
   public var current = false
+  /// True when the photo has no edit: the export is the photo as it is.
+  public var unedited = false
 }
 
 /// What `status` says about a photo.

@@ -15,6 +15,9 @@ public enum PhotoFolder {
     return Identity(device: info.device, inode: info.inode)
   }
 
+  /// The path with every link and `.`/`..` resolved (realpath(3)), or nil when it cannot be.
+  public static func realPath(_ path: String) -> String? { FileSystem.realPath(path) }
+
   /// What a path is.
   public enum Kind: Sendable { case missing, regular, directory, other }
 
@@ -36,22 +39,28 @@ public enum PhotoFolder {
     /// The name `shard(of:count:)` is given for this file: its path relative to the folder a
     /// walk started from (`sub/a.jpg` for `-r /mnt/archive/photos`), else the path as given.
     public var shardName: String
+    /// For a photo a walk found, its path relative to the folder walked (`a/x.jpg`), where
+    /// `--output-dir` puts its output; nil for a photo named directly.
+    public var relative: String?
+    /// True when the name is a symbolic link (to a regular file).
+    public var isLink = false
 
-    public init(path: String, problem: StoreError? = nil, shardName: String? = nil) {
-      (self.path, self.problem, self.shardName) = (path, problem, shardName ?? path)
+    public init(path: String, problem: StoreError? = nil, shardName: String? = nil, relative: String? = nil) {
+      (self.path, self.problem, self.shardName, self.relative) = (path, problem, shardName ?? path, relative)
+      isLink = problem == nil && PhotoFolder.kind(of: path, followingLinks: false) == .other
     }
   }
 
   /// The photos an operand stands for: itself (whether it exists or not), or with `recursive`
   /// every photo below a folder. A folder without `recursive`, and a device, pipe or socket,
   /// come back with their problem.
-  public static func entries(for path: String, recursive: Bool) -> [Entry] {
+  public static func entries(for path: String, recursive: Bool, skipping: Set<Identity> = []) -> [Entry] {
     switch kind(of: path) {
     case .missing, .regular: return [Entry(path: path)]
     case .other: return [Entry(path: path, problem: .notRegularFile(path: path))]
     case .directory:
       guard recursive else { return [Entry(path: path, problem: .isFolder)] }
-      return photos(in: path, recursive: true)
+      return photos(in: path, recursive: true, skipping: skipping)
     }
   }
 
@@ -60,10 +69,11 @@ public enum PhotoFolder {
   /// would otherwise list one photo many times); links to photos are followed. A photo-named
   /// entry that is not a regular file comes back with its problem. With
   /// `includingEditsWithoutRender`, a sidecar whose photo is missing stands for that photo (so
-  /// `status` reports it).
-  public static func photos(in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false)
-    -> [Entry]
-  {
+  /// `status` reports it). A folder in `skipping` (an `--output-dir` inside the walked folder)
+  /// is not walked.
+  public static func photos(
+    in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false, skipping: Set<Identity> = []
+  ) -> [Entry] {
     var found: [Entry] = []
     // Each folder still to list, with its path relative to `folder` ("" for `folder` itself).
     var pending = [(path: folder, relative: "")]
@@ -74,16 +84,19 @@ public enum PhotoFolder {
         let relative = relativeDir.isEmpty ? name : relativeDir + "/" + name
         switch kind(of: path) {
         case .directory:
-          if recursive && kind(of: path, followingLinks: false) == .directory {
+          if recursive && kind(of: path, followingLinks: false) == .directory,
+            skipping.isEmpty || identity(of: path).map({ !skipping.contains($0) }) ?? false
+          {
             pending.append((path, relative))
           }
         case .regular:
           if isPhotoName(name) && !PhotoPaths.isStoreFile(path) {
-            found.append(Entry(path: path, shardName: relative))
+            found.append(Entry(path: path, shardName: relative, relative: relative))
           }
         case .other:
           if isPhotoName(name) {
-            found.append(Entry(path: path, problem: .notRegularFile(path: path), shardName: relative))
+            found.append(
+              Entry(path: path, problem: .notRegularFile(path: path), shardName: relative, relative: relative))
           }
         case .missing:
           // A dangling link: nothing to report, even when it is named like a sidecar.
@@ -92,8 +105,8 @@ public enum PhotoFolder {
         if includingEditsWithoutRender, name.hasSuffix(PhotoPaths.sidecarSuffix) {
           let photo = String(path.dropLast(PhotoPaths.sidecarSuffix.count))
           if kind(of: photo) == .missing, isPhotoName(photo) {
-            found.append(
-              Entry(path: photo, shardName: String(relative.dropLast(PhotoPaths.sidecarSuffix.count))))
+            let name = String(relative.dropLast(PhotoPaths.sidecarSuffix.count))
+            found.append(Entry(path: photo, shardName: name, relative: name))
           }
         }
       }

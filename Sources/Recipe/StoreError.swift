@@ -91,6 +91,9 @@ public enum StoreError: Error, Equatable, Sendable {
   case renderModified
   /// The output exists and is not photoedit's own edit of the same original.
   case outputExists(path: String)
+  /// The output is photoedit's own output of the same original, made by another request (its
+  /// active steps, and the filters this request asks for): replacing it could drop what it hid.
+  case outputMadeOtherwise(path: String, made: [Step], requested: [String])
   /// The output is a photo edited in place (its preserved original beside it): writing an
   /// output there would orphan that original, so not even `--force` does it.
   case outputEditedInPlace(path: String, original: String)

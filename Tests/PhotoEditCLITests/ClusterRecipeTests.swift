@@ -101,8 +101,9 @@ import Testing
       } else {
         #expect(lines.allSatisfy { $0["current"] == nil }, "\(label)")
         #expect(lines.allSatisfy { ($0["faces"] as? NSNumber) != nil }, "\(label): faceblur's face count")
+        // Each at its path below the walked folder.
         let expected = photos.flatMap { photo -> [String] in
-          let name = (photo as NSString).lastPathComponent
+          let name = String(photo.dropFirst("photos/".count))
           return [name, name + ".photoedit.json"]
         }
         #expect(published.keys.sorted() == expected.sorted(), "\(label)")

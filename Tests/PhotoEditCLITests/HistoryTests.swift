@@ -125,9 +125,12 @@ import Testing
     }
     let json = runCLI(command + ["--json"])
     #expect(json.out.contains("\"current\": true"))
-    // Another request replaces the output (it is photoedit's own output of this input): still
-    // one step, never two vignettes.
-    #expect(runCLI(["apply", "-f", "vignette:intensity=0.5", "-o", out, photo]).status == 0)
+    // Another request replaces the output only with --force (what it hid could be lost), and
+    // then makes it again: still one step, never two vignettes.
+    let another = ["apply", "-f", "vignette:intensity=0.5", "-o", out, photo]
+    #expect(runCLI(another).status == 73)
+    #expect(bytes(out) == first)
+    #expect(runCLI(another + ["--force"]).status == 0)
     let sidecar =
       try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + ".photoedit.json")))
       as! [String: Any]
@@ -140,7 +143,8 @@ import Testing
     #expect(runCLI(["apply", "-f", "vignette", "-o", out, other]).status == 73)
   }
 
-  /// Names that are one file are done once per command.
+  /// Names that are one file are done once per command; a second name of it (a hard link),
+  /// which an edit in place leaves showing the photo as it was, is reported and fails the run.
   @Test func oneFileIsDoneOncePerCommand() throws {
     let folder = try TemporaryFolder()
     let photo = try folder.copy("faces/hopper.jpg", as: "a.jpg")
@@ -150,14 +154,15 @@ import Testing
     let run = try launch(
       ["apply", "-f", "sepia", "a.jpg", "./a.jpg", "a.jpg", "hard.jpg", "dir/a.jpg", "--json"], in: folder.url
     )
-    #expect(run.status == 0, "\(run.err)")
+    #expect(run.status == 1, "\(run.err)")
     let lines = run.out.split(separator: "\n")
     #expect(lines.count == 5)
-    #expect(lines.filter { $0.contains("\"duplicateOf\": \"a.jpg\"") }.count == 4)
-    #expect(run.err.components(separatedBy: "the same file as a.jpg, done once").count == 5)
+    #expect(lines.filter { $0.contains("\"duplicateOf\": \"a.jpg\"") }.count == 3)
+    #expect(run.err.components(separatedBy: "the same file as a.jpg, done once").count == 4)
+    #expect(run.err.contains("photoedit: hard.jpg: not edited: a hard link to 'a.jpg'"), "\(run.err)")
     // Counted apart, not as done; a writer's later mention repeats nothing of what it did.
     #expect(
-      run.err.hasSuffix("photoedit: 5 files: 1 done, 0 current, 0 failed, 4 duplicates\n"), "\(run.err)")
+      run.err.hasSuffix("photoedit: 5 files: 1 done, 0 current, 1 failed, 3 duplicates\n"), "\(run.err)")
     #expect(lines.filter { $0.contains("\"duplicateOf\"") }.allSatisfy { !$0.contains("operations") })
     let sidecar =
       try JSONSerialization.jsonObject(

@@ -144,7 +144,11 @@ import Testing
     let out = folder.path("again.jpg")
     #expect(try launch(["apply", "--filter", "sepia", "-o", out, photo]).status == 0)
     Self.expectKept(try Self.read(out))
-    let rerun = try launch(["apply", "--filter", "sepia", "--strip-identifying", "-o", out, photo])
+    // Another request's output is replaced with --force only (the refusal says why).
+    let refused = try launch(["apply", "--filter", "sepia", "--strip-identifying", "-o", out, photo])
+    #expect(refused.status == 73)
+    #expect(refused.err.contains("was made with sepia; this request's settings differ"), "\(refused.err)")
+    let rerun = try launch(["apply", "--filter", "sepia", "--strip-identifying", "--force", "-o", out, photo])
     #expect(rerun.status == 0 && !rerun.out.contains("current"), "\(rerun.out)")
     try Self.expectStripped(try Self.read(out))
     #expect(

@@ -169,8 +169,9 @@ import Testing
     #expect(
       text.err == "photoedit: shard 1/2: \(mine.count) of 10 files: \(mine.count) done, 0 current, 0 failed\n"
     )
-    let written = try FileManager.default.contentsOfDirectory(atPath: out).filter { $0.hasSuffix(".jpg") }
-    #expect(Set(written) == Set(mine.map { ($0 as NSString).lastPathComponent }))
+    // Each output at the photo's path below the walked folder.
+    let written = (FileManager.default.subpaths(atPath: out) ?? []).filter { $0.hasSuffix(".jpg") }
+    #expect(Set(written) == Set(mine.map { String($0.dropFirst(root.count + 1)) }))
 
     let json = runCLI([
       "apply", "--filter", "sepia", "--output-dir", out, "-r", root, "--shard", "2/2", "--json",

@@ -38,6 +38,18 @@ struct BatchRunner {
   /// from the first mention's result: facts about the file that a reader reports (status's
   /// `state`), never what a writer did.
   var repeatedForDuplicates: [String] = []
+  /// True for a command that changes the photos it names in place: a second name of a photo (a
+  /// hard link) then still shows the photo as it was, so it fails instead of being done once.
+  var editsInPlace = false
+  /// Where the results go, for a command that can write elsewhere: its `--output-dir` is never
+  /// walked, and one photo reached under two names makes two outputs.
+  var output: OutputTarget? = nil
+
+  init(arguments: ParsedArguments, console: Console, editsInPlace: Bool = false, output: OutputTarget? = nil) {
+    (self.arguments, self.console) = (arguments, console)
+    self.output = output
+    self.editsInPlace = editsInPlace && output?.isInPlace != false
+  }
 
   /// Expands the operands, runs `work` on each file, prints, and returns the exit status.
   /// `check` sees the whole list first (every shard's photos, so that all N tasks refuse the same
@@ -46,12 +58,21 @@ struct BatchRunner {
     check: ([PhotoFolder.Entry]) throws(UsageError) -> Void = { _ in },
     _ work: @escaping @Sendable (String) throws -> FileResult
   ) throws(UsageError) -> Int32 {
+    try run(check: check) { (entry: PhotoFolder.Entry) in try work(entry.path) }
+  }
+
+  /// `run(check:_:)` for work that needs the whole entry (where a walk found it).
+  func run(
+    check: ([PhotoFolder.Entry]) throws(UsageError) -> Void = { _ in },
+    _ work: @escaping @Sendable (PhotoFolder.Entry) throws -> FileResult
+  ) throws(UsageError) -> Int32 {
     _ = try Shard(arguments)
     // Options first: `-j a.jpg` is a bad --jobs value, not a missing file.
     let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
+    let skipping = output?.folder.flatMap(PhotoFolder.identity(of:)).map { Set([$0]) } ?? []
     let entries = FileList.expand(
       arguments.operands, recursive: arguments.flag("recursive"),
-      nulSeparated: arguments.flag("null"), console: console)
+      nulSeparated: arguments.flag("null"), skipping: skipping, console: console)
     guard !entries.isEmpty else {
       if arguments.operands.isEmpty { throw UsageError("no files given", command: arguments.command) }
       // Folders with no photo in them (or an empty list on standard input): xargs' convention.
@@ -69,8 +90,16 @@ struct BatchRunner {
   )
     throws(UsageError) -> Int32
   {
+    try run(entries: given, jobs: jobs) { (entry: PhotoFolder.Entry) in try work(entry.path) }
+  }
+
+  func run(
+    entries listed: [PhotoFolder.Entry], jobs: Int,
+    _ work: @escaping @Sendable (PhotoFolder.Entry) throws -> FileResult
+  ) throws(UsageError) -> Int32 {
     let shard = try Shard(arguments)
     let quiet = arguments.flag("quiet")
+    let (given, allDuplicates) = Self.duplicates(listed, output: output)
     let entries = shard.map { part in given.filter(part.contains) } ?? given
     if entries.isEmpty {
       if !quiet, let shard {
@@ -84,8 +113,11 @@ struct BatchRunner {
     let progress = Progress(
       total: entries.count, console: console,
       enabled: console.errorIsTerminal && !quiet && entries.count > 1)
-    let duplicates = Self.duplicates(entries)
-    let printer = OrderedPrinter(duplicates: duplicates, repeating: repeatedForDuplicates) { index, outcome in
+    // Within the shard's part (a photo's names may fall into different shards: each is then
+    // done where it falls).
+    let duplicates = shard == nil ? allDuplicates : Self.duplicates(entries, output: output).duplicates
+    let printer = OrderedPrinter(duplicates: duplicates.map { $0?.index }, repeating: repeatedForDuplicates) {
+      index, outcome in
       progress.clear()
       self.report(entries[index].path, outcome, json: json)
     }
@@ -96,8 +128,14 @@ struct BatchRunner {
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < entries.count else { break }
         let outcome =
-          duplicates[index].map {
-            Outcome(status: ExitStatus.success, duplicateOf: (entries[$0].path, $0), seconds: 0)
+          duplicates[index].map { duplicate in
+            if editsInPlace && !duplicate.sameName {
+              return Outcome(
+                status: ExitStatus.cannotCreate,
+                error: ErrorText.hardLink(of: entries[duplicate.index].path), seconds: 0)
+            }
+            return Outcome(
+              status: ExitStatus.success, duplicateOf: (entries[duplicate.index].path, duplicate.index), seconds: 0)
           }
           ?? Self.perform(entries[index], work)
         progress.tick()
@@ -151,20 +189,49 @@ struct BatchRunner {
     var seconds: Double
   }
 
-  /// For each entry that names the same file as an earlier one (same device and inode: `a.jpg`,
-  /// `./a.jpg`, a hard link, a path through a linked folder), the index of that earlier one.
-  static func duplicates(_ entries: [PhotoFolder.Entry]) -> [Int?] {
-    var first: [PhotoFolder.Identity: Int] = [:]
-    return entries.indices.map { i in
-      guard entries[i].problem == nil, let id = PhotoFolder.identity(of: entries[i].path) else { return nil }
-      if let earlier = first[id] { return earlier }
-      first[id] = i
-      return nil
-    }
+  /// A later mention of a file already in the list: the index of the mention that is worked on,
+  /// and whether both are one name (`a.jpg`, `./a.jpg`, a symbolic link to it, a path through a
+  /// linked folder) or two names of one file (hard links).
+  struct Duplicate: Equatable {
+    var index: Int
+    var sameName: Bool
   }
 
-  static func perform(_ entry: PhotoFolder.Entry, _ work: @Sendable (String) throws -> FileResult) -> Outcome
+  /// The entries, each file's mentions after the first marked as its duplicates (same device and
+  /// inode). The mention worked on is the file's own name, never a symbolic link to it: it takes
+  /// the place of the file's first mention in the list, so a link that sorts first cannot make
+  /// the photo itself "done once" when the link is refused. With `--output-dir`, mentions that
+  /// go to different outputs are not duplicates (each output is made).
+  static func duplicates(_ listed: [PhotoFolder.Entry], output: OutputTarget? = nil)
+    -> (entries: [PhotoFolder.Entry], duplicates: [Duplicate?])
   {
+    struct Key: Hashable {
+      var file: PhotoFolder.Identity
+      var output: [UInt8]
+    }
+    var entries = listed
+    var groups: [Key: [Int]] = [:]
+    for i in entries.indices where entries[i].problem == nil {
+      guard let id = PhotoFolder.identity(of: entries[i].path) else { continue }
+      let out = output?.folder == nil ? [] : PathName.bytes(output?.path(for: entries[i]) ?? "")
+      groups[Key(file: id, output: out), default: []].append(i)
+    }
+    var duplicates = [Duplicate?](repeating: nil, count: entries.count)
+    for indices in groups.values where indices.count > 1 {
+      let first = indices[0]
+      if let own = indices.first(where: { !entries[$0].isLink }), own != first { entries.swapAt(first, own) }
+      let real = PhotoFolder.realPath(entries[first].path)
+      for i in indices.dropFirst() {
+        let same = real != nil && PhotoFolder.realPath(entries[i].path).map(PathName.bytes) == real.map(PathName.bytes)
+        duplicates[i] = Duplicate(index: first, sameName: same)
+      }
+    }
+    return (entries, duplicates)
+  }
+
+  static func perform(
+    _ entry: PhotoFolder.Entry, _ work: @Sendable (PhotoFolder.Entry) throws -> FileResult
+  ) -> Outcome {
     if let problem = entry.problem {
       let (status, message) = ErrorText.describe(problem)
       return Outcome(status: status, error: message, seconds: 0)
@@ -172,7 +239,7 @@ struct BatchRunner {
     let start = DispatchTime.now().uptimeNanoseconds
     func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
     do {
-      let result = try work(entry.path)
+      let result = try work(entry)
       return Outcome(status: ExitStatus.success, result: result, seconds: elapsed())
     } catch {
       let (status, message) = ErrorText.describe(error)
@@ -225,6 +292,9 @@ final class OrderedPrinter: Sendable {
     var firstStatus: Int32 = ExitStatus.success
     /// The printed results that later mentions repeat from, by index.
     var firstMentions: [Int: FileResult] = [:]
+    /// The indices printed as failed, with their statuses.
+    var failed: Set<Int> = []
+    var statuses: [Int: Int32] = [:]
   }
   private let state = Mutex(State())
   private let repeated: Set<Int>
@@ -243,28 +313,42 @@ final class OrderedPrinter: Sendable {
   func deliver(_ index: Int, _ outcome: BatchRunner.Outcome) {
     state.withLock { s in
       s.pending[index] = outcome
-      if outcome.error != nil {
-        s.tally.failed += 1
-      } else if outcome.duplicateOf != nil {
-        s.tally.duplicates += 1
-      } else if outcome.result?.current == true {
-        s.tally.current += 1
-      } else {
-        s.tally.done += 1
-      }
-      if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.noFaceFound == true {
-        s.tally.noFaceFound += 1
-      }
-      if index == 0 { s.firstStatus = outcome.status }
+      // Counted when printed: a later mention's first mention is printed, and known, by then.
       while var ready = s.pending.removeValue(forKey: s.nextToPrint) {
         if repeated.contains(s.nextToPrint) { s.firstMentions[s.nextToPrint] = ready.result }
-        if let first = ready.duplicateOf, let result = s.firstMentions[first.index] {
-          ready.result = FileResult(fields: result.fields.filter { repeating.contains($0.key) })
+        if let first = ready.duplicateOf {
+          if s.failed.contains(first.index) {
+            // Never "done once" when that once failed.
+            ready = BatchRunner.Outcome(
+              status: s.statuses[first.index] ?? ExitStatus.dataError,
+              error: "not done: the same file as \(TextEscaping.controls(first.name)), which failed", seconds: 0)
+          } else if let result = s.firstMentions[first.index] {
+            ready.result = FileResult(fields: result.fields.filter { repeating.contains($0.key) })
+          }
         }
+        Self.count(ready, at: s.nextToPrint, in: &s)
         emit(s.nextToPrint, ready)
         s.nextToPrint += 1
       }
     }
+  }
+
+  private static func count(_ outcome: BatchRunner.Outcome, at index: Int, in s: inout State) {
+    if outcome.error != nil {
+      s.tally.failed += 1
+      s.failed.insert(index)
+      s.statuses[index] = outcome.status
+    } else if outcome.duplicateOf != nil {
+      s.tally.duplicates += 1
+    } else if outcome.result?.current == true {
+      s.tally.current += 1
+    } else {
+      s.tally.done += 1
+    }
+    if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.noFaceFound == true {
+      s.tally.noFaceFound += 1
+    }
+    if index == 0 { s.firstStatus = outcome.status }
   }
 
   var tally: BatchRunner.Tally { state.withLock { $0.tally } }

@@ -88,7 +88,9 @@ struct OutputTarget: Sendable {
 
   static let options = [
     OptionSpec(long: "output", short: "o", valueName: "FILE", help: "write here instead (one input only)"),
-    OptionSpec(long: "output-dir", valueName: "DIR", help: "write each result into DIR, same file name"),
+    OptionSpec(
+      long: "output-dir", valueName: "DIR",
+      help: "write each result into DIR, same file name (with -r, same path below DIR)"),
   ]
 
   init(_ args: ParsedArguments) throws(UsageError) {
@@ -106,20 +108,28 @@ struct OutputTarget: Sendable {
     }
   }
 
-  /// Where the result for `input` goes, or nil for in place.
-  func path(for input: String) -> String? {
+  /// True when results are written in place (no -o, no --output-dir).
+  var isInPlace: Bool { file == nil && folder == nil }
+
+  /// Where the result for `input` goes, or nil for in place: `-o`'s file, or below
+  /// `--output-dir` the photo's path relative to the folder a walk found it in (`a/x.jpg`), or
+  /// for a photo named directly its name alone.
+  func path(for input: PhotoFolder.Entry) -> String? {
     if let file { return file }
     guard let folder else { return nil }
-    let name = input.unicodeScalars.split(separator: "/").last.map { String(Substring($0)) } ?? input
+    let name =
+      input.relative
+      ?? input.path.unicodeScalars.split(separator: "/").last.map { String(Substring($0)) } ?? input.path
     return folder.hasSuffix("/") ? folder + name : folder + "/" + name
   }
 
-  /// Runs `work` with where the result for `input` goes (nil for in place). `--output-dir` is
-  /// made first when missing (not in a dry run), and when the photo fails, what this run made of
-  /// it is taken back (``MadeFolders``).
-  func writing<T>(for input: String, dryRun: Bool, _ work: (String?) throws -> T) throws -> T {
+  /// Runs `work` with where the result for `input` goes (nil for in place). `--output-dir` and
+  /// the folders below it that the photo's relative path names are made first when missing
+  /// (not in a dry run), and when the photo fails, what this run made of them is taken back
+  /// (``MadeFolders``).
+  func writing<T>(for input: PhotoFolder.Entry, dryRun: Bool, _ work: (String?) throws -> T) throws -> T {
     guard let folder, !dryRun else { return try work(path(for: input)) }
-    try made.enter(folder)
+    try made.enter(folder, for: input.relative)
     do {
       let result = try work(path(for: input))
       made.leave(failed: false)
@@ -137,7 +147,7 @@ struct OutputTarget: Sendable {
     // Keyed by bytes: two names that differ only in Unicode normalisation are two files.
     var seen: [[UInt8]: String] = [:]
     for entry in entries where entry.problem == nil {
-      guard let out = path(for: entry.path) else { continue }
+      guard let out = path(for: entry) else { continue }
       if let first = seen[PathName.bytes(out)] {
         throw UsageError(
           "'\(first)' and '\(entry.path)' would both be written to '\(out)'; give them separate runs",
@@ -168,11 +178,13 @@ final class MadeFolders: Sendable {
   }
   private let state = Mutex(State())
 
-  /// Makes `folder` (and its missing parents) unless it exists, for one photo's work.
-  func enter(_ folder: String) throws(StoreError) {
+  /// Makes `folder` (and its missing parents) unless it exists, then the folders below it that
+  /// hold the file `relative` (`a/b` for `a/b/x.jpg`; each a real folder, never a link), for one
+  /// photo's work.
+  func enter(_ folder: String, for relative: String? = nil) throws(StoreError) {
     try state.withLock { s throws(StoreError) in
       s.working += 1
-      do throws(StoreError) { try EditStore.createFolder(folder, made: &s.made) } catch {
+      do throws(StoreError) { try EditStore.createFolder(folder, for: relative, made: &s.made) } catch {
         Self.leave(&s, failed: true)
         throw error
       }
@@ -188,7 +200,8 @@ final class MadeFolders: Sendable {
     s.failed = s.failed || failed
     guard s.working == 0, s.failed else { return }
     s.failed = false
-    while let deepest = s.made.last, EditStore.removeFolderIfEmpty(deepest) { s.made.removeLast() }
+    // Deepest first (a folder is made after its parents); one that holds anything stays.
+    s.made = s.made.reversed().filter { !EditStore.removeFolderIfEmpty($0) }.reversed()
   }
 }
 

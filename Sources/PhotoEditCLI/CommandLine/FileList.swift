@@ -11,14 +11,18 @@ enum FileList {
   /// With `listingFolders` (`status`), a folder, named as an operand or on standard input alike,
   /// stands for the photos in it (below it too when `recursive`), photos whose render is
   /// missing included; otherwise a folder is walked only when `recursive`.
+  ///
+  /// A folder in `skipping` (the run's `--output-dir`) is never walked into.
   static func expand(
-    _ operands: [String], recursive: Bool, nulSeparated: Bool, listingFolders: Bool = false, console: Console
+    _ operands: [String], recursive: Bool, nulSeparated: Bool, listingFolders: Bool = false,
+    skipping: Set<PhotoFolder.Identity> = [], console: Console
   ) -> [PhotoFolder.Entry] {
     func named(_ name: String) -> [PhotoFolder.Entry] {
       guard listingFolders, PhotoFolder.kind(of: name) == .directory else {
-        return PhotoFolder.entries(for: name, recursive: recursive)
+        return PhotoFolder.entries(for: name, recursive: recursive, skipping: skipping)
       }
-      return PhotoFolder.photos(in: name, recursive: recursive, includingEditsWithoutRender: true)
+      return PhotoFolder.photos(
+        in: name, recursive: recursive, includingEditsWithoutRender: true, skipping: skipping)
     }
     var entries: [PhotoFolder.Entry] = []
     var readStandardInput = false

@@ -58,13 +58,22 @@ enum ApplyCommand {
       if let status = settings.detectors.preflight(DetectorLoader.needed(by: requests), console: console) {
         return status
       }
-      return try BatchRunner(arguments: args, console: console).run(
+      let batch = args.flag("recursive") || args.operands.count > 1 || args.operands.contains("-")
+      if output.isInPlace, batch, !args.flag("quiet"), !settings.dryRun,
+        requests.contains(where: { $0.requirements.checksHiding })
+      {
+        // Publishing the folder as it is would publish every face: say so before the first line.
+        console.printError(
+          "photoedit: note: in place, each photo's original (with its faces) is kept beside it as PHOTO.original; publish with --output-dir, or export the renders with 'photoedit render -r DIR --output-dir PUBLIC'"
+        )
+      }
+      return try BatchRunner(arguments: args, console: console, editsInPlace: true, output: output).run(
         check: { entries throws(UsageError) in try output.checkDistinctOutputs(entries, command: "apply") }
-      ) { path in
-        try output.writing(for: path, dryRun: settings.dryRun) { target in
+      ) { (entry: PhotoFolder.Entry) in
+        try output.writing(for: entry, dryRun: settings.dryRun) { target in
           FileResult(
-            try EditStore(settings: settings.store(for: path, console: console)).apply(
-              pending, to: path, output: target))
+            try EditStore(settings: settings.store(for: entry.path, console: console)).apply(
+              pending, to: entry.path, output: target))
         }
       }
     })

@@ -54,7 +54,7 @@ enum ApplyCorrections {
     let entries = checked.map { PhotoFolder.Entry(path: $0.path) }
     let byPath = Dictionary(checked.map { ($0.path, ($0.entry, $0.done)) }, uniquingKeysWith: { a, _ in a })
     let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
-    return try BatchRunner(arguments: args, console: console).run(entries: entries, jobs: jobs) { path in
+    return try BatchRunner(arguments: args, console: console, editsInPlace: true).run(entries: entries, jobs: jobs) { path in
       let (entry, done) = byPath[path]!
       if done {
         return FileResult(

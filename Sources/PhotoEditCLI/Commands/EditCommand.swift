@@ -46,7 +46,7 @@ enum EditCommand {
       } else {
         action = .remove
       }
-      return try BatchRunner(arguments: args, console: console).run { path in
+      return try BatchRunner(arguments: args, console: console, editsInPlace: true).run { path in
         FileResult(
           try EditStore(settings: settings.store(for: path, console: console)).edit(path, step: step, action))
       }

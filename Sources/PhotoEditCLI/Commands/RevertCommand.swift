@@ -12,7 +12,7 @@ enum RevertCommand {
     options: CommonOptions.batch + EditSettings.options,
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)
-      return try BatchRunner(arguments: args, console: console).run { path in
+      return try BatchRunner(arguments: args, console: console, editsInPlace: true).run { path in
         FileResult(try EditStore(settings: settings.store(for: path, console: console)).revert(path))
       }
     })

@@ -16,8 +16,8 @@ enum StatusCommand {
       if entries.isEmpty { return ExitStatus.success }
       let jobs = try args.integer("jobs", in: 1...256) ?? 1
       // A photo named twice is read once; its later lines repeat what the first found.
-      let runner = BatchRunner(
-        arguments: args, console: console, repeatedForDuplicates: ["state", "reason", "operations"])
+      var runner = BatchRunner(arguments: args, console: console)
+      runner.repeatedForDuplicates = ["state", "reason", "operations"]
       return try runner.run(entries: entries, jobs: jobs) { path in
         FileResult(status: try EditStore().status(path))
       }

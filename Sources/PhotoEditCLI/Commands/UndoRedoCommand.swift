@@ -21,7 +21,7 @@ enum UndoRedoCommand {
       options: CommonOptions.batch + EditSettings.metadataOptions + EditSettings.options,
       run: { args, console throws(UsageError) in
         let settings = try EditSettings(args)
-        return try BatchRunner(arguments: args, console: console).run { path in
+        return try BatchRunner(arguments: args, console: console, editsInPlace: true).run { path in
           FileResult(try action(path, settings.store(for: path, console: console)))
         }
       })

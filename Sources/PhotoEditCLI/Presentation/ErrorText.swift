@@ -98,12 +98,38 @@ enum ErrorText {
     case .exportExists(let path): "'\(path)' exists; use --force to replace it"
     case .outputExists(let path):
       "'\(path)' exists and is not photoedit's edit of this original; use --force to replace it"
+    case .outputMadeOtherwise(let path, let made, let requested):
+      madeOtherwise(path, made: made, requested: requested)
     case .outputEditedInPlace(let path, let original):
       "'\(path)' is a photo edited in place (its original is '\(original)'); 'photoedit revert' it first, or choose another output"
     case .busy: "busy: another photoedit is editing this photo; try again when it is done"
     case .cannotWrite(let path, let e): "cannot write '\(path)': \(e.reason); nothing was changed"
     case .cannotCreateFolder(let path): "cannot create the output folder '\(path)'"
     }
+  }
+
+  /// A second name (a hard link) of a photo edited in place under its first name in this run.
+  static func hardLink(of edited: String) -> String {
+    "not edited: a hard link to '\(TextEscaping.controls(edited))' (one photo, two names), which was edited there; this name still shows the photo as it was. Remove this name, or make it a copy, and run again"
+  }
+
+  /// `'out/x.jpg' was made with faceblur (5 faces hidden); this request has no faceblur; use
+  /// --force to replace it`: what replacing another request's output would drop, or, when the
+  /// same filters are asked for with other settings, that it was made otherwise.
+  static func madeOtherwise(_ path: String, made: [Step], requested: [String]) -> String {
+    let steps = made.map { step in
+      FileResult.facesHidden(step).map { "\(step.filter) (\(FileResult.count($0.hidden, "face")) hidden)" }
+        ?? step.filter
+    }
+    var dropped: [String] = []
+    for step in made where !requested.contains(step.filter) && !dropped.contains(step.filter) {
+      dropped.append(step.filter)
+    }
+    let was = steps.isEmpty ? "no edit" : steps.joined(separator: ", ")
+    let differs =
+      dropped.isEmpty
+      ? "this request's settings differ" : "this request has no \(dropped.joined(separator: " and "))"
+    return "'\(path)' was made with \(was); \(differs); use --force to replace it"
   }
 
   /// Why a photo is stale, modified or damaged, with what to do.
@@ -352,7 +378,8 @@ extension ExitStatus {
     case .detector(.cascadeMissing), .detector(.cascadeUnreadable), .detector(.modelMissing),
       .detector(.modelUnreadable):
       noInput
-    case .renderModified, .outputExists, .outputEditedInPlace, .exportExists, .busy, .cannotWrite,
+    case .renderModified, .outputExists, .outputMadeOtherwise, .outputEditedInPlace, .exportExists, .busy,
+      .cannotWrite,
       .outputIsFolder,
       .cannotCreateFolder:
       cannotCreate

@@ -233,6 +233,7 @@ extension FileResult {
     ]
     lines = Self.lines(o.recovery)
     current = o.current
+    if o.unedited { fields["unedited"] = .bool(true) }
     if o.current {
       lines.append("\(o.output) is current (\(o.width)x\(o.height)); nothing to do")
       return
