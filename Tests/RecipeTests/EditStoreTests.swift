@@ -223,9 +223,15 @@ import Testing
     #expect(data.render?.format == .png)
     #expect(data.render?.subsampling == nil)
     #expect(folder.read("out/e.png")?[4] == UInt8(ascii: "p"))
-    // Photoedit's own output of the same original is replaced, never appended to: the output is
-    // a render of its input with exactly the steps given.
-    _ = try fakeStore().apply([step("mark")], to: photo, output: out)
+    let before = data
+    // Photoedit's own output of the same original by another request is replaced only with
+    // --force (what its steps did could be lost), never appended to: the output is a render of
+    // its input with exactly the steps given.
+    #expect(throws: StoreError.outputMadeOtherwise(path: out, made: before.steps, requested: ["mark"])) {
+      try fakeStore().apply([step("mark")], to: photo, output: out)
+    }
+    #expect(fakeStore().inspect(out).data?.steps.map(\.filter) == ["invert"])
+    _ = try fakeStore(force: true).apply([step("mark")], to: photo, output: out)
     #expect(fakeStore().inspect(out).data?.steps.map(\.filter) == ["mark"])
     // Another original: refused without --force.
     folder.write("q.jpg", FakeEngine.imageFile(width: 3, height: 3, seed: 1))
