@@ -17,6 +17,24 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
   }
 }
 
+/// Photo formats photoedit knows by name but cannot read yet: a folder walk reports each such
+/// file instead of passing over it in silence (its faces would stay unhidden).
+public enum UnreadablePhotoFormat {
+  static let names: [String: String] = [
+    "heic": "HEIC", "heif": "HEIF", "hif": "HEIF", "avif": "AVIF", "webp": "WebP", "tif": "TIFF",
+    "tiff": "TIFF", "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "jp2": "JPEG 2000", "dng": "DNG raw",
+    "cr2": "Canon raw", "cr3": "Canon raw", "nef": "Nikon raw", "arw": "Sony raw", "raf": "Fujifilm raw",
+    "orf": "Olympus raw", "rw2": "Panasonic raw",
+  ]
+
+  /// The format's name when `path`'s extension (any case) names one of them, else nil.
+  public static func name(of path: String) -> String? {
+    guard let dot = path.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+    let ext = String(path[path.index(after: dot)...]).lowercased()
+    return ext.contains("/") ? nil : names[ext]
+  }
+}
+
 /// JPEG chroma subsampling for encoding.
 public enum ChromaSubsampling: String, Sendable, CaseIterable, Codable {
   case s444 = "444"

@@ -1,3 +1,5 @@
+import Codecs
+
 /// Which files a command's operands stand for: a photo, or with `-r` every photo below a folder,
 /// without the store's own files.
 public enum PhotoFolder {
@@ -56,7 +58,12 @@ public enum PhotoFolder {
   /// come back with their problem.
   public static func entries(for path: String, recursive: Bool, skipping: Set<Identity> = []) -> [Entry] {
     switch kind(of: path) {
-    case .missing, .regular: return [Entry(path: path)]
+    case .regular:
+      if let format = UnreadablePhotoFormat.name(of: path), !PhotoPaths.isStoreFile(path) {
+        return [Entry(path: path, problem: .unreadableFormat(path: path, format: format))]
+      }
+      return [Entry(path: path)]
+    case .missing: return [Entry(path: path)]
     case .other: return [Entry(path: path, problem: .notRegularFile(path: path))]
     case .directory:
       guard recursive else { return [Entry(path: path, problem: .isFolder)] }
@@ -92,6 +99,12 @@ public enum PhotoFolder {
         case .regular:
           if isPhotoName(name) && !PhotoPaths.isStoreFile(path) {
             found.append(Entry(path: path, shardName: relative, relative: relative))
+          } else if let format = UnreadablePhotoFormat.name(of: name), !PhotoPaths.isStoreFile(path) {
+            // Never passed over in silence: a phone's HEIC photos would keep their faces.
+            found.append(
+              Entry(
+                path: path, problem: .unreadableFormat(path: path, format: format), shardName: relative,
+                relative: relative))
           }
         case .other:
           if isPhotoName(name) {

@@ -79,6 +79,8 @@ public enum StoreError: Error, Equatable, Sendable {
   case notEdited
   /// The output's extension names no format photoedit writes.
   case unsupportedOutput(path: String)
+  /// A photo in a format photoedit knows by name but cannot read yet (HEIC, WebP, TIFF, ...).
+  case unreadableFormat(path: String, format: String)
   /// `check` found the photo in a state other than unedited or edited.
   indirect case checkFailed(PhotoState, Problem?)
   /// The output would be the input itself or one of its store files.
