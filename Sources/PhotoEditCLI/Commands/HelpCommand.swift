@@ -3,9 +3,19 @@ import PhotoCore
 enum HelpCommand {
   static let command = Command(
     name: "help", summary: "Show help for photoedit or one command.",
-    usage: "photoedit help [COMMAND]",
-    options: [CommonOptions.help],
+    usage: "photoedit help [COMMAND] | help --man",
+    options: [
+      CommonOptions.help,
+      OptionSpec(long: "man", help: "print the manual page photoedit(1), every command and filter, for man -l"),
+    ],
     run: { args, console throws(UsageError) in
+      if args.flag("man") {
+        if let extra = args.operands.first {
+          throw UsageError("--man takes no command, not '\(extra)'", command: "help")
+        }
+        console.print(ManualPage.text(), terminator: "")
+        return ExitStatus.success
+      }
       guard let name = args.operands.first else {
         console.print(overview)
         return ExitStatus.success
@@ -40,8 +50,11 @@ enum HelpCommand {
 
       Options may come before or after the files; -- ends the options. '-' reads file names from
       standard input (-0: NUL-separated); -r walks folders; -j N sets parallel workers.
-      exit status: 0 success; 1 several files given and some failed; 64 usage error;
-      65 bad data; 66 input missing; 73 cannot write output.
+      exit status:
+      \(ExitStatus.documented.map { "  \($0.0)  \($0.1)" }.joined(separator: "\n"))
+
+      man photoedit (after 'make install'), or photoedit help --man | man -l -, has every command
+      and filter; 'photoedit completion bash|zsh|fish' prints a shell completion script.
       """
   }
 }

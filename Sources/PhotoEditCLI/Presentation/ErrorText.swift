@@ -250,15 +250,19 @@ enum ErrorText {
       return "face cascade \(path) is not usable: \(e); \(hint(isDefault))"
     case .modelMissing(let searched, let named):
       return named
-        ? "CenterFace model \(searched.first ?? "") not found; 'make model' in photoedit's source folder fetches it into ~/.cache/photoedit, where it is found without --model"
-        : "CenterFace model not found (looked in \(searched.joined(separator: ", "))): run 'make model' in photoedit's source folder, or name the file with --model FILE or PHOTOEDIT_CENTERFACE"
+        ? "CenterFace model \(searched.first ?? "") not found; \(modelSources), where it is found without --model"
+        : "CenterFace model not found (looked in \(searched.joined(separator: ", "))): \(modelSources), or name the file with --model FILE or PHOTOEDIT_CENTERFACE"
     case .modelUnreadable(let path, let e):
       return
         "cannot read CenterFace model \(path) (\(e.reason)); name another with --model FILE or PHOTOEDIT_CENTERFACE"
     case .modelInvalid(let path, let why):
-      return "\(path) is not CenterFace's model: \(why); 'make model' fetches the right one"
+      return "\(path) is not CenterFace's model: \(why); \(modelSources)"
     }
   }
+
+  /// Where a user gets the model, with or without photoedit's source.
+  private static let modelSources =
+    "'make model' in photoedit's source folder fetches it into ~/.cache/photoedit ('make install' also into PREFIX/share/photoedit; without the source, 'man photoedit' under FILES says how)"
 
   static func message(_ error: DetectionError) -> String {
     switch error {
