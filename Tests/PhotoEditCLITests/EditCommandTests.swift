@@ -80,9 +80,10 @@ import Testing
       #expect(run.status == 64, "\(arguments)")
       #expect(run.err.contains(message), "\(arguments): \(run.err)")
     }
-    // A step or key this photo's recipe does not have is this photo's error (65), naming both.
+    // A step or key this photo's recipe does not have is a usage error of this photo (64), naming
+    // both.
     let missing = runCLI(["edit", photo, "--step", "3", "--remove"])
-    #expect(missing.status == 65)
+    #expect(missing.status == 64)
     #expect(
       missing.err
         == "photoedit: \(photo): has no step 3: its recipe has 2 steps (numbered from 1, as 'photoedit show' lists them)\n"
@@ -90,11 +91,11 @@ import Testing
     let key = runCLI(["edit", photo, "--step", "1", "--set", "radius=2"])
     #expect(key.status == 65)
     #expect(key.err.contains("step 1: sepia: unknown parameter 'radius' (known: intensity)"))
-    #expect(runCLI(["edit", photo, "--step", "1", "--move", "3"]).status == 65)
+    #expect(runCLI(["edit", photo, "--step", "1", "--move", "3"]).status == 64)
     #expect(try Data(contentsOf: URL(fileURLWithPath: photo + ".photoedit.json")) == before)
     // A photo with no recipe has no step.
     let plain = try folder.copy("faces/hopper.jpg", as: "plain.jpg")
-    #expect(runCLI(["edit", plain, "--step", "1", "--remove"]).status == 65)
+    #expect(runCLI(["edit", plain, "--step", "1", "--remove"]).status == 64)
     #expect(folder.names() == ["h.jpg", "h.jpg.original", "h.jpg.photoedit.json", "plain.jpg"])
   }
 

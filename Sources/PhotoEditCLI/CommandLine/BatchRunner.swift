@@ -25,6 +25,14 @@ struct FileResult: Sendable {
   init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
     (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
   }
+
+  /// A file that was already as asked (nothing to undo, an unedited photo rendered): success,
+  /// with `line` said and `"current": true` in JSON.
+  static func current(_ line: String) -> FileResult {
+    var result = FileResult(lines: [line])
+    result.current = true
+    return result
+  }
 }
 
 /// Runs one command's work over many files: in parallel, in input order on output, with a

@@ -14,11 +14,11 @@ public enum ExitStatus {
 
   /// Each status with what it means, for `photoedit help` and the manual page.
   static let documented: [(Int32, String)] = [
-    (success, "success"),
+    (success, "success, including nothing to do (nothing to undo, an unedited photo rendered)"),
     (someFailed, "several files were given and some failed (each said why on standard error)"),
-    (usage, "usage error, found before any file was touched"),
+    (usage, "usage error: the request cannot apply (a bad option, a step the recipe lacks); nothing was touched"),
     (dataError, "bad data: a corrupt image, an unreadable or newer recipe"),
-    (noInput, "an input is missing"),
-    (cannotCreate, "an output cannot be written"),
+    (noInput, "an input is missing or cannot be opened"),
+    (cannotCreate, "an output cannot be written; nothing was changed"),
   ]
 }

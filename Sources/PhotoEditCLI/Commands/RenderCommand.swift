@@ -39,7 +39,11 @@ enum RenderCommand {
             }
             return result
           }
-          return FileResult(try store.render(entry.path))
+          do {
+            return FileResult(try store.render(entry.path))
+          } catch StoreError.notEdited {
+            return .current("not edited: the photo is its original, nothing to render")
+          }
         }
       }
     })

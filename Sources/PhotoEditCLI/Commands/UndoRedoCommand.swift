@@ -22,7 +22,12 @@ enum UndoRedoCommand {
       run: { args, console throws(UsageError) in
         let settings = try EditSettings(args)
         return try BatchRunner(arguments: args, console: console, editsInPlace: true).run { path in
-          FileResult(try action(path, settings.store(for: path, console: console)))
+          do {
+            return FileResult(try action(path, settings.store(for: path, console: console)))
+          } catch StoreError.nothingToUndo, StoreError.nothingToRedo {
+            // Nothing to do is success, so 'undo -r' over a folder with unedited photos is 0.
+            return .current("nothing to \(name)")
+          }
         }
       })
   }

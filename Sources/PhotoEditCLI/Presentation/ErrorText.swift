@@ -368,18 +368,22 @@ extension ExitStatus {
   /// 65 (bad data).
   static func of(_ error: CorrectionsError) -> Int32 {
     switch error {
-    case .unreadable(let e), .photo(_, let e): of(e)
+    case .unreadable(let e): of(e)
+    // A file's step or photo that does not fit is bad data in the file, not a usage error.
+    case .photo(_, let e): of(e) == usage ? dataError : of(e)
     case .notFound: noInput
     default: dataError
     }
   }
 
   /// The status DESIGN.md assigns to a store error's fact: 66 when an input is missing (the
-  /// photo, its original, the face cascade), 73 when an output cannot be written, 65 for bad
-  /// data.
+  /// photo, its original, the face cascade), 73 when an output cannot be written, 64 for a
+  /// request that cannot apply to this photo (a step it does not have, its own store file named
+  /// as the photo, the input as the output), 65 for bad data.
   static func of(_ error: StoreError) -> Int32 {
     switch error {
     case .sidecarUnusable(let e, _): of(e)
+    case .noSuchStep, .badStepValue, .outputIsInput, .isPreservedOriginal, .isSidecar, .isStoreFile: usage
     case .missing, .cannotRead, .originalMissing, .outputOriginalMissing, .isFolder, .nameHoldsNUL: noInput
     case .detector(.cascadeMissing), .detector(.cascadeUnreadable), .detector(.modelMissing),
       .detector(.modelUnreadable):
