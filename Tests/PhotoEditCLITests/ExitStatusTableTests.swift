@@ -46,3 +46,33 @@ import Testing
     #expect(json.out.contains("\"status\": \"ok\"") && json.out.contains("\"current\": true"), "\(json.out)")
   }
 }
+
+/// Defaults a demanding user expects of the command line.
+@Suite struct CommandLineDefaultsTests {
+  @Test func aSingleValuedOptionGivenTwiceIsAUsageError() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    for arguments in [
+      ["apply", "-f", "sepia", "--quality", "80", "--quality", "90", photo],
+      ["apply", "-f", "sepia", "-o", folder.path("a.jpg"), "--output", folder.path("b.jpg"), photo],
+    ] {
+      let r = runCLI(arguments)
+      #expect(r.status == 64 && r.err.contains("is given twice"), "\(arguments): \(r.err)")
+    }
+    #expect(folder.names() == ["h.jpg"])
+    // Repeatable options stay repeatable.
+    #expect(runCLI(["apply", "-f", "sepia", "-f", "vignette", photo]).status == 0)
+  }
+
+  @Test func dashOMakesAMissingFolderAndTakesItBackOnFailure() throws {
+    let folder = try TemporaryFolder()
+    let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
+    let made = runCLI(["apply", "-f", "sepia", "-o", folder.path("out/deep/x.jpg"), photo])
+    #expect(made.status == 0, "\(made.err)")
+    #expect(folder.exists("out/deep/x.jpg") && folder.exists("out/deep/x.jpg.photoedit.json"))
+    folder.write("bad.jpg", [0xFF, 0xD8, 0xFF])
+    let failed = runCLI(["apply", "-f", "sepia", "-o", folder.path("other/x.jpg"), folder.path("bad.jpg")])
+    #expect(failed.status == 65)
+    #expect(!folder.exists("other"))
+  }
+}

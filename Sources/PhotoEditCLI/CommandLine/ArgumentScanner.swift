@@ -53,8 +53,17 @@ struct ParsedArguments: Sendable {
     return n
   }
 
-  fileprivate mutating func add(_ spec: OptionSpec, value: String?) {
-    if let value { values[spec.long, default: []].append(value) } else { flags.insert(spec.long) }
+  /// Records an option; a single-valued option given twice is refused (which of the two was
+  /// meant is a guess no script should depend on).
+  fileprivate mutating func add(_ spec: OptionSpec, value: String?) throws(UsageError) {
+    guard let value else {
+      flags.insert(spec.long)
+      return
+    }
+    if !spec.repeatable, let earlier = values[spec.long]?.first {
+      throw UsageError("--\(spec.long) is given twice ('\(earlier)' and '\(value)'); give it once", command: command)
+    }
+    values[spec.long, default: []].append(value)
   }
   fileprivate mutating func addOperand(_ word: String) { operands.append(word) }
 }
@@ -97,11 +106,11 @@ enum ArgumentScanner {
         }
         if spec.valueName == nil {
           if inline != nil { throw UsageError("--\(name) takes no value", command: command) }
-          parsed.add(spec, value: nil)
+          try parsed.add(spec, value: nil)
         } else {
           let value: String
           if let inline { value = inline } else { value = try needValue(spec, shown: "--\(name)") }
-          parsed.add(spec, value: value)
+          try parsed.add(spec, value: value)
         }
       } else if word.hasPrefix("-"), word.count > 1 {
         var letters = Array(word.dropFirst())
@@ -111,7 +120,7 @@ enum ArgumentScanner {
             throw UsageError("unknown option '-\(letter)' for '\(command)'", command: command)
           }
           if spec.valueName == nil {
-            parsed.add(spec, value: nil)
+            try parsed.add(spec, value: nil)
           } else {
             let value: String
             if letters.isEmpty {
@@ -119,7 +128,7 @@ enum ArgumentScanner {
             } else {
               value = String(letters)
             }
-            parsed.add(spec, value: value)
+            try parsed.add(spec, value: value)
             letters = []
           }
         }

@@ -128,8 +128,8 @@ struct OutputTarget: Sendable {
   /// (not in a dry run), and when the photo fails, what this run made of them is taken back
   /// (``MadeFolders``).
   func writing<T>(for input: PhotoFolder.Entry, dryRun: Bool, _ work: (String?) throws -> T) throws -> T {
-    guard let folder, !dryRun else { return try work(path(for: input)) }
-    try made.enter(folder, for: input.relative)
+    guard !dryRun, let (folder, relative) = folderToMake(for: input) else { return try work(path(for: input)) }
+    try made.enter(folder, for: relative)
     do {
       let result = try work(path(for: input))
       made.leave(failed: false)
@@ -138,6 +138,17 @@ struct OutputTarget: Sendable {
       made.leave(failed: true)
       throw error
     }
+  }
+
+  /// The folder to make before writing `input`'s result, with the path below it: `--output-dir`
+  /// and the photo's relative path, or the folder `-o` names (`out/x.jpg` makes `out`, as
+  /// `--output-dir out` would).
+  private func folderToMake(for input: PhotoFolder.Entry) -> (String, String?)? {
+    if let folder { return (folder, input.relative) }
+    guard let file, let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")), slash != file.utf8.startIndex else {
+      return nil
+    }
+    return (String(file[..<slash]), nil)
   }
 
   /// Refuses, before any file is touched, two inputs that `--output-dir` would write to the
