@@ -6,18 +6,18 @@ import Testing
   import Glibc
 #endif
 
-/// The README's "Many machines" recipes, run as written: GNU parallel over ssh to two hosts (two
+/// The "Many machines" recipes of docs/cluster.md, run as written: GNU parallel over ssh to two hosts (two
 /// loopback addresses served by a real sshd), and a Slurm array script and a Kubernetes Indexed
 /// Job run once for every index their engine would give. Every photo must be edited exactly
 /// once, and a second run must report every photo `current` and leave every byte, inode and
 /// modification time as it was.
 @Suite(.serialized) struct ClusterRecipeTests {
-  static let readme = fixtures.deletingLastPathComponent().appendingPathComponent("README.md")
+  static let readme = fixtures.deletingLastPathComponent().appendingPathComponent("docs/cluster.md")
 
-  /// The fenced block after `<!-- recipe: NAME -->` in the README.
+  /// The fenced block after `<!-- recipe: NAME -->` in docs/cluster.md.
   static func recipe(_ name: String) throws -> String {
     let text = try String(contentsOf: readme, encoding: .utf8)
-    let marker = try #require(text.range(of: "<!-- recipe: \(name) -->\n"), "no \(name) recipe in the README")
+    let marker = try #require(text.range(of: "<!-- recipe: \(name) -->\n"), "no \(name) recipe in docs/cluster.md")
     let rest = text[marker.upperBound...]
     let open = try #require(rest.range(of: "```"))
     let body = try #require(rest[open.upperBound...].range(of: "\n"))

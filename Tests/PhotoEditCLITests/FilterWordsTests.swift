@@ -229,14 +229,14 @@ import Testing
   }
 }
 
-/// The README's filter table is the catalogue's, as `photoedit filters --markdown` prints it.
+/// The filter table of docs/filters.md is the catalogue's, as `photoedit filters --markdown` prints it.
 @Suite struct ReadmeFilterTableTests {
   @Test func readmeTableIsCurrent() throws {
     let readme = try String(
-      contentsOf: fixtures.deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+      contentsOf: fixtures.deletingLastPathComponent().appendingPathComponent("docs/filters.md"), encoding: .utf8)
     let start = try #require(readme.range(of: "<!-- filters: photoedit filters --markdown -->\n"))
     let end = try #require(readme.range(of: "<!-- /filters -->"))
     let table = String(readme[start.upperBound..<end.lowerBound])
-    #expect(table == FilterCatalog.markdown(), "update the README with: photoedit filters --markdown")
+    #expect(table == FilterCatalog.markdown(), "update docs/filters.md with: photoedit filters --markdown")
   }
 }
