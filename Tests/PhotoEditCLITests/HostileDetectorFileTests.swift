@@ -36,4 +36,32 @@ import Testing
     }
     #expect(folder.names() == ["p.png", "window.xml"])
   }
+
+  /// Finding: a model with CenterFace's structure whose heatmap bias makes every cell a face
+  /// candidate made the overlap removal quadratic (28 s for 1.8 MP, over 90 s for 15.9 MP, hours
+  /// in all). It is refused (65) naming the model file, and the photo is left as it was. The
+  /// deadline is generous: only a hang reaches it.
+  @Test func aModelThatSaysFaceEverywhereIsRefusedNamingIt() throws {
+    let folder = try TemporaryFolder()
+    let model = folder.path("poisoned.onnx")
+    folder.write("poisoned.onnx", try PoisonedModel.bytes())
+    let large = try folder.copy("photos/seeding_by_Clements_Engelhardt.jpg", as: "large.jpg")  // 15.9 MP
+    let medium = folder.path("medium.jpg")  // 1.8 MP
+    #expect(try launch(["render", large, "-o", medium, "--max-size", "1800"]).status == 0)
+    let before = [folder.read("large.jpg"), folder.read("medium.jpg")]
+    // One candidate per 64 pixels, at least 100,000: 5312 x 2988 / 64 = 248,004.
+    for (photo, limit) in [(medium, 100_000), (large, 248_004)] {
+      for arguments in [["detect", "--model", model, photo], ["apply", "-f", "faceblur", "--model", model, photo]] {
+        let run = try launch(arguments, deadline: 600)
+        #expect(run.status == 65, "\(arguments): \(run.err)")
+        #expect(
+          run.err.hasPrefix(
+            "photoedit: \(photo): the CenterFace model \(model) finds more than \(limit) face candidates in this image"),
+          "\(run.err)")
+        #expect(run.err.split(separator: "\n").count == 1, "\(run.err)")
+      }
+    }
+    #expect([folder.read("large.jpg"), folder.read("medium.jpg")] == before)
+    #expect(folder.names() == ["large.jpg", "medium.jpg", "poisoned.onnx"])
+  }
 }
