@@ -96,4 +96,26 @@ import Testing
     #expect(run.err.hasPrefix("photoedit: \(recipe): step 1: brush: size="), "\(run.err)")
     #expect(!root.exists("folder/1.jpg.photoedit.json") && !root.exists("folder/3.jpg.photoedit.json"))
   }
+
+  /// Strokes that fit some photos of a batch and not another fail that photo only, named with
+  /// the strokes file; the others are done, and the run exits 1.
+  @Test func strokesOutsideOnePhotoFailThatPhotoOnly() throws {
+    let folder = try TemporaryFolder()
+    let big = try folder.copy("photos/coffee.png", as: "big.png")  // 600x400
+    let small = try folder.copy("faces/hopper.jpg", as: "small.jpg")  // 128x128
+    let other = try folder.copy("faces/astronaut.png", as: "other.png")  // 512x512
+    let strokes = folder.path("s.json")
+    try "[[[10, 20], [300, 40]]]".write(toFile: strokes, atomically: false, encoding: .utf8)
+    let before = folder.read("small.jpg")
+    let run = try launch(["apply", "-f", "brush:strokes=\(strokes)", big, small, other], deadline: 120)
+    #expect(run.status == 1, "\(run.err)")
+    #expect(
+      run.err.contains(
+        "photoedit: \(small): brush: strokes file '\(strokes)': stroke 0, point 1 (300:40) is outside the 128x128 image"
+      ), "\(run.err)")
+    #expect(run.err.contains("3 files: 2 done, 0 current, 1 failed"), "\(run.err)")
+    #expect(folder.exists("big.png.photoedit.json") && folder.exists("other.png.photoedit.json"))
+    #expect(!folder.exists("small.jpg.photoedit.json") && folder.read("small.jpg") == before)
+    #expect(folder.leftovers().isEmpty)
+  }
 }
