@@ -103,7 +103,8 @@ public struct CenterFaceDetector: FaceDetector {
       let (a, b) = (faces[$0], faces[$1])
       return (a.score, -a.y, -a.x, -a.width) > (b.score, -b.y, -b.x, -b.width)
     }.map { faces[$0] }
-    let kept = OverlapRemoval.kept(ordered.map { ($0.x, $0.y, $0.x + $0.width, $0.y + $0.height) }, iou: iou) {
+    let bounds = ordered.map { ($0.x, $0.y, $0.x + $0.width, $0.y + $0.height) }
+    let kept = OverlapRemoval.kept(bounds, iou: iou) {
       let (f, k) = (ordered[$0], ordered[$1])
       let w = min(f.x + f.width, k.x + k.width) - max(f.x, k.x)
       let h = min(f.y + f.height, k.y + k.height) - max(f.y, k.y)

@@ -24,7 +24,9 @@ extension CenterFaceModel {
   ///   (`OverlapRemoval.workLimit`): a model whose weights say "face" everywhere, not a usable one.
   /// - Complexity: O(width × height × inputScale² × `macsPerInputPixel`), on all cores; memory
   ///   about 35 bytes × `maxTilePixels` beside the image.
-  public func faces(in image: Image, options: CenterFaceOptions) throws(DetectionError) -> [CenterFaceDetection] {
+  public func faces(in image: Image, options: CenterFaceOptions) throws(DetectionError)
+    -> [CenterFaceDetection]
+  {
     precondition(options.threshold > 0 && options.threshold < 1, "threshold must be in (0, 1)")
     precondition(options.inputScale > 0 && options.inputScale <= 1, "inputScale must be in (0, 1]")
     precondition(options.nmsIoU > 0 && options.nmsIoU <= 1, "nmsIoU must be in (0, 1]")
@@ -168,11 +170,14 @@ struct Candidate: Equatable {
 /// the removal passed `workLimit` (see ``OverlapRemoval``).
 ///
 /// - Complexity: O(candidates) cells visited for candidates of similar shapes, plus the sort.
-func suppress(_ candidates: [Candidate], iou: Double, workLimit: Int = OverlapRemoval.workLimit) -> [Candidate]? {
+func suppress(_ candidates: [Candidate], iou: Double, workLimit: Int = OverlapRemoval.workLimit)
+  -> [Candidate]?
+{
   let ordered = candidates.sorted {
     ($0.score, -$0.row, -$0.column) > ($1.score, -$1.row, -$1.column)
   }
-  let kept = OverlapRemoval.kept(ordered.map { ($0.x1, $0.y1, $0.x2, $0.y2) }, iou: iou, workLimit: workLimit) {
+  let bounds = ordered.map { ($0.x1, $0.y1, $0.x2, $0.y2) }
+  let kept = OverlapRemoval.kept(bounds, iou: iou, workLimit: workLimit) {
     let (c, k) = (ordered[$0], ordered[$1])
     let w = min(c.x2, k.x2) - max(c.x1, k.x1)
     let h = min(c.y2, k.y2) - max(c.y1, k.y1)

@@ -45,7 +45,8 @@ enum OverlapRemoval {
     let finest = ceilLog2((area / Double(max(4096, 4 * bounds.count))).squareRoot())
     let coarsest = max(finest, ceilLog2(max(maxX - minX, maxY - minY)))
     var classes = (finest...coarsest).map { level in
-      SizeClass(cell: Double(sign: .plus, exponent: level, significand: 1), width: maxX - minX, height: maxY - minY)
+      SizeClass(
+        cell: Double(sign: .plus, exponent: level, significand: 1), width: maxX - minX, height: maxY - minY)
     }
     func classIndex(_ side: Double) -> Int {
       min(max(floorLog2(side), finest), coarsest) - finest

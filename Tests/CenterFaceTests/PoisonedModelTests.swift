@@ -1,7 +1,7 @@
 import Foundation
 import PhotoCore
-import Testing
 import TestSupport
+import Testing
 
 @testable import CenterFace
 
@@ -64,8 +64,10 @@ import TestSupport
     var crossing: [Candidate] = []
     for k in 0..<400 {
       let at = Double(k) * 2
-      crossing.append(Candidate(score: 0.9, row: k, column: 0, x1: 0, y1: at, x2: 800, y2: at + 1, landmarks: []))
-      crossing.append(Candidate(score: 0.8, row: 0, column: k, x1: at, y1: 0, x2: at + 1, y2: 800, landmarks: []))
+      crossing.append(
+        Candidate(score: 0.9, row: k, column: 0, x1: 0, y1: at, x2: 800, y2: at + 1, landmarks: []))
+      crossing.append(
+        Candidate(score: 0.8, row: 0, column: k, x1: at, y1: 0, x2: at + 1, y2: 800, landmarks: []))
     }
     #expect(suppress(crossing, iou: 0.3, workLimit: 10_000) == nil)
     #expect(try #require(suppress(crossing, iou: 0.3)) == Self.reference(crossing, iou: 0.3))

@@ -7,7 +7,8 @@ import Testing
 /// whole kernel's, byte for byte, whatever the operations' chain of dependencies.
 @Suite struct LocalOpIndexTests {
   /// A faceblur step with `count` faces of every size, crowded and overlapping, on `image`.
-  static func kernel(_ style: FaceblurFilter.Style, count: Int, on image: Image, seed: UInt64) -> LocalKernel {
+  static func kernel(_ style: FaceblurFilter.Style, count: Int, on image: Image, seed: UInt64) -> LocalKernel
+  {
     var rng = SplitMix(seed: seed)
     func unit() -> Double { Double(rng.next() >> 11) / Double(1 << 53) }
     var p = FaceblurFilter.Parameters()
@@ -15,10 +16,12 @@ import Testing
     var derived = FaceblurFilter.Derived()
     for _ in 0..<count {
       let side = 0.01 + unit() * unit() * 0.4
-      derived.faces.append(Box(fractionX: unit() * 1.1 - 0.1, y: unit() * 1.1 - 0.1, width: side, height: side * (0.5 + unit())))
+      derived.faces.append(
+        Box(fractionX: unit() * 1.1 - 0.1, y: unit() * 1.1 - 0.1, width: side, height: side * (0.5 + unit())))
     }
     derived.levels = derived.faces.map { _ in Int(unit() * 7) }
-    return FaceblurFilter.prepare(p, derived, input: ImageSize(image.width, image.height)).first as! LocalKernel
+    return FaceblurFilter.prepare(p, derived, input: ImageSize(image.width, image.height)).first
+      as! LocalKernel
   }
 
   @Test(arguments: FaceblurFilter.Style.allCases)
@@ -28,8 +31,11 @@ import Testing
     let index = LocalOpIndex(whole, cell: 16)
     var rng = SplitMix(seed: 12)
     for _ in 0..<40 {
-      let x = Int(rng.next() % 280), y = Int(rng.next() % 180)
-      let crop = PixelRect(x: x, y: y, width: 1 + Int(rng.next() % UInt64(300 - x)), height: 1 + Int(rng.next() % UInt64(200 - y)))
+      let x = Int(rng.next() % 280)
+      let y = Int(rng.next() % 180)
+      let crop = PixelRect(
+        x: x, y: y, width: 1 + Int(rng.next() % UInt64(300 - x)),
+        height: 1 + Int(rng.next() % UInt64(200 - y)))
       func render(_ kernel: LocalKernel) -> (PixelRect, Image) {
         let needed = kernel.inputRect(for: crop)
         let buffer = PixelBuffer(rect: needed)

@@ -51,12 +51,15 @@ import Testing
     let before = [folder.read("large.jpg"), folder.read("medium.jpg")]
     // One candidate per 64 pixels, at least 100,000: 5312 x 2988 / 64 = 248,004.
     for (photo, limit) in [(medium, 100_000), (large, 248_004)] {
-      for arguments in [["detect", "--model", model, photo], ["apply", "-f", "faceblur", "--model", model, photo]] {
+      for arguments in [
+        ["detect", "--model", model, photo], ["apply", "-f", "faceblur", "--model", model, photo],
+      ] {
         let run = try launch(arguments, deadline: 600)
         #expect(run.status == 65, "\(arguments): \(run.err)")
         #expect(
           run.err.hasPrefix(
-            "photoedit: \(photo): the CenterFace model \(model) finds more than \(limit) face candidates in this image"),
+            "photoedit: \(photo): the CenterFace model \(model) finds more than \(limit) face candidates in this image"
+          ),
           "\(run.err)")
         #expect(run.err.split(separator: "\n").count == 1, "\(run.err)")
       }

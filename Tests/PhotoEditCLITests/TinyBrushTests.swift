@@ -15,7 +15,8 @@ import Testing
     let root = try TemporaryFolder()
     try FileManager.default.createDirectory(atPath: root.path("folder"), withIntermediateDirectories: false)
     for n in 1...3 { try root.copy("faces/hopper.jpg", as: "folder/\(n).jpg") }
-    #expect(runCLI(["apply", "-f", "brush:size=3,points=10:10/20:20", root.path("folder/2.jpg")]).status == 0)
+    #expect(
+      runCLI(["apply", "-f", "brush:size=3,points=10:10/20:20", root.path("folder/2.jpg")]).status == 0)
     let sidecar = root.path("folder/2.jpg.photoedit.json")
     let text = try String(contentsOfFile: sidecar, encoding: .utf8)
     #expect(text.contains("\"size\" : 0.0234375"))

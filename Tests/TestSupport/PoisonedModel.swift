@@ -47,11 +47,15 @@ public enum PoisonedModel {
         nodes.append(node)
       case 5:
         let fields = inner.fields()
-        if let name = fields.first(where: { $0.number == 8 }), let raw = fields.first(where: { $0.number == 9 }) {
+        if let name = fields.first(where: { $0.number == 8 }),
+          let raw = fields.first(where: { $0.number == 9 })
+        {
           biases[inner.string(name.range)] = raw.range
         }
       case 12:
-        if let name = inner.fields().first(where: { $0.number == 1 }) { outputs.append(inner.string(name.range)) }
+        if let name = inner.fields().first(where: { $0.number == 1 }) {
+          outputs.append(inner.string(name.range))
+        }
       default: break
       }
     }

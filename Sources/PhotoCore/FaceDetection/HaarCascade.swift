@@ -433,7 +433,8 @@ public final class HaarCascade: Sendable {
 
   /// The rule on window sides, as messages state it.
   private static let windowSizeRule =
-    "\(minWindowSide) to \(maxWindowSide) pixels a side: each window is normalised over itself less a one-pixel border"
+    "\(minWindowSide) to \(maxWindowSide) pixels a side: each window is normalised over itself less a"
+    + " one-pixel border"
 
   private static func checkStageCount(_ count: Int) throws(CascadeError) {
     guard count <= maxStages else {

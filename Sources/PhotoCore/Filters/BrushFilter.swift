@@ -92,7 +92,9 @@ public struct BrushFilter: Filter {
     -> [any StepKernel]
   {
     let preset = p.pen.pen
-    if let size = p.size, let field = Parameters.field(named: "size"), !field.kind.allows(.length(size), on: input) {
+    if let size = p.size, let field = Parameters.field(named: "size"),
+      !field.kind.allows(.length(size), on: input)
+    {
       throw field.kind.refusal(of: .length(size), filter: name, key: field.name, image: input)
     }
     let pen = Pen(

@@ -41,7 +41,9 @@ struct LocalOpIndex {
     var found = Set<Int32>()
     for row in (r.y / cell)...((r.maxY - 1) / cell) {
       for column in (r.x / cell)...((r.maxX - 1) / cell) {
-        for k in cells[row * columns + column] where kernel.ops[Int(k)].footprint.intersects(r) { found.insert(k) }
+        for k in cells[row * columns + column] where kernel.ops[Int(k)].footprint.intersects(r) {
+          found.insert(k)
+        }
       }
     }
     return found.map(Int.init).sorted()

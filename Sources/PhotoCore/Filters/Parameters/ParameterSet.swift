@@ -138,7 +138,8 @@ extension ParameterField where P: ParameterSet {
     positive: Bool, minimumPixels: Double = 0, help: String
   ) -> Self {
     Self(
-      name, .length(axis, fractions: fractions, positive: positive, minimumPixels: minimumPixels), keyPath, help: help, portable: true,
+      name, .length(axis, fractions: fractions, positive: positive, minimumPixels: minimumPixels), keyPath,
+      help: help, portable: true,
       wrap: { .length($0) }
     ) {
       if case .length(let v) = $0 { v } else { nil }
@@ -150,7 +151,8 @@ extension ParameterField where P: ParameterSet {
     positive: Bool, minimumPixels: Double = 0, help: String
   ) -> Self {
     Self(
-      name, .length(axis, fractions: fractions, positive: positive, minimumPixels: minimumPixels), keyPath, help: help, portable: true,
+      name, .length(axis, fractions: fractions, positive: positive, minimumPixels: minimumPixels), keyPath,
+      help: help, portable: true,
       wrap: { .length($0) }
     ) {
       if case .length(let v) = $0 { v } else { nil }
