@@ -19,6 +19,8 @@ import PhotoCore
 public struct CenterFaceDetector: FaceDetector {
   public let model: CenterFaceModel
   public let identity: DetectorIdentity
+  /// The model's file, named when the model is refused for a photo ("" when not known).
+  public let path: String
   /// Tiling, overlap and threshold defaults; `threshold` and `inputScale` are set per search.
   public var base = CenterFaceOptions()
 
@@ -32,9 +34,12 @@ public struct CenterFaceDetector: FaceDetector {
   /// "What photoedit runs"), and the finer scale sees such a face at `scaleStep` times the size.
   public static let smallestSeen = 20.0
 
-  /// - Parameter checksum: the model file's SHA-256, for the identity.
-  public init(model: CenterFaceModel, checksum: String) {
+  /// - Parameters:
+  ///   - checksum: the model file's SHA-256, for the identity.
+  ///   - path: the model's file, for messages.
+  public init(model: CenterFaceModel, checksum: String, path: String = "") {
     self.model = model
+    self.path = path
     identity = DetectorIdentity(name: "centerface", version: 1, model: checksum)
   }
 
@@ -72,12 +77,15 @@ public struct CenterFaceDetector: FaceDetector {
       var o = base
       o.threshold = Float(options.threshold)
       o.inputScale = scale
-      let here = model.faces(in: image, options: o)
+      let here: [CenterFaceDetection]
+      do { here = try model.faces(in: image, options: o) } catch { throw error.naming(model: path) }
       // A coarser scale keeps only faces the network can see there: a smaller one is at least
       // `scaleStep` × `smallestSeen` pixels of the finer scale's input, where it is seen well.
       found += k == 0 ? here : here.filter { max($0.width, $0.height) * scale >= Self.smallestSeen }
     }
-    let kept = Self.suppress(found, iou: Double(base.nmsIoU))
+    guard let kept = Self.suppress(found, iou: Double(base.nmsIoU)) else {
+      throw .overlapRemovalTooLong(model: path, limit: OverlapRemoval.workLimit)
+    }
     let lo = Double(options.minSize ?? 0)
     let hi = Double(options.maxSize ?? Int.max)
     return kept.filter { max($0.width, $0.height) >= lo && max($0.width, $0.height) <= hi }.map { d in
@@ -88,23 +96,21 @@ public struct CenterFaceDetector: FaceDetector {
   }
 
   /// Greedy non-maximum suppression across scales: by descending score (ties by position), a
-  /// face overlapping a kept one by `iou` or more is dropped.
-  static func suppress(_ faces: [CenterFaceDetection], iou: Double) -> [CenterFaceDetection] {
-    let order = faces.indices.sorted {
+  /// face overlapping a kept one by `iou` or more is dropped. Nil when the removal passed its
+  /// bound (see `OverlapRemoval`).
+  static func suppress(_ faces: [CenterFaceDetection], iou: Double) -> [CenterFaceDetection]? {
+    let ordered = faces.indices.sorted {
       let (a, b) = (faces[$0], faces[$1])
       return (a.score, -a.y, -a.x, -a.width) > (b.score, -b.y, -b.x, -b.width)
+    }.map { faces[$0] }
+    let bounds = ordered.map { ($0.x, $0.y, $0.x + $0.width, $0.y + $0.height) }
+    let kept = OverlapRemoval.kept(bounds, iou: iou) {
+      let (f, k) = (ordered[$0], ordered[$1])
+      let w = min(f.x + f.width, k.x + k.width) - max(f.x, k.x)
+      let h = min(f.y + f.height, k.y + k.height) - max(f.y, k.y)
+      guard w > 0, h > 0 else { return false }
+      return w * h / (f.width * f.height + k.width * k.height - w * h) >= iou
     }
-    var kept: [CenterFaceDetection] = []
-    for i in order {
-      let f = faces[i]
-      let overlaps = kept.contains { k in
-        let w = min(f.x + f.width, k.x + k.width) - max(f.x, k.x)
-        let h = min(f.y + f.height, k.y + k.height) - max(f.y, k.y)
-        guard w > 0, h > 0 else { return false }
-        return w * h / (f.width * f.height + k.width * k.height - w * h) >= iou
-      }
-      if !overlaps { kept.append(f) }
-    }
-    return kept
+    return kept?.map { ordered[$0] }
   }
 }

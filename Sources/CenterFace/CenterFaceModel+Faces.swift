@@ -18,9 +18,15 @@ extension CenterFaceModel {
   /// - Returns: The faces in pixels of `image`, by descending score; equal scores by their
   ///   centre cell, top to bottom then left to right. The same image and options give the same
   ///   faces on one machine, whatever its core count.
+  /// - Throws: `.tooManyFaceCandidates` when more cells than
+  ///   ``candidateLimit(width:height:)`` of the resampled image are candidates (the search stops
+  ///   there), and `.overlapRemovalTooLong` when removing their overlaps passes its bound
+  ///   (`OverlapRemoval.workLimit`): a model whose weights say "face" everywhere, not a usable one.
   /// - Complexity: O(width × height × inputScale² × `macsPerInputPixel`), on all cores; memory
   ///   about 35 bytes × `maxTilePixels` beside the image.
-  public func faces(in image: Image, options: CenterFaceOptions) -> [CenterFaceDetection] {
+  public func faces(in image: Image, options: CenterFaceOptions) throws(DetectionError)
+    -> [CenterFaceDetection]
+  {
     precondition(options.threshold > 0 && options.threshold < 1, "threshold must be in (0, 1)")
     precondition(options.inputScale > 0 && options.inputScale <= 1, "inputScale must be in (0, 1]")
     precondition(options.nmsIoU > 0 && options.nmsIoU <= 1, "nmsIoU must be in (0, 1]")
@@ -29,10 +35,15 @@ extension CenterFaceModel {
     let sw = max(1, min(image.width, Int((Double(image.width) * options.inputScale).rounded())))
     let sh = max(1, min(image.height, Int((Double(image.height) * options.inputScale).rounded())))
     let sampler = InputSampler(image, scaledWidth: sw, scaledHeight: sh)
-    let candidates = self.candidates(
-      sampler: sampler, threshold: options.threshold, margin: options.tileMargin,
-      maxTilePixels: options.maxTilePixels)
-    let kept = suppress(candidates, iou: Double(options.nmsIoU))
+    let limit = Self.candidateLimit(width: sw, height: sh)
+    guard
+      let candidates = self.candidates(
+        sampler: sampler, threshold: options.threshold, margin: options.tileMargin,
+        maxTilePixels: options.maxTilePixels, limit: limit)
+    else { throw .tooManyFaceCandidates(model: "", limit: limit) }
+    guard let kept = suppress(candidates, iou: Double(options.nmsIoU)) else {
+      throw .overlapRemovalTooLong(model: "", limit: OverlapRemoval.workLimit)
+    }
     let fx = Double(image.width) / Double(sw)
     let fy = Double(image.height) / Double(sh)
     return kept.map { c in
@@ -44,8 +55,29 @@ extension CenterFaceModel {
     }
   }
 
-  /// Every cell over the threshold, in pixels of the resampled image, tile by tile.
-  func candidates(sampler: InputSampler, threshold: Float, margin: Int, maxTilePixels: Int) -> [Candidate] {
+  /// Pixels of the resampled image per candidate a search may find (see
+  /// ``candidateLimit(width:height:)``): a quarter of the heatmap's cells.
+  public static let pixelsPerCandidate = 64
+  /// The fewest candidates any search may find.
+  public static let minimumCandidateLimit = 100_000
+
+  /// The most candidates (cells over the threshold, before overlaps are removed) a search of a
+  /// `width` × `height` resampled image may find: one per ``pixelsPerCandidate`` pixels, and at
+  /// least ``minimumCandidateLimit``.
+  ///
+  /// The real model stays far below it on real photos: the densest measured on the fixtures, at
+  /// the lowest threshold faceblur allows (0.05), is one candidate per 109 pixels, 257 of them
+  /// (deface-city.jpg at a quarter size); a model whose weights make every cell a candidate
+  /// gives one per 16.
+  public static func candidateLimit(width: Int, height: Int) -> Int {
+    max(minimumCandidateLimit, width * height / pixelsPerCandidate)
+  }
+
+  /// Every cell over the threshold, in pixels of the resampled image, tile by tile; nil as soon
+  /// as there are more than `limit`.
+  func candidates(
+    sampler: InputSampler, threshold: Float, margin: Int, maxTilePixels: Int, limit: Int = .max
+  ) -> [Candidate]? {
     let (sw, sh) = (sampler.scaledWidth, sampler.scaledHeight)
     let align = NetworkPlan.alignment
     let pw = (sw + align - 1) / align * align
@@ -63,23 +95,26 @@ extension CenterFaceModel {
     for tile in order.map({ grid.tiles[$0] }) {
       let input = arena.take(tile.width * tile.height * 4)
       sampler.fill(input.pointer, x: tile.x, y: tile.y, width: tile.width, height: tile.height)
-      plan.run(
+      let within = plan.run(
         input: input.pointer, width: tile.width, height: tile.height, kernel: kernel, arena: arena,
         inputCapacity: input.capacity
       ) {
         outputs in
         collect(
-          outputs, tile: tile, scaledWidth: sw, scaledHeight: sh, threshold: threshold, into: &found)
+          outputs, tile: tile, scaledWidth: sw, scaledHeight: sh, threshold: threshold, limit: limit,
+          into: &found)
       }
+      if !within { return nil }
     }
     return found
   }
 
-  /// Reads the candidates in the cells that `tile` owns and that cover part of the image.
+  /// Reads the candidates in the cells that `tile` owns and that cover part of the image; false
+  /// (and no more read) once `found` holds more than `limit`.
   private func collect(
     _ o: NetworkOutputs, tile: TileGrid.Tile, scaledWidth sw: Int, scaledHeight sh: Int, threshold: Float,
-    into found: inout [Candidate]
-  ) {
+    limit: Int, into found: inout [Candidate]
+  ) -> Bool {
     let cellRows = (tile.coreY / 4)..<((min(tile.coreY + tile.coreHeight, sh) + 3) / 4)
     let cellColumns = (tile.coreX / 4)..<((min(tile.coreX + tile.coreWidth, sw) + 3) / 4)
     let (dx, dy) = (tile.x / 4, tile.y / 4)
@@ -106,10 +141,12 @@ extension CenterFaceModel {
           marks[2 * j] = left + Double(l[2 * j + 1]) * width
           marks[2 * j + 1] = top + Double(l[2 * j]) * height
         }
+        guard found.count < limit else { return false }
         found.append(
           Candidate(score: score, row: row, column: column, x1: x1, y1: y1, x2: x2, y2: y2, landmarks: marks))
       }
     }
+    return true
   }
 }
 
@@ -129,29 +166,26 @@ struct Candidate: Equatable {
 }
 
 /// Greedy non-maximum suppression: by descending score (equal scores by cell, top to bottom,
-/// left to right), a candidate is kept unless a kept one overlaps it by `iou` or more.
+/// left to right), a candidate is kept unless a kept one overlaps it by `iou` or more. Nil when
+/// the removal passed `workLimit` (see ``OverlapRemoval``).
 ///
-/// - Complexity: O(candidates × kept), plus the sort.
-func suppress(_ candidates: [Candidate], iou: Double) -> [Candidate] {
+/// - Complexity: O(candidates) cells visited for candidates of similar shapes, plus the sort.
+func suppress(_ candidates: [Candidate], iou: Double, workLimit: Int = OverlapRemoval.workLimit)
+  -> [Candidate]?
+{
   let ordered = candidates.sorted {
     ($0.score, -$0.row, -$0.column) > ($1.score, -$1.row, -$1.column)
   }
-  var kept: [Candidate] = []
-  for c in ordered {
-    var overlapped = false
-    for k in kept {
-      let w = min(c.x2, k.x2) - max(c.x1, k.x1)
-      let h = min(c.y2, k.y2) - max(c.y1, k.y1)
-      guard w > 0, h > 0 else { continue }
-      let inter = w * h
-      if inter / (c.area + k.area - inter) >= iou {
-        overlapped = true
-        break
-      }
-    }
-    if !overlapped { kept.append(c) }
+  let bounds = ordered.map { ($0.x1, $0.y1, $0.x2, $0.y2) }
+  let kept = OverlapRemoval.kept(bounds, iou: iou, workLimit: workLimit) {
+    let (c, k) = (ordered[$0], ordered[$1])
+    let w = min(c.x2, k.x2) - max(c.x1, k.x1)
+    let h = min(c.y2, k.y2) - max(c.y1, k.y1)
+    guard w > 0, h > 0 else { return false }
+    let inter = w * h
+    return inter / (c.area + k.area - inter) >= iou
   }
-  return kept
+  return kept?.map { ordered[$0] }
 }
 
 /// The network's 15 output channels for a whole image, untiled: heatmap (after the sigmoid),

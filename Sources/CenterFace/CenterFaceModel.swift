@@ -36,7 +36,7 @@ public enum CenterFaceKernel: String, Sendable, CaseIterable {
 /// shared between threads.
 ///
 ///     let model = try CenterFaceModel(onnx: bytes)
-///     for face in model.faces(in: image, options: CenterFaceOptions()) {
+///     for face in try model.faces(in: image, options: CenterFaceOptions()) {
 ///       print(face.x, face.y, face.width, face.height, face.score)
 ///     }
 public struct CenterFaceModel: Sendable {

@@ -147,7 +147,7 @@ public final class DetectorLoader: Sendable {
       }
       do {
         let model = try CenterFaceModel(onnx: data)
-        return .success(CenterFaceDetector(model: model, checksum: SHA256.hex(data)))
+        return .success(CenterFaceDetector(model: model, checksum: SHA256.hex(data), path: path))
       } catch {
         return .failure(.modelInvalid(path: path, error.description))
       }

@@ -98,13 +98,19 @@ for file in files {
   var times: [Double] = []
   var cpu: [Double] = []
   var faces: [CenterFaceDetection] = []
-  for _ in 0..<repeats {
+  var refused: DetectionError?
+  for _ in 0..<repeats where refused == nil {
     let start = ContinuousClock.now
     let cpu0 = cpuSeconds()
-    faces = model.faces(in: image, options: options)
+    do { faces = try model.faces(in: image, options: options) } catch { refused = error }
     cpu.append(cpuSeconds() - cpu0)
     let d = ContinuousClock.now - start
     times.append(Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18)
+  }
+  if let refused {
+    FileHandle.standardError.write(Data("centerface-detect: \(file): \(refused.naming(model: path))\n".utf8))
+    status = 65
+    continue
   }
   times.sort()
   cpu.sort()

@@ -70,8 +70,8 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
     ] {
       image = pasting(astronaut, into: image, x: x, y: y)
     }
-    let whole = m.faces(in: image, options: CenterFaceOptions(threshold: 0.5, maxTilePixels: 10_000_000))
-    let tiled = m.faces(in: image, options: options)
+    let whole = try m.faces(in: image, options: CenterFaceOptions(threshold: 0.5, maxTilePixels: 10_000_000))
+    let tiled = try m.faces(in: image, options: options)
     #expect(whole.count >= 5)
     try #require(tiled.count == whole.count, "\(tiled.count) faces in tiles, \(whole.count) in one piece")
     for (a, b) in zip(tiled, whole) {
@@ -87,8 +87,8 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
     let m = try model()
     let image = try decodedFixture("faces/astronaut.png")
     let options = CenterFaceOptions(threshold: 0.3, maxTilePixels: 100_000, tileMargin: 64)
-    let first = m.faces(in: image, options: options)
-    for _ in 0..<3 { #expect(m.faces(in: image, options: options) == first) }
+    let first = try m.faces(in: image, options: options)
+    for _ in 0..<3 { #expect(try m.faces(in: image, options: options) == first) }
   }
 }
 
@@ -96,7 +96,7 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
   @Test func astronautAtEveryScale() throws {
     let m = try model()
     let image = try decodedFixture("faces/astronaut.png")
-    let full = m.faces(in: image, options: CenterFaceOptions())
+    let full = try m.faces(in: image, options: CenterFaceOptions())
     try #require(full.count == 1)
     let f = full[0]
     // Eileen Collins' face: the box and the landmarks (eyes above the nose above the mouth).
@@ -106,7 +106,7 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
     #expect(f.landmarks[2].y > eyes.0.y && f.landmarks[3].y > f.landmarks[2].y)
     #expect(f.landmarks[3].x < f.landmarks[4].x, "the mouth corner on the image's left comes first")
     for scale in [0.5, 0.25] {
-      let found = m.faces(in: image, options: CenterFaceOptions(inputScale: scale))
+      let found = try m.faces(in: image, options: CenterFaceOptions(inputScale: scale))
       try #require(found.count == 1, "at scale \(scale)")
       #expect(iou(box(found[0]), box(f)) > 0.75, "at scale \(scale): \(box(found[0]))")
     }
@@ -115,8 +115,8 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
   @Test(arguments: 2...8)
   func exifOrientationsFindTheSameFace(orientation: Int) throws {
     let m = try model()
-    let upright = m.faces(in: try decodedFixture("faces/hopper.jpg"), options: CenterFaceOptions())
-    let turned = m.faces(
+    let upright = try m.faces(in: try decodedFixture("faces/hopper.jpg"), options: CenterFaceOptions())
+    let turned = try m.faces(
       in: try decodedFixture("faces/hopper_orientation_\(orientation).jpg"), options: CenterFaceOptions())
     try #require(upright.count == 1 && turned.count == 1)
     #expect(iou(box(upright[0]), box(turned[0])) > 0.8)
@@ -125,10 +125,10 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
   @Test func noFacesInPhotosWithoutFaces() throws {
     let m = try model()
     for name in ["photos/coffee.png", "photos/chelsea.png"] {
-      #expect(m.faces(in: try decodedFixture(name), options: CenterFaceOptions()).isEmpty, "\(name)")
+      #expect(try m.faces(in: try decodedFixture(name), options: CenterFaceOptions()).isEmpty, "\(name)")
     }
-    #expect(m.faces(in: Image(width: 1, height: 1), options: CenterFaceOptions()).isEmpty)
-    #expect(m.faces(in: Image(width: 3000, height: 7), options: CenterFaceOptions(inputScale: 0.01)).isEmpty)
+    #expect(try m.faces(in: Image(width: 1, height: 1), options: CenterFaceOptions()).isEmpty)
+    #expect(try m.faces(in: Image(width: 3000, height: 7), options: CenterFaceOptions(inputScale: 0.01)).isEmpty)
   }
 
   @Test(arguments: CenterFaceKernel.allCases.filter(\.isAvailable))

@@ -101,7 +101,7 @@ let referenceCases: [ReferenceCase] = {
     let image = try decodedFixture(ref.fixture)
     for (key, expected) in ref.faces.sorted(by: { $0.key < $1.key }) {
       let options = CenterFaceOptions(threshold: Float(key)!, inputScale: 1 / Double(ref.factor))
-      let found = m.faces(in: image, options: options)
+      let found = try m.faces(in: image, options: options)
       try #require(found.count == expected.count, "\(key): \(found.count) faces, expected \(expected.count)")
       let f = Double(ref.factor)
       for (a, e) in zip(found, expected) {

@@ -166,3 +166,80 @@ import Testing
 extension Pen: CustomTestStringConvertible {
   public var testDescription: String { "\(color.hex) size \(size) hardness \(hardness)" }
 }
+
+/// Finding: a pen below about 1/8192 px (its size rounds to zero) trapped in the stroke's
+/// precondition, from the command line, a sidecar or a recipe. Every such pen is now a range
+/// error: at the request (image-independent), when a stored step is read, and when a stored
+/// fraction is too few pixels of the image it meets.
+@Suite struct TinyPenTests {
+  static let kind = ParameterKind.length(
+    .shortSide, fractions: BrushFilter.minimumSizeFraction...10, positive: true, minimumPixels: Pen.minimumSize)
+  static let line = pts((2, 2), (6, 6))
+
+  @Test(arguments: [0, 1e-30, 5e-324, 1e-320, 1e-4, 0.009, -1, 1e-9])
+  func tinyPixelSizesAreOutOfRange(size: Double) {
+    #expect(
+      throws: FilterError.outOfRange(filter: "brush", key: "size", value: px(size), allowed: Self.kind, image: nil)
+    ) {
+      try Filters.request("brush", values: ["size": px(size), "points": Self.line])
+    }
+  }
+
+  @Test(arguments: [0, 1e-12, 1e-10, 9.9e-7])
+  func tinyFractionsAreOutOfRange(fraction: Double) {
+    let value = ParameterValue.length(.fraction(fraction))
+    #expect(
+      throws: FilterError.outOfRange(filter: "brush", key: "size", value: value, allowed: Self.kind, image: nil)
+    ) {
+      try Filters.request("brush", values: ["size": value, "points": Self.line])
+    }
+  }
+
+  @Test func aStoredTinyFractionIsRefusedWhenRead() {
+    #expect(
+      throws: FilterError.outOfRange(
+        filter: "brush", key: "size", value: .length(.fraction(1e-12)), allowed: Self.kind, image: nil)
+    ) {
+      try Filters.step(
+        filter: "brush", version: 1,
+        parameters: [
+          "size": .number(1e-12), "points": .array([.array([.number(0.1), .number(0.1)])]),
+          "color": .string("#000000FF"), "hardness": .number(0.7),
+        ], derived: [:])
+    }
+  }
+
+  /// A fraction within the stored range that is less than 0.01 px of this image is refused when
+  /// the step is made for it, and when a stored step renders on it; the same fraction on an image
+  /// large enough draws.
+  @Test func aFractionTooSmallForTheImageIsRefusedNamingTheImage() throws {
+    let small = Image(width: 128, height: 128, fill: RGBA(255, 255, 255))
+    let tiny = ParameterValue.length(.fraction(1e-5))  // 0.00128 px of 128
+    #expect(
+      throws: FilterError.outOfRange(
+        filter: "brush", key: "size", value: tiny, allowed: Self.kind, image: ImageSize(128, 128))
+    ) {
+      _ = try apply("brush", ["size": tiny, "points": pts((2, 2), (6, 6))], to: small)
+    }
+    let large = Image(width: 1000, height: 1000, fill: RGBA(255, 255, 255))  // 0.01 px
+    let made = try step("brush", ["size": tiny, "points": .points([Point(fractionX: 0.1, y: 0.1)])], for: large)
+    var out = large
+    try made.render(on: &out)
+    // The stored step rendered on the smaller image is refused, never drawn.
+    var onSmall = small
+    #expect(
+      throws: FilterError.outOfRange(
+        filter: "brush", key: "size", value: tiny, allowed: Self.kind, image: ImageSize(128, 128))
+    ) {
+      try made.render(on: &onSmall)
+    }
+    #expect(onSmall == small)
+  }
+
+  @Test func theSmallestPenDraws() throws {
+    let image = Image(width: 16, height: 16, fill: RGBA(255, 255, 255))
+    let out = try apply("brush", ["size": px(Pen.minimumSize), "points": pts((8, 8))], to: image)
+    // A dot of 0.01 px covers the centre pixel by about half.
+    #expect(out[8, 8].r < 200 && out[8, 8].r > 100)
+  }
+}

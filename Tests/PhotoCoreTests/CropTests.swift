@@ -61,7 +61,7 @@ import Testing
     #expect(
       throws: FilterError.outOfRange(
         filter: "crop", key: "width", value: px(0),
-        allowed: .length(.horizontal, fractions: 0...1, positive: true),
+        allowed: .length(.horizontal, fractions: 0...1, positive: true, minimumPixels: 0),
         image: nil)
     ) {
       try Filters.request("crop", values: ["x": px(0), "y": px(0), "width": px(0), "height": px(2)])

@@ -133,9 +133,55 @@ private func expectRefused(
 
   @Test func windowSize() {
     expectRefused(
-      newCascade(width: "1001"), "cascade window 1001x6 is not a usable size (1 to 1000 pixels a side)")
+      newCascade(width: "1001"),
+      "cascade window 1001x6 is not a usable size (3 to 1000 pixels a side: each window is normalised"
+        + " over itself less a one-pixel border)")
     expectRefused(newCascade(height: "0"), "cascade window 6x0 is not a usable size")
     expectRefused(newCascade(width: "99999999999999999999"), "not an integer")
+  }
+
+  /// Finding (issue 35): a window 1 pixel high trapped in the detector (its table rows), and one
+  /// 2 pixels wide or high found nothing, silently (the variance window inside it is empty).
+  /// Such cascades are refused when read, in both formats.
+  @Test(arguments: [
+    ("1", "1"), ("2", "2"), ("1", "24"), ("24", "1"), ("2", "24"), ("24", "2"), ("0", "6"), ("-5", "6"),
+    ("6", "-9223372036854775808"),
+  ])
+  func degenerateWindowsAreRefused(width: String, height: String) {
+    let rect = "0 0 \(max(0, Int(width) ?? 0)) \(max(0, Int(height) ?? 0)) -1."
+    expectRefused(
+      newCascade(width: width, height: height, rect: rect),
+      "cascade window \(width)x\(height) is not a usable size (3 to 1000 pixels a side")
+    let old = String(decoding: oldCascade(), as: UTF8.self)
+      .replacingOccurrences(of: "<size>6 6</size>", with: "<size>\(width) \(height)</size>")
+    expectRefused(Array(old.utf8), "cascade's <size> should be a usable \"width height\" (3 to 1000 pixels a side")
+  }
+
+  /// The smallest windows allowed, with upright and tilted features of every size that fits
+  /// (empty ones too) and a stage that accepts everything, detect on a photo-sized image without
+  /// trapping: they find windows or are refused for accepting nearly all of them.
+  @Test func theSmallestWindowsDetectWithoutTrapping() throws {
+    let image = noiseImage(width: 97, height: 61, seed: 7)
+    var options = DetectionOptions()
+    options.minNeighbors = 0
+    for (w, h) in [(3, 3), (3, 4), (4, 3), (3, 7), (7, 3), (5, 5)] {
+      var rects: [(String, String?)] = [("0 0 \(w) \(h) -1.", nil), ("1 1 0 0 2.", nil), ("0 0 1 1 1.", "0")]
+      for x in 0...w {
+        for rw in 0...w where x + rw <= w {
+          for rh in 0...x where rw + rh <= h { rects.append(("\(x) 0 \(rw) \(rh) 1.", "1")) }
+        }
+      }
+      for (rect, tilted) in rects {
+        let xml = newCascade(
+          width: "\(w)", height: "\(h)", leaves: "1. 1.", rect: rect, tilted: tilted, stageThreshold: "-1.")
+        let cascade = try HaarCascade(xml: xml)
+        do {
+          _ = try HaarDetector.detect(in: image, cascade: cascade, options: options)
+        } catch {
+          #expect(error == .tooManyCandidates(limit: HaarDetector.minimumCandidateLimit), "\(w)x\(h) \(rect)")
+        }
+      }
+    }
   }
 
   @Test func stageCount() {

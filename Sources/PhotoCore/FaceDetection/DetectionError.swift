@@ -5,6 +5,25 @@ public enum DetectionError: Error, Equatable, Sendable {
   /// that many windows would take minutes. The search stopped as soon as the count passed the
   /// limit.
   case tooManyCandidates(limit: Int)
+  /// A CenterFace model found more face candidates (cells of its heatmap over the threshold) in
+  /// this image than `limit`: its weights say "face" nearly everywhere, so it is not a usable
+  /// model, and removing the overlaps of that many candidates took hours. `model` is its file
+  /// ("" when not known).
+  case tooManyFaceCandidates(model: String, limit: Int)
+  /// Removing the overlaps of a CenterFace model's candidates in this image took more than
+  /// `limit` steps (boxes crowding one place in every shape and size): not a usable model.
+  case overlapRemovalTooLong(model: String, limit: Int)
   /// More faces than a step stores (``Box/maxStored``): refused rather than hiding some of them.
   case tooManyFaces(count: Int, limit: Int)
+}
+
+extension DetectionError {
+  /// The error with the model file named, when it is about a model's candidates.
+  public func naming(model path: String) -> DetectionError {
+    switch self {
+    case .tooManyFaceCandidates(_, let limit): .tooManyFaceCandidates(model: path, limit: limit)
+    case .overlapRemovalTooLong(_, let limit): .overlapRemovalTooLong(model: path, limit: limit)
+    default: self
+    }
+  }
 }

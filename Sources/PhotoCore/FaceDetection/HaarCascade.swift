@@ -80,6 +80,12 @@ public final class HaarCascade: Sendable {
   /// classifiers, nodes and features in all; eye_tree_eyeglasses: 3 nodes in a tree; windows
   /// of 14x28 to 64x16 pixels). The XML itself is bounded by `XMLReader`.
   static let maxWindowSide = 1000
+  /// The smallest window side: OpenCV normalises each window by the variance of the window less
+  /// a one-pixel border, which has no pixel below 3 (a window 1 pixel high trapped, and one 2
+  /// pixels wide or high found nothing, silently).
+  static let minWindowSide = 3
+  /// The window sides this reader accepts.
+  static let windowSides = minWindowSide...maxWindowSide
   static let maxStages = 1000
   static let maxWeakClassifiersPerStage = 10_000
   static let maxWeakClassifiers = 100_000
@@ -203,10 +209,10 @@ public final class HaarCascade: Sendable {
     var parsed = Parsed()
     guard let size = try field("size", in: cascade).tokens(atMost: 2), size.count == 2,
       let width = size[0].int, let height = size[1].int,
-      (1...maxWindowSide).contains(width), (1...maxWindowSide).contains(height)
+      windowSides.contains(width), windowSides.contains(height)
     else {
       throw CascadeError(
-        "cascade's <size> should be a usable \"width height\" (1 to \(maxWindowSide) pixels a side)")
+        "cascade's <size> should be a usable \"width height\" (\(windowSizeRule))")
     }
     (parsed.width, parsed.height) = (width, height)
     let stageList = try field("stages", in: cascade).children
@@ -309,10 +315,9 @@ public final class HaarCascade: Sendable {
     }
     parsed.width = try integer("width", in: cascade)
     parsed.height = try integer("height", in: cascade)
-    guard (1...maxWindowSide).contains(parsed.width), (1...maxWindowSide).contains(parsed.height) else {
+    guard windowSides.contains(parsed.width), windowSides.contains(parsed.height) else {
       throw CascadeError(
-        "cascade window \(parsed.width)x\(parsed.height) is not a usable size (1 to \(maxWindowSide)"
-          + " pixels a side)")
+        "cascade window \(parsed.width)x\(parsed.height) is not a usable size (\(windowSizeRule))")
     }
     if let params = cascade.child("featureParams"), params.child("maxCatCount") != nil {
       let categories = try integer("maxCatCount", in: params)
@@ -425,6 +430,11 @@ public final class HaarCascade: Sendable {
     }
     return parsed
   }
+
+  /// The rule on window sides, as messages state it.
+  private static let windowSizeRule =
+    "\(minWindowSide) to \(maxWindowSide) pixels a side: each window is normalised over itself less a"
+    + " one-pixel border"
 
   private static func checkStageCount(_ count: Int) throws(CascadeError) {
     guard count <= maxStages else {

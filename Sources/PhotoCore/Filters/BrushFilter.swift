@@ -4,12 +4,18 @@
 /// stroke, `strokes` many (embedded in the stored step, so the recipe needs no file). The pen's
 /// preset colour, size and hardness are stored explicitly (a later change of the preset table
 /// does not change old renders). `size` is the diameter in pixels; it is stored as a fraction of
-/// the shorter side of the image, so on a photo twice as large the stroke is twice as thick.
+/// the shorter side of the image, so on a photo twice as large the stroke is twice as thick. A
+/// pen is at least ``Pen/minimumSize`` pixels on the image it draws on, and at least
+/// ``minimumSizeFraction`` of its shorter side as stored: a smaller one is refused wherever it
+/// comes from (the command line, a sidecar, a recipe), never drawn.
 public struct BrushFilter: Filter {
   public static let name = "brush"
   public static let summary =
     "Draws anti-aliased strokes with a pen preset or a custom colour, size and hardness."
   public static let version = 1
+  /// The smallest pen size stored, as a fraction of the shorter side (0.0001%): 0.01 px, the
+  /// smallest pen, on a side of 10,000 pixels.
+  public static let minimumSizeFraction = 1e-6
 
   /// The pen presets; `custom` takes its colour from `color`.
   public enum PenName: String, CaseIterable, Sendable {
@@ -51,7 +57,8 @@ public struct BrushFilter: Filter {
       ),
       .color("color", \.color, help: "the pen's colour (overrides the preset)"),
       .length(
-        "size", \.size, .shortSide, fractions: 0...10, positive: true,
+        "size", \.size, .shortSide, fractions: minimumSizeFraction...10, positive: true,
+        minimumPixels: Pen.minimumSize,
         help: "the stroke's diameter in pixels (overrides the preset); % is of the shorter side"),
       .number(
         "hardness", \.hardness, 0...1, help: "1 is a hard edge, lower feathers it (overrides the preset)"),
@@ -78,9 +85,18 @@ public struct BrushFilter: Filter {
   }
 
   /// Local: each stroke changes only the pixels near it, each pixel on its own.
-  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) -> [any StepKernel]
+  ///
+  /// - Throws: `.outOfRange` naming the image when the pen is less than ``Pen/minimumSize``
+  ///   pixels of it (a stored fraction made for a larger photo, or planted).
+  public static func prepare(_ p: Parameters, _ derived: NoDerivedState, input: ImageSize) throws(FilterError)
+    -> [any StepKernel]
   {
     let preset = p.pen.pen
+    if let size = p.size, let field = Parameters.field(named: "size"),
+      !field.kind.allows(.length(size), on: input)
+    {
+      throw field.kind.refusal(of: .length(size), filter: name, key: field.name, image: input)
+    }
     let pen = Pen(
       color: p.color ?? preset.color,
       size: p.size?.pixels(of: min(input.width, input.height)) ?? preset.size,

@@ -71,6 +71,8 @@ extension FaceblurFilter {
       var derived = Derived()
       (derived.faces, derived.levels) = (faces, levels)
       guard let kernel = prepare(p, derived, input: size).first else { break }
+      // Each face's region is rendered by the faces near it alone, not by every face's.
+      let index = (kernel as? LocalKernel).map { LocalOpIndex($0) }
       var results = [Result<CheckFinding?, DetectionError>](repeating: .success(nil), count: pending.count)
       let work = pending
       results.withUnsafeMutableBufferPointer { out in
@@ -80,7 +82,8 @@ extension FaceblurFilter {
           let (region, _) = circle(for: faces[i], p, level: levels[i], in: size)
           out.value[k] = Result { () throws(DetectionError) in
             try check(
-              face: i, boxes: boxes, region: region, kernel: kernel, image: image, checker: checker)
+              face: i, boxes: boxes, region: region, kernel: kernel, index: index, image: image,
+              checker: checker)
           }
         }
       }
@@ -105,16 +108,17 @@ extension FaceblurFilter {
     return levels.contains { $0 > 0 } ? levels : []
   }
 
-  /// Checks face `i` hidden as `kernel` (the whole step) hides it, in `region`.
+  /// Checks face `i` hidden as `kernel` (the whole step) hides it, in `region`; `index` files the
+  /// kernel's operations by place, when it is a local kernel.
   static func check(
-    face i: Int, boxes: [PixelBox], region: PixelRegion, kernel: any StepKernel, image: Image,
-    checker: any FaceDetector
+    face i: Int, boxes: [PixelBox], region: PixelRegion, kernel whole: any StepKernel, index: LocalOpIndex?,
+    image: Image, checker: any FaceDetector
   ) throws(DetectionError) -> CheckFinding? {
     let box = boxes[i]
-    let all = PixelRect(kernel.inputSize)
+    let all = PixelRect(whole.inputSize)
     let options = checkOptions
     let context = checker.cropContext(
-      faceSide: max(box.width, box.height), imageSize: kernel.inputSize, options: options)
+      faceSide: max(box.width, box.height), imageSize: whole.inputSize, options: options)
     let margin = max(contextMargin, context.margin, Int(max(box.width, box.height).rounded(.up)))
     var around = box.rect
     if let b = region.bounds { around = around.union(PixelRect(bounds: b)) }
@@ -124,6 +128,7 @@ extension FaceblurFilter {
     crop = PixelRect(
       columns: (crop.x / grid * grid)..<crop.maxX, rows: (crop.y / grid * grid)..<crop.maxY)
     guard !crop.isEmpty else { return nil }
+    let kernel: any StepKernel = index?.kernel(for: crop) ?? whole
     let needed = kernel.inputRect(for: crop)
     let buffer = PixelBuffer(rect: needed)
     image.withReadOnlyPixels { buffer.copy(needed, from: $0) }

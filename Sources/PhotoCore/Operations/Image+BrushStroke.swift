@@ -1,11 +1,15 @@
 /// A brush's pen: colour (straight alpha), diameter in pixels and hardness.
 public struct Pen: Sendable, Hashable {
   public var color: RGBA
-  /// The stroke's diameter in pixels, > 0.
+  /// The stroke's diameter in pixels, at least `minimumSize`.
   public var size: Double
   /// 0...1: 1 is a hard edge (a one-pixel anti-aliased ramp); lower values widen the ramp inward
   /// over (1 - hardness) of the radius.
   public var hardness: Double
+  /// The smallest diameter drawn, in pixels: a thinner pen is refused by the brush's parameters
+  /// (below 1/8192 px its size rounds to zero, where drawing has no meaning).
+  public static let minimumSize = 0.01
+
   public init(color: RGBA, size: Double, hardness: Double) {
     (self.color, self.size, self.hardness) = (color, size, hardness)
   }
@@ -44,7 +48,8 @@ struct StrokeOp: LocalOp {
   let footprint: PixelRect
 
   init(points: [(x: Double, y: Double)], pen: Pen, image: ImageSize) {
-    precondition(!points.isEmpty && pen.size > 0 && (0...1).contains(pen.hardness), "bad stroke")
+    precondition(
+      !points.isEmpty && pen.size >= Pen.minimumSize && (0...1).contains(pen.hardness), "bad stroke")
     (self.pen, self.image) = (pen, image)
     var segments: [(Double, Double, Double, Double)] = []
     if points.count == 1 { segments.append((points[0].x, points[0].y, points[0].x, points[0].y)) }

@@ -268,6 +268,10 @@ enum ErrorText {
     switch error {
     case .tooManyCandidates(let limit):
       "the cascade accepts more than \(limit) windows in this image, nearly all it sees: it is not a usable detector"
+    case .tooManyFaceCandidates(let model, let limit):
+      "the CenterFace model \(model.isEmpty ? "" : model + " ")finds more than \(limit) face candidates in this image, nearly everywhere it looks: it is not a usable model; 'make model' fetches the right one"
+    case .overlapRemovalTooLong(let model, let limit):
+      "removing the overlaps of the face candidates the CenterFace model \(model.isEmpty ? "" : model + " ")finds in this image takes more than \(limit) steps: it is not a usable model; 'make model' fetches the right one"
     case .tooManyFaces(let count, let limit):
       "\(count) faces, more than the \(limit) a step stores; nothing was hidden"
     }

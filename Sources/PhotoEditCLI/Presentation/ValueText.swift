@@ -76,8 +76,8 @@ enum ValueText {
     case .number(let r): "\(number(r.lowerBound))...\(number(r.upperBound))"
     case .integer(let r): "\(r.lowerBound)...\(r.upperBound)"
     case .choice(let words): words.joined(separator: "|")
-    case .length(let axis, let f, let positive):
-      "\(positive ? "> 0" : ">= 0") px, or \(percent(f.lowerBound))%...\(percent(f.upperBound))% of the \(axisName(axis))"
+    case .length(let axis, let f, let positive, let minimum):
+      "\(minimum > 0 ? ">= \(number(minimum))" : positive ? "> 0" : ">= 0") px, or \(percent(f.lowerBound))%...\(percent(f.upperBound))% of the \(axisName(axis))"
     case .point: "X:Y, pixels or 0%...100%"
     case .points: "X:Y/X:Y/..., pixels or 0%...100%"
     case .strokes: "a JSON file of strokes"

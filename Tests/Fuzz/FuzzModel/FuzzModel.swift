@@ -32,7 +32,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   if report { print("read: \(model.plan.steps.count) steps, \(model.macsPerInputPixel) MACs per pixel") }
   if model.macsPerInputPixel <= maxMACs {
     // A low threshold, so that the candidates and their suppression are reached too.
-    _ = model.faces(in: photo, options: CenterFaceOptions(threshold: 0.05))
+    _ = try? model.faces(in: photo, options: CenterFaceOptions(threshold: 0.05))
   }
   return 0
 }

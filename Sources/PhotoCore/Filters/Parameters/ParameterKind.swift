@@ -7,8 +7,9 @@ public enum ParameterKind: Sendable, Hashable {
   /// One word of the list.
   case choice([String])
   /// Pixels, or a fraction of `axis`; stored as a fraction within `fractions`. `positive` refuses
-  /// zero.
-  case length(Axis, fractions: ClosedRange<Double>, positive: Bool)
+  /// zero; `minimumPixels` refuses fewer pixels, as given or measured on an image
+  /// (``ParameterKind/allows(_:on:)``).
+  case length(Axis, fractions: ClosedRange<Double>, positive: Bool, minimumPixels: Double)
   /// A point inside the image (pixels >= 0, or fractions 0...1).
   case point
   /// One polyline of points inside the image.
@@ -76,9 +77,9 @@ extension ParameterKind {
     case (.number(let r), .number(let v)): return v.isFinite && r.contains(v)
     case (.integer(let r), .integer(let v)): return r.contains(v)
     case (.choice(let words), .choice(let w)): return words.contains(w)
-    case (.length(_, let fractions, let positive), .length(let l)):
+    case (.length(_, let fractions, let positive, let minimum), .length(let l)):
       switch l {
-      case .pixels(let p): return p.isFinite && (positive ? p > 0 : p >= 0)
+      case .pixels(let p): return p.isFinite && (positive ? p > 0 : p >= 0) && p >= minimum
       case .fraction(let f): return f.isFinite && fractions.contains(f) && !(positive && f == 0)
       }
     case (.point, .point(let p)): return inside(p)
@@ -96,11 +97,22 @@ extension ParameterKind {
     }
   }
 
+  /// True when `value` is allowed (``allows(_:)``) and, for a length, is at least its minimum in
+  /// pixels when measured on an image of `size`: a fraction that is too few pixels of this image
+  /// (a brush's pen of 0.0001% on a 128-pixel photo) is refused here.
+  public func allows(_ value: ParameterValue, on size: ImageSize) -> Bool {
+    guard allows(value) else { return false }
+    guard case .length(let axis, _, _, let minimum) = self, case .length(let l) = value, minimum > 0 else {
+      return true
+    }
+    return l.pixels(of: axis.extent(width: size.width, height: size.height)) >= minimum
+  }
+
   /// The value with every pixel length turned into a fraction of an image of `width` × `height`.
   func normalized(_ value: ParameterValue, width: Int, height: Int) -> ParameterValue {
     switch value {
     case .length(let l):
-      guard case .length(let axis, _, _) = self else { return value }
+      guard case .length(let axis, _, _, _) = self else { return value }
       return .length(.fraction(l.fraction(of: axis.extent(width: width, height: height))))
     case .point(let p): return .point(p.normalized(width: width, height: height))
     case .points(let ps): return .points(ps.map { $0.normalized(width: width, height: height) })

@@ -135,10 +135,11 @@ extension ParameterField where P: ParameterSet {
 
   public static func length(
     _ name: String, _ keyPath: WritableKeyPath<P, Length>, _ axis: Axis, fractions: ClosedRange<Double>,
-    positive: Bool, help: String
+    positive: Bool, minimumPixels: Double = 0, help: String
   ) -> Self {
     Self(
-      name, .length(axis, fractions: fractions, positive: positive), keyPath, help: help, portable: true,
+      name, .length(axis, fractions: fractions, positive: positive, minimumPixels: minimumPixels), keyPath,
+      help: help, portable: true,
       wrap: { .length($0) }
     ) {
       if case .length(let v) = $0 { v } else { nil }
@@ -147,10 +148,11 @@ extension ParameterField where P: ParameterSet {
 
   public static func length(
     _ name: String, _ keyPath: WritableKeyPath<P, Length?>, _ axis: Axis, fractions: ClosedRange<Double>,
-    positive: Bool, help: String
+    positive: Bool, minimumPixels: Double = 0, help: String
   ) -> Self {
     Self(
-      name, .length(axis, fractions: fractions, positive: positive), keyPath, help: help, portable: true,
+      name, .length(axis, fractions: fractions, positive: positive, minimumPixels: minimumPixels), keyPath,
+      help: help, portable: true,
       wrap: { .length($0) }
     ) {
       if case .length(let v) = $0 { v } else { nil }
@@ -333,7 +335,7 @@ extension ParameterSet {
     for field in Self.fields {
       guard let v = field.get(self) else { continue }
       let n = field.kind.normalized(v, width: width, height: height)
-      guard field.kind.allows(n) else {
+      guard field.kind.allows(n, on: ImageSize(width, height)) else {
         throw field.kind.refusal(
           of: v, checked: n, filter: filter, key: field.name, image: ImageSize(width, height))
       }
