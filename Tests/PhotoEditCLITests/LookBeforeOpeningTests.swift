@@ -59,6 +59,39 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: scene.sidecar)) == planted)
   }
 
+  /// A FIFO, with a writer blocked on it, in place of an in-place edit's own store file (its
+  /// `PHOTO.original`, sidecar, journal or lock): every command refuses it, says the edit is
+  /// damaged, or (a reader, for the lock) steps around it, and none opens it.
+  @Test(arguments: ["original", "photoedit.json", "photoedit.journal", "photoedit.lock"])
+  func fifoStoreFileLeavesItsWriterBlocked(suffix: String) throws {
+    let root = try TemporaryFolder()
+    let photo = try root.copy("faces/hopper.jpg", as: "p.jpg")
+    #expect(runCLI(["apply", "-f", "sepia", photo]).status == 0)
+    let fifo = photo + "." + suffix
+    try? FileManager.default.removeItem(atPath: fifo)
+    #expect(mkfifo(fifo, 0o644) == 0)
+    let writer = BlockedFIFOWriter(fifo)
+    defer { writer.release() }
+    let render = try Data(contentsOf: URL(fileURLWithPath: photo))
+    for arguments in [["status"], ["show"], ["check"], ["revert"], ["apply", "-f", "vignette"], ["check", "--repair"]] {
+      let run = try launch(arguments + [photo], deadline: 30)
+      let text = run.out + run.err
+      switch suffix {
+      case "photoedit.journal":
+        #expect(text.contains("interrupted edit") || text.contains("is unreadable"), "\(arguments): \(text)")
+      case "photoedit.lock":
+        // Readers take no lock; a writer refuses the pipe where its lock goes.
+        if arguments.count > 1 || arguments == ["revert"] {
+          #expect(text.contains("'\(fifo)' is not a regular file"), "\(arguments): \(text)")
+        }
+      default:
+        #expect(text.contains("'\(fifo)' is not a regular file"), "\(arguments): \(text)")
+      }
+      #expect(writer.isBlocked, "\(arguments) opened the FIFO")
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: photo)) == render)
+  }
+
   /// A device as `original.path` is refused unopened. `/dev/zero` and `/dev/null` by their own
   /// names; and, as root, a null device made in the folder and watched with inotify, which sees
   /// every open of that node: there is none.
