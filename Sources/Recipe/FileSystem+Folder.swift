@@ -92,27 +92,7 @@ extension FileSystem {
     /// The first `count` bytes of the regular file `name` (all of it when shorter). What is not a
     /// regular file (a link, a pipe, a device) is refused before it is opened.
     public func readPrefix(_ name: String, count: Int) throws(FileError) -> [UInt8] {
-      guard let looked = try entry(name) else { throw FileError(call: "open", code: ENOENT) }
-      guard looked.isRegular else { throw .notRegular("open") }
-      let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC
-      let file = PathName.withCString(name) { openat(fd, $0, flags) }
-      if file < 0 { throw errno == ELOOP ? .notRegular("open") : failure("open") }
-      defer { close(file) }
-      var s = stat()
-      if fstat(file, &s) != 0 { throw failure("fstat") }
-      guard s.st_mode & S_IFMT == S_IFREG else { throw .notRegular("read") }
-      var bytes = [UInt8](repeating: 0, count: count)
-      var filled = 0
-      while filled < count {
-        let n = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress! + filled, count - filled) }
-        if n < 0 {
-          if errno == EINTR { continue }
-          throw failure("read")
-        }
-        if n == 0 { break }
-        filled += n
-      }
-      return Array(bytes[..<filled])
+      try FileSystem.readPrefix(name, in: fd, count: count)
     }
 
     /// renameat(2): moves the entry `name` to `newName` in `folder` (replacing what is there).

@@ -117,10 +117,11 @@ public enum FileSystem {
     return try readAll(fd.descriptor, size: fd.size)
   }
 
-  /// The first `count` bytes of a regular file (all of it when shorter), looked at and opened as
-  /// `read` does; links are never followed.
-  public static func readPrefix(_ path: String, count: Int) throws(FileError) -> [UInt8] {
-    let fd = try openRegular(path, limit: Int.max, followingLinks: false)
+  /// The first `count` bytes of the regular file `name` in the folder `folder` (a descriptor;
+  /// `AT_FDCWD` for the working folder), all of it when shorter; looked at and opened as `read`
+  /// does, never through a link.
+  static func readPrefix(_ name: String, in folder: Int32, count: Int) throws(FileError) -> [UInt8] {
+    let fd = try openRegular(name, in: folder, limit: Int.max, followingLinks: false)
     defer { close(fd.descriptor) }
     return try readAll(fd.descriptor, size: min(fd.size, count), upTo: true)
   }
@@ -140,16 +141,17 @@ public enum FileSystem {
   }
 
   /// Opens a regular file for reading after looking at it (see `read`); its descriptor and size.
-  private static func openRegular(_ path: String, limit: Int, followingLinks: Bool) throws(FileError)
-    -> (descriptor: Int32, size: Int)
-  {
+  private static func openRegular(
+    _ path: String, in folder: Int32 = AT_FDCWD, limit: Int, followingLinks: Bool
+  ) throws(FileError) -> (descriptor: Int32, size: Int) {
     var looked = stat()
-    if (followingLinks ? pathStat(path, &looked) : pathLinkStat(path, &looked)) != 0 {
+    let lookFlags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
+    if PathName.withCString(path, { fstatat(folder, $0, &looked, lookFlags) }) != 0 {
       throw failure(followingLinks ? "stat" : "lstat")
     }
     try refuse(looked, limit: limit, call: "open")
     let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW)
-    let fd = pathOpen(path, flags)
+    let fd = PathName.withCString(path) { openat(folder, $0, flags) }
     if fd < 0 {
       if errno == ELOOP { throw .notRegular("open") }
       throw failure("open")
