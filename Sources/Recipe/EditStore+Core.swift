@@ -154,17 +154,22 @@ public struct EditStore: Sendable {
     func matches(_ bytes: [UInt8]) -> Bool {
       bytes.count == expected.bytes && SHA256.hex(bytes) == expected.sha256 && engine.format(of: bytes) != nil
     }
+    // The recorded size bounds the read: a file of another size is not the original, and is
+    // refused from its size alone, before anything is allocated.
+    let limit = min(max(expected.bytes, 0), FileLimits.photoBytes)
     var originalBytes: [UInt8]? = nil
     var failure: StoreError? = nil
     do {
-      let bytes = try FileSystem.read(originalPath, limit: FileLimits.photoBytes, followingLinks: false)
+      let bytes = try FileSystem.read(originalPath, limit: limit, followingLinks: false)
       if matches(bytes) {
         originalBytes = bytes
       } else {
         failure = .originalChanged(original: originalPath)
       }
     } catch {
-      if error.notAStoreFile {
+      if error.size != nil || error.changed {
+        failure = .originalChanged(original: originalPath)
+      } else if error.notAStoreFile {
         failure = .originalNotRegular(original: originalPath)
       } else if !error.isNotFound {
         failure = StoreError(reading: originalPath, error, data: false)
@@ -177,8 +182,7 @@ public struct EditStore: Sendable {
     // An -o output's original may since have been edited in place itself: its bytes then live on
     // as that photo's preserved `.original`.
     if originalBytes == nil, !originalPath.hasSuffix(PhotoPaths.originalSuffix),
-      let bytes = try? FileSystem.read(
-        originalPath + PhotoPaths.originalSuffix, limit: FileLimits.photoBytes, followingLinks: false),
+      let bytes = try? FileSystem.read(originalPath + PhotoPaths.originalSuffix, limit: limit, followingLinks: false),
       matches(bytes)
     {
       originalPath += PhotoPaths.originalSuffix

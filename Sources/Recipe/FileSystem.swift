@@ -19,12 +19,18 @@ public enum FileSystem {
     var notRegular = false
     /// Set when the file is larger than the reader allows: its size and the limit, in bytes.
     var size: Int? = nil, limit: Int? = nil
+    /// Set when the file grew while it was read (its bytes are not one version of it).
+    var changed = false
+    /// Set when a sticky folder keeps the file from being replaced: it is another user's.
+    var sticky = false
 
     init(call: String, code: Int32) { (self.call, self.code) = (call, code) }
 
     /// strerror's text, e.g. "Permission denied".
-    var reason: String {
+    public var reason: String {
       if notRegular { return "not a regular file" }
+      if changed { return "it changed while it was read" }
+      if sticky { return "\(String(cString: strerror(code))) (the folder is sticky and the file is another user's)" }
       if let size, let limit { return "\(size) bytes, more than the limit of \(limit)" }
       return String(cString: strerror(code))
     }
@@ -42,20 +48,29 @@ public enum FileSystem {
       e.notRegular = true
       return e
     }
+
+    static func changed(_ call: String) -> FileError {
+      var e = FileError(call: call, code: EAGAIN)
+      e.changed = true
+      return e
+    }
   }
 
   /// What stat(2) says about a path.
-  struct Info: Equatable {
-    var device: UInt64, inode: UInt64, size: Int, mode: UInt32, links: Int
+  public struct Info: Equatable, Sendable {
+    public var device: UInt64, inode: UInt64, size: Int, mode: UInt32, links: Int
     /// The last modification, in seconds since 1970.
-    var modified: Int
-    var isRegular: Bool { mode & S_IFMT == S_IFREG }
+    public var modified: Int
+    /// The owner's user id.
+    public var owner: UInt32
+    public var isRegular: Bool { mode & S_IFMT == S_IFREG }
     /// True when both describe one file (the same device and inode), under any names.
-    func isSameFile(as other: Info) -> Bool { device == other.device && inode == other.inode }
-    var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    public func isSameFile(as other: Info) -> Bool { device == other.device && inode == other.inode }
+    public var isDirectory: Bool { mode & S_IFMT == S_IFDIR }
+    public var isLink: Bool { mode & S_IFMT == S_IFLNK }
   }
 
-  private static func failure(_ call: String) -> FileError { FileError(call: call, code: errno) }
+  static func failure(_ call: String) -> FileError { FileError(call: call, code: errno) }
 
   /// stat(2) following symbolic links, or nil when the path does not exist.
   static func info(_ path: String) throws(FileError) -> Info? {
@@ -84,56 +99,96 @@ public enum FileSystem {
     return PathName.withCString(path) { lstat($0, &s) } == 0
   }
 
-  /// Reads a whole regular file of at most `limit` bytes. It never waits on a pipe and never
-  /// reads a device: the file is opened without blocking and checked with fstat before anything
-  /// is read, and its size is checked before anything is allocated.
+  /// Reads a whole regular file of at most `limit` bytes. It never waits on a pipe, never wakes
+  /// one's writer, and never opens a device: the path is looked at first (lstat, or stat when
+  /// links are followed) and anything but a regular file is refused without being opened; the
+  /// file is then opened without blocking and checked again with fstat, in case it was swapped
+  /// meanwhile. Its size is checked before anything is allocated, and it is read into one buffer
+  /// of that size: a file that grows while it is read is refused (`changed`), never read twice
+  /// over.
   ///
   /// - Parameter followingLinks: false for the store's own files: a symbolic link where one is
   ///   expected is refused (`notRegular`), never followed.
   public static func read(_ path: String, limit: Int, followingLinks: Bool = true) throws(FileError)
     -> [UInt8]
   {
-    let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (followingLinks ? 0 : O_NOFOLLOW)
-    let fd = pathOpen(path, flags)
+    let fd = try openRegular(path, limit: limit, followingLinks: followingLinks)
+    defer { close(fd.descriptor) }
+    return try readAll(fd.descriptor, size: fd.size)
+  }
+
+  /// The first `count` bytes of the regular file `name` in the folder `folder` (a descriptor;
+  /// `AT_FDCWD` for the working folder), all of it when shorter; looked at and opened as `read`
+  /// does, never through a link.
+  static func readPrefix(_ name: String, in folder: Int32, count: Int) throws(FileError) -> [UInt8] {
+    let fd = try openRegular(name, in: folder, limit: Int.max, followingLinks: false)
+    defer { close(fd.descriptor) }
+    return try readAll(fd.descriptor, size: min(fd.size, count), upTo: true)
+  }
+
+  /// Refuses what is not a regular file of at most `limit` bytes, from what stat(2) says.
+  private static func refuse(_ s: stat, limit: Int, call: String) throws(FileError) {
+    switch s.st_mode & S_IFMT {
+    case S_IFREG: break
+    case S_IFDIR: throw FileError(call: call, code: EISDIR)
+    default: throw .notRegular(call)
+    }
+    if Int(s.st_size) > limit {
+      var e = FileError(call: call, code: EFBIG)
+      (e.size, e.limit) = (Int(s.st_size), limit)
+      throw e
+    }
+  }
+
+  /// Opens a regular file for reading after looking at it (see `read`); its descriptor and size.
+  private static func openRegular(
+    _ path: String, in folder: Int32 = AT_FDCWD, limit: Int, followingLinks: Bool
+  ) throws(FileError) -> (descriptor: Int32, size: Int) {
+    var looked = stat()
+    let lookFlags = followingLinks ? 0 : AT_SYMLINK_NOFOLLOW
+    if PathName.withCString(path, { fstatat(folder, $0, &looked, lookFlags) }) != 0 {
+      throw failure(followingLinks ? "stat" : "lstat")
+    }
+    try refuse(looked, limit: limit, call: "open")
+    let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW)
+    let fd = PathName.withCString(path) { openat(folder, $0, flags) }
     if fd < 0 {
       if errno == ELOOP { throw .notRegular("open") }
       throw failure("open")
     }
-    defer { close(fd) }
     var s = stat()
-    if fstat(fd, &s) != 0 { throw failure("fstat") }
-    if s.st_mode & S_IFMT == S_IFDIR { throw FileError(call: "read", code: EISDIR) }
-    guard s.st_mode & S_IFMT == S_IFREG else { throw .notRegular("read") }
-    let size = max(Int(s.st_size), 0)
-    if size > limit {
-      var e = FileError(call: "read", code: EFBIG)
-      (e.size, e.limit) = (size, limit)
+    if fstat(fd, &s) != 0 {
+      let e = failure("fstat")
+      close(fd)
       throw e
     }
-    var bytes = [UInt8](repeating: 0, count: size)
-    var filled = 0
-    while true {
-      if filled == bytes.count {
-        // Room for one byte more than the limit: a file of exactly `limit` bytes reads to its
-        // end, one that grew past the limit while it was read is refused below.
-        bytes.append(contentsOf: [UInt8](repeating: 0, count: min(65536, limit - filled + 1)))
-      }
-      let n = bytes.withUnsafeMutableBytes { buffer in
-        Glibc.read(fd, buffer.baseAddress! + filled, buffer.count - filled)
-      }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw failure("read")
-      }
-      if n == 0 { break }
-      filled += n
-      if filled > limit {
-        var e = FileError(call: "read", code: EFBIG)
-        (e.size, e.limit) = (filled, limit)
-        throw e
+    do { try refuse(s, limit: limit, call: "read") } catch {
+      close(fd)
+      throw error
+    }
+    return (fd, max(Int(s.st_size), 0))
+  }
+
+  /// Reads a file whose fstat size is `size` into a buffer of that size (one byte more, to see
+  /// whether it grew). With `upTo`, reads at most `size` bytes and stops there.
+  private static func readAll(_ fd: Int32, size: Int, upTo: Bool = false) throws(FileError) -> [UInt8] {
+    var failed: FileError? = nil
+    let room = upTo ? size : size + 1
+    let bytes = [UInt8](unsafeUninitializedCapacity: room) { buffer, count in
+      while count < room {
+        let n = Glibc.read(fd, buffer.baseAddress! + count, room - count)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failed = failure("read")
+          break
+        }
+        if n == 0 { break }
+        count += n
       }
     }
-    bytes.removeSubrange(filled...)
+    if let failed { throw failed }
+    // More than fstat said: the file changed while it was read.
+    if bytes.count > size { throw .changed("read") }
     return bytes
   }
 
@@ -183,6 +238,22 @@ public enum FileSystem {
   static func rename(_ from: String, _ to: String) throws(FileError) {
     if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.rename(f, $0) } }) != 0 {
       throw failure("rename")
+    }
+  }
+
+  /// Throws what rename(2) or unlink(2) of the entry at `path` would fail with for the sticky
+  /// bit, without doing it: in a folder with the sticky bit (`/tmp`, shared folders), only the
+  /// entry's owner, the folder's owner or root may rename over or remove it (EPERM). A missing
+  /// entry can always be made.
+  static func checkReplaceable(_ path: String, in folder: String) throws(FileError) {
+    var entry = stat(), dir = stat()
+    if pathLinkStat(path, &entry) != 0 { return }
+    if pathStat(folder, &dir) != 0 { throw failure("stat") }
+    let me = geteuid()
+    if dir.st_mode & S_ISVTX != 0 && me != 0 && me != entry.st_uid && me != dir.st_uid {
+      var e = FileError(call: "rename", code: EPERM)
+      e.sticky = true
+      throw e
     }
   }
 
@@ -326,6 +397,9 @@ public enum FileSystem {
         var fd = pathOpen(path, flags | O_CREAT | O_EXCL, mode_t(0o644))
         if fd < 0 && errno == EEXIST {
           created = false
+          // Look before opening: opening a pipe, even without blocking, wakes its writer.
+          var looked = stat()
+          if pathLinkStat(path, &looked) == 0 && looked.st_mode & S_IFMT != S_IFREG { throw .notRegular }
           fd = pathOpen(path, flags)
           if fd < 0 && errno == ENOENT {
             // Removed meanwhile: create it, unless the deadline passed.
@@ -364,6 +438,8 @@ public enum FileSystem {
     /// True while another process (or thread) holds the lock at `path`. Takes nothing: it tries a
     /// shared lock without waiting and drops it at once.
     static func isHeld(_ path: String) -> Bool {
+      var looked = stat()
+      guard pathLinkStat(path, &looked) == 0, looked.st_mode & S_IFMT == S_IFREG else { return false }
       let fd = pathOpen(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
       if fd < 0 { return false }
       defer { close(fd) }
@@ -383,10 +459,10 @@ public enum FileSystem {
 }
 
 extension FileSystem.Info {
-  fileprivate init(_ s: stat) {
+  init(_ s: stat) {
     self.init(
       device: UInt64(s.st_dev), inode: UInt64(s.st_ino), size: Int(s.st_size), mode: UInt32(s.st_mode),
-      links: Int(s.st_nlink), modified: Int(s.st_mtim.tv_sec))
+      links: Int(s.st_nlink), modified: Int(s.st_mtim.tv_sec), owner: UInt32(s.st_uid))
   }
 }
 

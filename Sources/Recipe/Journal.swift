@@ -152,6 +152,40 @@ struct Transaction {
 
   mutating func add(_ step: Journal.Step) { steps.append(step) }
 
+  /// Proves, before the commit point, that every step is permitted, so that a permission error
+  /// never strands a half-run journal: writing in the folder is proven by the staged files; a
+  /// rename over, or a removal of, an existing file of the photo is checked against the sticky
+  /// bit (another user's photo in a shared `/tmp`-like folder); preserving the original is
+  /// tried as a hard link under a temporary name, removed at once (a file system or a policy
+  /// without such links takes the copy route, which needs only the folder).
+  func provePermitted() throws(StoreError) {
+    for step in steps {
+      switch step {
+      case .preserve:
+        if FileSystem.exists(paths.original) { continue }
+        let trial = paths.inFolder(paths.newTempName())
+        do {
+          try FileSystem.link(paths.photo, trial)
+          try FileSystem.remove(trial)
+        } catch {
+          if error.linkUnsupported { continue }
+          try? FileSystem.remove(trial)
+          throw .cannotWrite(path: paths.original, error.system)
+        }
+      case .replace(_, let role, _), .remove(let role, _):
+        let target =
+          switch role {
+          case .original: paths.original
+          case .sidecar: paths.sidecar
+          case .render: paths.photo
+          }
+        do { try FileSystem.checkReplaceable(target, in: paths.directory) } catch {
+          throw .cannotWrite(path: target, error.system)
+        }
+      }
+    }
+  }
+
   /// Removes every staged temporary file (the edit is abandoned; nothing else was touched).
   func abandon() {
     for name in staged { try? FileSystem.remove(paths.inFolder(name)) }
@@ -160,9 +194,14 @@ struct Transaction {
   /// Writes the journal (the commit point), runs its steps, and removes it.
   ///
   /// - Throws: `.cannotWrite` before the commit point (all temporary files are then removed and
-  ///   nothing changed); after it, `.interrupted` if a step fails (the journal stays for repair).
+  ///   nothing changed), among others when a step would not be permitted (`provePermitted`);
+  ///   after it, `.interrupted` if a step fails (the journal stays for repair).
   func commit() throws(StoreError) {
     CrashPoint.afterTemps.reached(in: paths.directory)
+    do { try provePermitted() } catch {
+      abandon()
+      throw error
+    }
     let journal = Journal(steps: steps)
     let journalTemp = paths.newTempName()
     do {

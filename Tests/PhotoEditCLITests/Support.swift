@@ -45,10 +45,10 @@ struct Hung: Error, CustomStringConvertible {
 /// running then is killed and the call throws `Hung` (a bound on hanging, not a timing test).
 func launch(
   _ arguments: [String], input: String? = nil, environment: [String: String] = [:],
-  in directory: URL? = nil, deadline: Double = 120
+  in directory: URL? = nil, executable: String? = nil, deadline: Double = 120
 ) throws -> (status: Int32, out: String, err: String) {
   let process = Process()
-  process.executableURL = photoeditBinary
+  process.executableURL = executable.map { URL(fileURLWithPath: $0) } ?? photoeditBinary
   process.arguments = arguments
   if let directory { process.currentDirectoryURL = directory }
   var env = ProcessInfo.processInfo.environment

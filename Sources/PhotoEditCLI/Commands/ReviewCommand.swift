@@ -67,12 +67,9 @@ enum ReviewCommand {
         }
         return ExitStatus.success
       }
-      let output = ReviewOutput(page: page)
+      var output = ReviewOutput(page: page)
       try refuseInside(output, operands: args.operands)
-      do throws(ReviewOutput.Failure) {
-        try output.check(force: args.flag("force"))
-        try output.begin()
-      } catch {
+      do throws(ReviewOutput.Failure) { try output.begin(force: args.flag("force")) } catch {
         return report(error, console: console)
       }
       let originals = !args.flag("no-originals")

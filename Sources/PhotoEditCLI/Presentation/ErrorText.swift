@@ -184,6 +184,8 @@ enum ErrorText {
   static func message(_ error: ReviewOutput.Failure) -> String {
     switch error {
     case .notAPage(let path): "\(path): exists and is not a photoedit review page; use --force to replace it"
+    case .notRegular(let path):
+      "\(path): is not a regular file (a pipe, device or socket), so it is never opened; remove it or write the page elsewhere"
     case .notAPreviewsFolder(let path):
       "\(path): exists and is not a review's previews folder; move it away first"
     case .cannotWrite(let path, let reason): "cannot write '\(path)': \(reason); the old page was kept"
