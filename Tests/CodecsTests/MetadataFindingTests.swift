@@ -1,0 +1,57 @@
+import Testing
+
+@testable import Codecs
+
+/// What `photoedit audit` reads in a file's own bytes: every kind of hidden picture and
+/// identifying field the render allow-lists and `--strip-identifying` drop, by name; and
+/// nothing at all in a render made with `--strip-identifying`.
+@Suite struct MetadataFindingTests {
+  static func names(_ found: [MetadataFinding], _ kind: MetadataFinding.Kind) -> Set<String> {
+    Set(found.filter { $0.kind == kind }.map { "\($0.container) \($0.name)" })
+  }
+
+  @Test func everyHiddenPictureOfAJPEGIsFound() throws {
+    let found = ImageCodec.metadataFindings(in: try EmbeddedImagesFixture.jpeg())
+    let images = Self.names(found, .embeddedImage)
+    for expected in [
+      "JPEG JFIF thumbnail", "JPEG JFXX thumbnail", "EXIF thumbnail (IFD1)", "EXIF MakerNote preview",
+      "XMP xmp:Thumbnails", "XMP GImage:Data", "JPEG extended XMP", "JPEG MPF (pictures after the image)",
+      "JPEG FlashPix", "Photoshop thumbnail (resource 0x040C)", "IPTC preview (2:202)",
+      "JPEG data after the end of the image",
+    ] {
+      #expect(images.contains(expected), "\(expected) in \(images)")
+    }
+    #expect(Self.names(found, .metadata).contains("EXIF GPSLatitudeRef"))
+  }
+
+  @Test func everyHiddenPictureOfAPNGIsFound() throws {
+    let found = ImageCodec.metadataFindings(in: try EmbeddedImagesFixture.png())
+    let images = Self.names(found, .embeddedImage)
+    for expected in ["EXIF thumbnail (IFD1)", "XMP xmp:Thumbnails", "PNG tEXt 'Comment'"] {
+      #expect(images.contains(expected), "\(expected) in \(images)")
+    }
+  }
+
+  @Test func identifyingFieldsAreNamedAndAStrippedRenderHasNone() throws {
+    let jpeg = try IdentifyingFixture.jpeg()
+    let found = ImageCodec.metadataFindings(in: jpeg)
+    let tags = Self.names(found, .metadata)
+    for expected in [
+      "EXIF Artist", "EXIF CameraSerialNumber", "EXIF BodySerialNumber", "EXIF CameraOwnerName", "EXIF GPSLatitude",
+      "EXIF MakerNote", "EXIF OffsetTimeOriginal", "XMP dc:creator", "XMP photoshop:City", "XMP xmpMM:History",
+      "IPTC By-line (2:80)", "IPTC City (2:90)", "JPEG comment",
+    ] {
+      #expect(tags.contains(expected), "\(expected) in \(tags)")
+    }
+    // Make, model, dates and the ICC profile are no finding.
+    let plain = tags.intersection(
+      ["EXIF Make", "EXIF Model", "EXIF DateTime", "EXIF DateTimeOriginal", "EXIF LensMake", "EXIF LensModel"])
+    #expect(plain.isEmpty, "\(plain)")
+
+    let decoded = try ImageCodec.decode(jpeg)
+    var options = EncodeOptions(metadata: decoded.metadata, metadataPolicy: .stripped)
+    options.quality = 90
+    let stripped = try ImageCodec.encode(decoded.image, as: .jpeg, options: options)
+    #expect(ImageCodec.metadataFindings(in: stripped) == [])
+  }
+}
