@@ -4,7 +4,7 @@ import Synchronization
 
 enum AuditCommand {
   static let command = Command(
-    name: "audit", summary: "Say what published files still reveal: faces, embedded images, identifying metadata, store files.",
+    name: "audit", summary: "Report what published files still reveal: faces, thumbnails, identifying metadata, store files.",
     usage: "photoedit audit [options] FILE|DIR...",
     discussion: """
       Reads each file as it would be published, and never writes anything. A photo is reported
