@@ -56,6 +56,8 @@ def main():
     ap.add_argument("--binary", type=Path, default=ROOT / ".build" / "release" / "photoedit")
     ap.add_argument("--thresholds", default="0.2,0.25,0.3,0.35,0.4,0.5")
     ap.add_argument("--work", type=Path)
+    ap.add_argument("--format", choices=["jpeg", "png"], default="jpeg",
+                    help="the renders' format: JPEG as the originals (--output-dir), or PNG (-o NAME.png, lossless)")
     a = ap.parse_args()
     thresholds = [float(t) for t in a.thresholds.split(",")]
     work = a.work or Path(tempfile.mkdtemp(prefix="audit-threshold-"))
@@ -71,11 +73,14 @@ def main():
     for d in (out, public):
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
-    run = subprocess.run(
-        [str(a.binary), "apply", "--filter", "faceblur", "--output-dir", str(out)] + [str(f) for f in originals],
-        capture_output=True, text=True)
-    if run.returncode != 0:
-        sys.exit(f"faceblur failed ({run.returncode}): {run.stderr.strip()}")
+    if a.format == "jpeg":
+        runs = [[str(a.binary), "apply", "--filter", "faceblur", "--output-dir", str(out)] + [str(f) for f in originals]]
+    else:
+        runs = [[str(a.binary), "apply", "--filter", "faceblur", "-o", str(out / (f.stem + ".png")), str(f)] for f in originals]
+    for args in runs:
+        run = subprocess.run(args, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"faceblur failed ({run.returncode}): {run.stderr.strip()}")
     renders = []
     for f in sorted(out.iterdir()):
         if not f.name.endswith(".photoedit.json"):
@@ -125,6 +130,9 @@ def main():
         off = sum(1 for _, s, h in over if s >= t and not h)
         print(f"| {t:g} | {seen}/{len(faces)} | {seen_easy}/{len(easy)} | {photos}/{len(visible)} | {other} | "
               f"{flagged}/{len(renders)} | {on} | {off} |")
+    photo_max = sorted((max((s for _, s in ds), default=0.0), name) for name, ds in visible.items())
+    print("\nlowest highest-scores among the photos as they are (visible faces): "
+          + ", ".join(f"{m:.3f} {n}" for m, n in photo_max[:3]))
     print("\nhighest score in each render (hidden faces):")
     for name, m in sorted(render_max.items(), key=lambda kv: -kv[1]):
         print(f"  {m:.3f}  {name}")

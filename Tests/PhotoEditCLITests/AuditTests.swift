@@ -37,7 +37,7 @@ import Testing
     // The face detect reports (x=40.3 y=22.4 width=45 height=55.6), in pixels of the photo.
     #expect(abs(box["x"]! - 40.3) < 2 && abs(box["y"]! - 22.4) < 2)
     #expect(abs(box["width"]! - 45) < 3 && abs(box["height"]! - 55.6) < 3)
-    #expect(try #require(faces.first?["score"] as? Double) >= 0.5)
+    #expect(try #require(faces.first?["score"] as? Double) >= 0.55)
 
     let text = try launch(["audit", photo])
     #expect(text.status == 1)
