@@ -54,4 +54,30 @@ import Testing
     let stripped = try ImageCodec.encode(decoded.image, as: .jpeg, options: options)
     #expect(ImageCodec.metadataFindings(in: stripped) == [])
   }
+
+  /// Hostile bytes: every cut of the fixtures, and bytes flipped all through them (lengths,
+  /// offsets, counts, signatures), are read without a crash or a hang; a cut JPEG still names
+  /// what its whole segments hold.
+  @Test func cutAndDamagedFilesAreReadSafely() throws {
+    let files = [
+      try EmbeddedImagesFixture.jpeg(), try EmbeddedImagesFixture.png(), try IdentifyingFixture.jpeg(),
+      try IdentifyingFixture.png(),
+    ]
+    for bytes in files {
+      for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 400)) {
+        _ = ImageCodec.metadataFindings(in: Array(bytes[..<cut]))
+      }
+      var random = SplitMix(seed: UInt64(bytes.count))
+      for _ in 0..<200 {
+        var damaged = bytes
+        for _ in 0..<8 {
+          damaged[Int(random.next() % UInt64(min(damaged.count, 4096)))] = UInt8(truncatingIfNeeded: random.next())
+        }
+        _ = ImageCodec.metadataFindings(in: damaged)
+      }
+    }
+    let jpeg = try EmbeddedImagesFixture.jpeg()
+    let cut = Array(jpeg[..<(jpeg.count / 2)])
+    #expect(Self.names(ImageCodec.metadataFindings(in: cut), .embeddedImage).contains("JPEG JFXX thumbnail"))
+  }
 }

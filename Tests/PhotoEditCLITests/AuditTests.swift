@@ -116,6 +116,33 @@ import Testing
     #expect(text.err == "photoedit: 3 files: 3 done, 0 current, 0 failed; 2 files with findings\n")
   }
 
+  /// A walk audits what a copy of the folder would publish: hidden photos and hidden folders
+  /// too, and every store file (a journal, a lock, a temporary file) with the photo it belongs
+  /// to; a text file is not read.
+  @Test func aWalkSeesHiddenFilesAndEveryStoreFile() throws {
+    let folder = try TemporaryFolder()
+    try PublishFolderTests.put("faces/hopper.jpg", "site/.hidden.jpg", in: folder)
+    try PublishFolderTests.put("jpeg/testorig.jpg", "site/.cache/x.jpg", in: folder)
+    for name in ["a.jpg.photoedit.journal", "a.jpg.photoedit.lock", "a.jpg.photoedit-tmp-0123456789abcdef", "notes.txt"] {
+      folder.write("site/" + name, Array("anything".utf8))
+    }
+    let site = folder.path("site")
+    let run = try launch(["audit", "-r", "--json", site])
+    #expect(run.status == 1, "\(run.err)")
+    let lines = try Self.lines(run.out)
+    #expect(
+      lines.compactMap { $0["file"] as? String } == [
+        "\(site)/.cache/x.jpg", "\(site)/.hidden.jpg", "\(site)/a.jpg.photoedit-tmp-0123456789abcdef",
+        "\(site)/a.jpg.photoedit.journal", "\(site)/a.jpg.photoedit.lock",
+      ])
+    #expect(Self.findings(lines[0]).isEmpty)
+    #expect(Self.findings(lines[1]).contains { $0["kind"] as? String == "face" })
+    for (line, role) in zip(lines.dropFirst(2), ["temporary", "journal", "lock"]) {
+      #expect(Self.findings(line).first?["role"] as? String == role)
+      #expect(Self.findings(line).first?["photo"] as? String == "\(site)/a.jpg")
+    }
+  }
+
   /// A file that is not an image is bad data (65), a missing one 66, a pipe is refused unread
   /// (65); among several files, any of them makes the run exit 1, and the others are audited.
   @Test func unreadableAndMissingFiles() throws {
