@@ -15,7 +15,8 @@ extension EXIF {
   static let identifyingInExif: [Int: String] = [
     0x9010: "OffsetTime", 0x9011: "OffsetTimeOriginal", 0x9012: "OffsetTimeDigitized", 0x927C: "MakerNote",
     0x9286: "UserComment", 0x9402: "Pressure", 0x9403: "WaterDepth", 0xA004: "RelatedSoundFile",
-    0xA420: "ImageUniqueID", 0xA430: "CameraOwnerName", 0xA431: "BodySerialNumber", 0xA435: "LensSerialNumber",
+    0xA420: "ImageUniqueID", 0xA430: "CameraOwnerName", 0xA431: "BodySerialNumber",
+    0xA435: "LensSerialNumber",
     0xA436: "ImageTitle", 0xA437: "Photographer", 0xA438: "ImageEditor",
   ]
 
@@ -57,8 +58,12 @@ extension EXIF {
     for e in entries0 {
       if let name = identifyingInIFD0[e.tag], value(e) != nil { out.append(.tag(container, name)) }
       if let name = picturePointers[e.tag] { images.append(.image(container, "picture (\(name))")) }
-      if e.tag == 0x02BC, let v = value(e) { out += XMP.findings(in: Array(v), container: container + " XMP") }
-      if e.tag == 0x83BB, let v = value(e) { out += IPTC.findings(in: Array(v), container: container + " IPTC") }
+      if e.tag == 0x02BC, let v = value(e) {
+        out += XMP.findings(in: Array(v), container: container + " XMP")
+      }
+      if e.tag == 0x83BB, let v = value(e) {
+        out += IPTC.findings(in: Array(v), container: container + " IPTC")
+      }
     }
     if let gps = pointer(entries0, gpsPointer), let entries = r.entries(at: gps) {
       for e in entries where e.tag > 0 && e.tag < gpsNames.count && value(e) != nil {
@@ -69,11 +74,15 @@ extension EXIF {
       for e in entries {
         guard let name = identifyingInExif[e.tag], let v = value(e) else { continue }
         out.append(.tag(container, name))
-        if e.tag == makerNoteTag, EmbeddedImage.isPresent(in: v) { images.append(.image(container, "MakerNote preview")) }
+        if e.tag == makerNoteTag, EmbeddedImage.isPresent(in: v) {
+          images.append(.image(container, "MakerNote preview"))
+        }
       }
     }
     // IFD1, the thumbnail, linked after IFD0's entries.
-    if let n = r.u16(ifd0), let next = r.u32(ifd0 + 2 + n * 12), next != 0, r.entries(at: next)?.isEmpty == false {
+    if let n = r.u16(ifd0), let next = r.u32(ifd0 + 2 + n * 12), next != 0,
+      r.entries(at: next)?.isEmpty == false
+    {
       images.insert(.image(container, "thumbnail (IFD1)"), at: 0)
     }
     if images.isEmpty, EmbeddedImage.isPresent(in: tiff) { images.append(.image(container, "image data")) }

@@ -38,10 +38,13 @@ extension JPEGMarkers {
           out.append(.image("JPEG", "JFIF thumbnail"))
         }
       case 0xE0 where signed(jfxxSignature): out.append(.image("JPEG", "JFXX thumbnail"))
-      case 0xE1 where signed(exifSignature): out += EXIF.findings(in: Array(body.dropFirst(exifSignature.count)))
+      case 0xE1 where signed(exifSignature):
+        out += EXIF.findings(in: Array(body.dropFirst(exifSignature.count)))
       case 0xE1 where signed(xmpSignature): out += XMP.findings(in: Array(body.dropFirst(xmpSignature.count)))
       case 0xE1 where signed(extendedXMPSignature):
-        out.append(EmbeddedImage.isPresent(inText: body) ? .image("JPEG", "extended XMP") : .tag("JPEG", "extended XMP"))
+        out.append(
+          EmbeddedImage.isPresent(inText: body)
+            ? .image("JPEG", "extended XMP") : .tag("JPEG", "extended XMP"))
       case 0xE2 where signed(mpfSignature): out.append(.image("JPEG", "MPF (pictures after the image)"))
       case 0xE2 where signed(flashPixSignature): out.append(.image("JPEG", "FlashPix"))
       case 0xED where signed(photoshopSignature):

@@ -27,8 +27,12 @@ public struct MetadataFinding: Sendable, Hashable {
     (self.kind, self.container, self.name) = (kind, container, name)
   }
 
-  static func image(_ container: String, _ name: String) -> MetadataFinding { .init(.embeddedImage, container, name) }
-  static func tag(_ container: String, _ name: String) -> MetadataFinding { .init(.metadata, container, name) }
+  static func image(_ container: String, _ name: String) -> MetadataFinding {
+    .init(.embeddedImage, container, name)
+  }
+  static func tag(_ container: String, _ name: String) -> MetadataFinding {
+    .init(.metadata, container, name)
+  }
 }
 
 extension ImageCodec {

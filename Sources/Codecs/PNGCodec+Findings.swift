@@ -31,7 +31,9 @@ extension PNGCodec {
       i += 12 + length
       switch type {
       case "IEND":
-        if EmbeddedImage.isPresent(in: bytes[i...]) { out.append(.image("PNG", "data after the end of the image")) }
+        if EmbeddedImage.isPresent(in: bytes[i...]) {
+          out.append(.image("PNG", "data after the end of the image"))
+        }
         return out
       case "IDAT", "IHDR", "PLTE", "tRNS", "gAMA", "cHRM", "sRGB", "iCCP": continue
       case "eXIf": out += EXIF.findings(in: Array(data))
@@ -72,7 +74,8 @@ extension PNGCodec {
       guard rest.count >= 2 else { return nil }
       let compressed = rest[rest.startIndex] == 1
       rest = rest.dropFirst(2)
-      guard let languageEnd = rest.firstIndex(of: 0), let translatedEnd = rest[(languageEnd + 1)...].firstIndex(of: 0)
+      guard let languageEnd = rest.firstIndex(of: 0),
+        let translatedEnd = rest[(languageEnd + 1)...].firstIndex(of: 0)
       else { return nil }
       let text = rest[(translatedEnd + 1)...]
       return compressed ? inflating(text).map { (keyword, $0) } : (keyword, Array(text))

@@ -41,7 +41,8 @@ extension IPTC {
   static let identifying: [[UInt8]: String] = [
     [1, 100]: "UNO", [2, 5]: "ObjectName", [2, 25]: "Keywords", [2, 40]: "SpecialInstructions",
     [2, 60]: "TimeCreated", [2, 63]: "DigitalCreationTime", [2, 80]: "By-line", [2, 85]: "By-lineTitle",
-    [2, 90]: "City", [2, 92]: "Sub-location", [2, 95]: "Province-State", [2, 100]: "Country-PrimaryLocationCode",
+    [2, 90]: "City", [2, 92]: "Sub-location", [2, 95]: "Province-State",
+    [2, 100]: "Country-PrimaryLocationCode",
     [2, 101]: "Country-PrimaryLocationName", [2, 103]: "OriginalTransmissionReference", [2, 110]: "Credit",
     [2, 115]: "Source", [2, 116]: "CopyrightNotice", [2, 118]: "Contact", [2, 120]: "Caption-Abstract",
     [2, 122]: "Writer-Editor",

@@ -7,14 +7,18 @@
 extension XMP {
   /// The identifying properties, by namespace URI and local name; every `exif:GPS*` too.
   static let identifying: [String: Set<String>] = [
-    "http://purl.org/dc/elements/1.1/": ["creator", "rights", "contributor", "publisher", "description", "title", "subject"],
+    "http://purl.org/dc/elements/1.1/": [
+      "creator", "rights", "contributor", "publisher", "description", "title", "subject",
+    ],
     "http://ns.adobe.com/xap/1.0/rights/": ["Owner", "WebStatement", "UsageTerms", "Certificate"],
     "http://ns.adobe.com/xap/1.0/mm/": [
-      "History", "DerivedFrom", "DocumentID", "InstanceID", "OriginalDocumentID", "Ingredients", "ManagedFrom",
+      "History", "DerivedFrom", "DocumentID", "InstanceID", "OriginalDocumentID", "Ingredients",
+      "ManagedFrom",
       "Manifest", "Pantry",
     ],
     "http://ns.adobe.com/photoshop/1.0/": [
-      "City", "State", "Country", "AuthorsPosition", "CaptionWriter", "Credit", "Source", "Headline", "Instructions",
+      "City", "State", "Country", "AuthorsPosition", "CaptionWriter", "Credit", "Source", "Headline",
+      "Instructions",
       "TransmissionReference", "History",
     ],
     "http://iptc.org/std/Iptc4xmpCore/1.0/xmlns/": ["Location", "CountryCode", "CreatorContactInfo"],
@@ -48,14 +52,18 @@ extension XMP {
   /// - Complexity: O(size) (the parse's bounds: `XMLTree`).
   static func findings(in packet: [UInt8], container: String = "XMP") -> [MetadataFinding] {
     guard let tree = XMLTree(packet), let descriptions = descriptions(in: tree) else {
-      return [EmbeddedImage.isPresent(inText: packet) ? .image(container, "packet") : .tag(container, "packet (unreadable)")]
+      return [
+        EmbeddedImage.isPresent(inText: packet)
+          ? .image(container, "packet") : .tag(container, "packet (unreadable)")
+      ]
     }
     var images: [MetadataFinding] = []
     var out: [MetadataFinding] = []
     func check(_ name: XMLTree.Name, holdsImage: Bool, saysSomething: Bool) {
       let shown = "\(prefixes[name.uri] ?? otherPrefixes[name.uri] ?? name.uri):\(name.local)"
       if holdsImage || denied.contains(name) { images.append(.image(container, shown)) }
-      let named = identifying[name.uri]?.contains(name.local) == true
+      let named =
+        identifying[name.uri]?.contains(name.local) == true
         || (name.uri == "http://ns.adobe.com/exif/1.0/" && name.local.hasPrefix("GPS"))
       if named && saysSomething { out.append(.tag(container, shown)) }
     }

@@ -120,7 +120,9 @@ enum XMP {
         $0.name == XMLTree.Name(uri: rdf, local: "RDF")
       }
     }
-    return rdfElement?.children.map { tree[$0] }.filter { $0.name == XMLTree.Name(uri: rdf, local: "Description") }
+    return rdfElement?.children.map { tree[$0] }.filter {
+      $0.name == XMLTree.Name(uri: rdf, local: "Description")
+    }
   }
 
   /// The kept properties of a description or structure: its attributes (simple values) and its

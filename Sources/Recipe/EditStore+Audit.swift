@@ -69,14 +69,18 @@ extension EditStore {
     } catch {
       throw .codec(error)
     }
-    (outcome.width, outcome.height, outcome.warnings) = (decoded.image.width, decoded.image.height, decoded.warnings)
+    (outcome.width, outcome.height, outcome.warnings) = (
+      decoded.image.width, decoded.image.height, decoded.warnings
+    )
     outcome.metadata = ImageCodec.metadataFindings(in: bytes)
     bytes = []
     var search = DetectionOptions()
     search.detector = .centerface
     search.threshold = options.threshold
     let detector = try detector(.centerface)
-    do { outcome.faces = try detector.faces(in: decoded.image, options: search) } catch { throw .detection(error) }
+    do { outcome.faces = try detector.faces(in: decoded.image, options: search) } catch {
+      throw .detection(error)
+    }
     return outcome
   }
 
@@ -99,7 +103,8 @@ extension EditStore {
     case .sidecar: String(path.dropLast(PhotoPaths.sidecarSuffix.count))
     case .journal: String(path.dropLast(PhotoPaths.journalSuffix.count))
     case .lock: String(path.dropLast(PhotoPaths.lockSuffix.count))
-    case .temporary: path.ranges(of: PhotoPaths.tempMarker).last.map { String(path[..<$0.lowerBound]) } ?? path
+    case .temporary:
+      path.ranges(of: PhotoPaths.tempMarker).last.map { String(path[..<$0.lowerBound]) } ?? path
     }
   }
 }

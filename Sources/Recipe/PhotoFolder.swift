@@ -88,8 +88,8 @@ public enum PhotoFolder {
   /// folders are walked too, and the store's own files (originals, sidecars, journals, locks,
   /// temporary files, whatever they are) are listed as entries of their own.
   public static func photos(
-    in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false, skipping: Set<Identity> = [],
-    publishing: Bool = false
+    in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false,
+    skipping: Set<Identity> = [], publishing: Bool = false
   ) -> [Entry] {
     var found: [Entry] = []
     // Each folder still to list, with its path relative to `folder` ("" for `folder` itself).

@@ -37,15 +37,20 @@ import Testing
     let found = ImageCodec.metadataFindings(in: jpeg)
     let tags = Self.names(found, .metadata)
     for expected in [
-      "EXIF Artist", "EXIF CameraSerialNumber", "EXIF BodySerialNumber", "EXIF CameraOwnerName", "EXIF GPSLatitude",
-      "EXIF MakerNote", "EXIF OffsetTimeOriginal", "XMP dc:creator", "XMP photoshop:City", "XMP xmpMM:History",
+      "EXIF Artist", "EXIF CameraSerialNumber", "EXIF BodySerialNumber", "EXIF CameraOwnerName",
+      "EXIF GPSLatitude",
+      "EXIF MakerNote", "EXIF OffsetTimeOriginal", "XMP dc:creator", "XMP photoshop:City",
+      "XMP xmpMM:History",
       "IPTC By-line (2:80)", "IPTC City (2:90)", "JPEG comment",
     ] {
       #expect(tags.contains(expected), "\(expected) in \(tags)")
     }
     // Make, model, dates and the ICC profile are no finding.
     let plain = tags.intersection(
-      ["EXIF Make", "EXIF Model", "EXIF DateTime", "EXIF DateTimeOriginal", "EXIF LensMake", "EXIF LensModel"])
+      [
+        "EXIF Make", "EXIF Model", "EXIF DateTime", "EXIF DateTimeOriginal", "EXIF LensMake",
+        "EXIF LensModel",
+      ])
     #expect(plain.isEmpty, "\(plain)")
 
     let decoded = try ImageCodec.decode(jpeg)
@@ -71,7 +76,8 @@ import Testing
       for _ in 0..<200 {
         var damaged = bytes
         for _ in 0..<8 {
-          damaged[Int(random.next() % UInt64(min(damaged.count, 4096)))] = UInt8(truncatingIfNeeded: random.next())
+          damaged[Int(random.next() % UInt64(min(damaged.count, 4096)))] = UInt8(
+            truncatingIfNeeded: random.next())
         }
         _ = ImageCodec.metadataFindings(in: damaged)
       }

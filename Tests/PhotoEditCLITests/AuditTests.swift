@@ -21,7 +21,9 @@ import Testing
     }
   }
 
-  static func findings(_ line: [String: Any]) -> [[String: Any]] { line["findings"] as? [[String: Any]] ?? [] }
+  static func findings(_ line: [String: Any]) -> [[String: Any]] {
+    line["findings"] as? [[String: Any]] ?? []
+  }
 
   /// A photo with a face that nothing hid is reported, with the face's box and score, and the
   /// run exits 1; the same photo after faceblur (published without its sidecar) passes.
@@ -41,7 +43,9 @@ import Testing
 
     let text = try launch(["audit", photo])
     #expect(text.status == 1)
-    #expect(text.out.hasPrefix("\(photo): 1 face visible (x=40.3 y=22.4 width=45 height=55.6 score="), "\(text.out)")
+    #expect(
+      text.out.hasPrefix("\(photo): 1 face visible (x=40.3 y=22.4 width=45 height=55.6 score="), "\(text.out)"
+    )
 
     let out = folder.path("out.jpg")
     #expect(try launch(["apply", "-f", "faceblur", "--strip-identifying", "-o", out, photo]).status == 0)
@@ -83,7 +87,9 @@ import Testing
     #expect(run.status == 1, "\(run.err)")
     let images = Self.findings(try #require(try Self.lines(run.out).first))
       .filter { $0["kind"] as? String == "embedded-image" }
-    #expect(images.contains { $0["in"] as? String == "XMP" && $0["what"] as? String == "xmp:Thumbnails" }, "\(images)")
+    #expect(
+      images.contains { $0["in"] as? String == "XMP" && $0["what"] as? String == "xmp:Thumbnails" },
+      "\(images)")
     #expect(images.contains { $0["what"] as? String == "GImage:Data" }, "\(images)")
   }
 
@@ -123,7 +129,9 @@ import Testing
     let folder = try TemporaryFolder()
     try PublishFolderTests.put("faces/hopper.jpg", "site/.hidden.jpg", in: folder)
     try PublishFolderTests.put("jpeg/testorig.jpg", "site/.cache/x.jpg", in: folder)
-    for name in ["a.jpg.photoedit.journal", "a.jpg.photoedit.lock", "a.jpg.photoedit-tmp-0123456789abcdef", "notes.txt"] {
+    for name in [
+      "a.jpg.photoedit.journal", "a.jpg.photoedit.lock", "a.jpg.photoedit-tmp-0123456789abcdef", "notes.txt",
+    ] {
       folder.write("site/" + name, Array("anything".utf8))
     }
     let site = folder.path("site")
@@ -182,7 +190,8 @@ import Testing
     #expect(Self.findings(lines[1]).isEmpty)
     let found = Self.findings(lines[0])
     let keys: [String: Set<String>] = [
-      "face": ["kind", "box", "score"], "embedded-image": ["kind", "in", "what"], "metadata": ["kind", "in", "tag"],
+      "face": ["kind", "box", "score"], "embedded-image": ["kind", "in", "what"],
+      "metadata": ["kind", "in", "tag"],
     ]
     for finding in found {
       let kind = try #require(finding["kind"] as? String)
@@ -202,7 +211,8 @@ import Testing
     let section = try #require(readme.components(separatedBy: "### Publishing").dropFirst().first)
     let block = try #require(section.components(separatedBy: "```").dropFirst().first)
     let commands = block.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-    #expect(commands.first?.hasPrefix("photoedit apply --filter faceblur --strip-identifying -r photos") == true)
+    #expect(
+      commands.first?.hasPrefix("photoedit apply --filter faceblur --strip-identifying -r photos") == true)
     #expect(commands.last == "photoedit audit -r site")
 
     let folder = try TemporaryFolder()

@@ -364,7 +364,9 @@ final class OrderedPrinter: Sendable {
     if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.noFaceFound == true {
       s.tally.noFaceFound += 1
     }
-    if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.flagged == true { s.tally.flagged += 1 }
+    if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.flagged == true {
+      s.tally.flagged += 1
+    }
     if index == 0 { s.firstStatus = outcome.status }
   }
 

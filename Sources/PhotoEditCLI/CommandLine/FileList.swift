@@ -20,7 +20,8 @@ enum FileList {
   ) -> [PhotoFolder.Entry] {
     func named(_ name: String) -> [PhotoFolder.Entry] {
       guard listingFolders, PhotoFolder.kind(of: name) == .directory else {
-        return PhotoFolder.entries(for: name, recursive: recursive, skipping: skipping, publishing: publishing)
+        return PhotoFolder.entries(
+          for: name, recursive: recursive, skipping: skipping, publishing: publishing)
       }
       return PhotoFolder.photos(
         in: name, recursive: recursive, includingEditsWithoutRender: true, skipping: skipping)

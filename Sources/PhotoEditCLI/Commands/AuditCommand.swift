@@ -4,7 +4,9 @@ import Synchronization
 
 enum AuditCommand {
   static let command = Command(
-    name: "audit", summary: "Report what published files still reveal: faces, thumbnails, identifying metadata, store files.",
+    name: "audit",
+    summary:
+      "Report what published files still reveal: faces, thumbnails, identifying metadata, store files.",
     usage: "photoedit audit [options] FILE|DIR...",
     discussion: """
       Reads each file as it would be published, and never writes anything. A photo is reported
@@ -31,7 +33,8 @@ enum AuditCommand {
     ],
     run: { args, console throws(UsageError) in
       var options = AuditOptions()
-      options.threshold = try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
+      options.threshold =
+        try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
       let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
       let detectors = EditSettings.detectors(args)
       let timings = args.flag("timings")

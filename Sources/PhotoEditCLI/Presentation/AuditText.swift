@@ -15,14 +15,18 @@ extension FileResult {
     var findings: [JSONValue] = []
     var parts: [String] = []
     if let store = o.storeFile {
-      findings.append(.object(["kind": .string("store-file"), "role": .string(store.role.rawValue), "photo": .string(store.photo)]))
+      findings.append(
+        .object([
+          "kind": .string("store-file"), "role": .string(store.role.rawValue), "photo": .string(store.photo),
+        ]))
       parts.append("store file: \(Self.describe(store)); it would be published with the folder")
     }
     for f in o.faces {
       let box: [String: JSONValue] = [
         "x": .number(f.x), "y": .number(f.y), "width": .number(f.width), "height": .number(f.height),
       ]
-      findings.append(.object(["kind": .string("face"), "box": .object(box), "score": .number(f.score ?? 1)]))
+      findings.append(
+        .object(["kind": .string("face"), "box": .object(box), "score": .number(f.score ?? 1)]))
     }
     if !o.faces.isEmpty {
       parts.append(
