@@ -47,7 +47,9 @@ extension FileResult {
           ]))
       }
       let label = kind == .metadata ? "identifying metadata" : "embedded image"
-      parts.append("\(label): " + of.map { "\($0.container) \($0.name)" }.joined(separator: ", "))
+      // Names read from the file (a PNG keyword, an XMP namespace) are shown escaped.
+      parts.append(
+        "\(label): " + of.map { TextEscaping.controls("\($0.container) \($0.name)") }.joined(separator: ", "))
     }
     fields["findings"] = .array(findings)
     flagged = !o.isClean
