@@ -135,7 +135,14 @@ import Testing
       folder.write("site/" + name, Array("anything".utf8))
     }
     let site = folder.path("site")
+    func snapshot() -> [String: [UInt8]] {
+      var files: [String: [UInt8]] = [:]
+      for name in PublishFolderTests.files(below: site) { files[name] = PublishFolderTests.bytes(site + "/" + name) }
+      return files
+    }
+    let before = snapshot()
     let run = try launch(["audit", "-r", "--json", site])
+    #expect(snapshot() == before, "audit wrote nothing")
     #expect(run.status == 1, "\(run.err)")
     let lines = try Self.lines(run.out)
     #expect(

@@ -23,7 +23,7 @@ enum AuditCommand {
       file cannot be read), 65 or 66 when the one file named cannot be read or is missing.
       docs/audit.md has the rules and how the threshold was measured.
       """,
-    options: CommonOptions.batch + [
+    options: CommonOptions.batch.map { $0.long == "recursive" ? recursive : $0 } + [
       OptionSpec(
         long: "threshold", valueName: "T",
         help:
@@ -43,6 +43,8 @@ enum AuditCommand {
       let found = Atomic<Bool>(false)
       var runner = BatchRunner(arguments: args, console: console)
       runner.publishing = true
+      // A file named twice is read once; its later lines repeat what the first found.
+      runner.repeatedForDuplicates = ["findings", "width", "height"]
       let status = try runner.run { path in
         let clock = StageClock(console: console, file: path, enabled: timings)
         var settings = StoreSettings(detectors: detectors)
@@ -54,4 +56,9 @@ enum AuditCommand {
       }
       return status == ExitStatus.success && found.load(ordering: .relaxed) ? ExitStatus.someFailed : status
     })
+
+  /// `-r` walks for more than photos here.
+  static let recursive = OptionSpec(
+    long: "recursive", short: "r",
+    help: "walk folders: every photo and store file a copy of them would publish, hidden ones too")
 }
