@@ -215,7 +215,7 @@ import Testing
   /// does not pass: its sidecars are store files.
   @Test func theREADMEPublishingRecipeRunsAsWritten() throws {
     let readme = try String(contentsOfFile: fixturePath("../README.md"), encoding: .utf8)
-    let section = try #require(readme.components(separatedBy: "### Publishing").dropFirst().first)
+    let section = try #require(readme.components(separatedBy: "## Publishing\n").dropFirst().first)
     let block = try #require(section.components(separatedBy: "```").dropFirst().first)
     let commands = block.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     #expect(
