@@ -32,6 +32,21 @@ import Testing
     }
   }
 
+  /// A render carries no picture but its own, whatever metadata it keeps: audit finds no
+  /// embedded image in it (its identifying metadata, kept, is still named).
+  @Test func aRenderHasNoEmbeddedImage() throws {
+    for bytes in [try EmbeddedImagesFixture.jpeg(), try EmbeddedImagesFixture.png()] {
+      let decoded = try ImageCodec.decode(bytes)
+      for format in ImageFormat.allCases {
+        let render = try ImageCodec.encode(
+          decoded.image, as: format, options: EncodeOptions(metadata: decoded.metadata))
+        let found = ImageCodec.metadataFindings(in: render)
+        #expect(Self.names(found, .embeddedImage).isEmpty, "\(format): \(found)")
+        #expect(!Self.names(found, .metadata).isEmpty, "\(format)")
+      }
+    }
+  }
+
   @Test func identifyingFieldsAreNamedAndAStrippedRenderHasNone() throws {
     let jpeg = try IdentifyingFixture.jpeg()
     let found = ImageCodec.metadataFindings(in: jpeg)
