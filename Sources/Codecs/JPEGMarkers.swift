@@ -213,6 +213,8 @@ enum JPEGMarkers {
     var scans = 0
     /// True when the walk reached an end-of-image marker after the last scan.
     var reachesEnd = false
+    /// Where the bytes after that end-of-image marker start, when it was reached.
+    var end: Int? = nil
   }
 
   /// Walks every segment and scan after the first scan's SOS, the way libjpeg's marker reader
@@ -241,6 +243,7 @@ enum JPEGMarkers {
         let marker = p[m]
         if marker == 0xD9 {
           walk.reachesEnd = true
+          walk.end = m + 1
           return walk
         }
         if marker < 0xC0 || marker == 0xD8 || (0xD0...0xD7).contains(marker) {

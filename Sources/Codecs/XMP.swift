@@ -51,7 +51,7 @@ enum XMP {
     ("stDim", "http://ns.adobe.com/xap/1.0/sType/Dimensions#"),
     ("stArea", "http://ns.adobe.com/xmp/sType/Area#"),
   ]
-  private static let prefixes: [String: String] = Dictionary(
+  static let prefixes: [String: String] = Dictionary(
     namespaces.map { ($0.uri, $0.prefix) }, uniquingKeysWith: { a, _ in a })
 
   /// Properties of kept namespaces that hold pictures or whole other packets: XMP's thumbnails
@@ -94,20 +94,10 @@ enum XMP {
   /// The kept properties of a packet, in document order (the first of a name counts), or nil
   /// when it cannot be parsed or has no `rdf:RDF` at its top.
   static func properties(in packet: [UInt8]) -> [Property]? {
-    guard let tree = XMLTree(packet) else { return nil }
-    var rdfElement: XMLTree.Element?
-    if tree.root.name == XMLTree.Name(uri: rdf, local: "RDF") {
-      rdfElement = tree.root
-    } else if tree.root.name.uri == xmpMeta {
-      rdfElement = tree.root.children.lazy.map { tree[$0] }.first {
-        $0.name == XMLTree.Name(uri: rdf, local: "RDF")
-      }
-    }
-    guard let rdfElement else { return nil }
+    guard let tree = XMLTree(packet), let descriptions = descriptions(in: tree) else { return nil }
     var out: [Property] = []
     var seen: Set<XMLTree.Name> = []
-    for child in rdfElement.children.map({ tree[$0] })
-    where child.name == XMLTree.Name(uri: rdf, local: "Description") {
+    for child in descriptions {
       for var property in properties(of: child, in: tree, depth: 0) where !seen.contains(property.name) {
         seen.insert(property.name)
         if property.name == orientation, case .text = property.value {
@@ -117,6 +107,22 @@ enum XMP {
       }
     }
     return out
+  }
+
+  /// The `rdf:Description` elements of a parsed packet (under `rdf:RDF`, itself the root or in
+  /// `x:xmpmeta`), or nil when it has no `rdf:RDF` at its top.
+  static func descriptions(in tree: XMLTree) -> [XMLTree.Element]? {
+    var rdfElement: XMLTree.Element?
+    if tree.root.name == XMLTree.Name(uri: rdf, local: "RDF") {
+      rdfElement = tree.root
+    } else if tree.root.name.uri == xmpMeta {
+      rdfElement = tree.root.children.lazy.map { tree[$0] }.first {
+        $0.name == XMLTree.Name(uri: rdf, local: "RDF")
+      }
+    }
+    return rdfElement?.children.map { tree[$0] }.filter {
+      $0.name == XMLTree.Name(uri: rdf, local: "Description")
+    }
   }
 
   /// The kept properties of a description or structure: its attributes (simple values) and its

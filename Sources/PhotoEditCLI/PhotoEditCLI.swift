@@ -9,8 +9,8 @@ public enum PhotoEditCLI {
     ApplyCommand.command, EditCommand.command, UndoRedoCommand.undo, UndoRedoCommand.redo,
     RevertCommand.command,
     RenderCommand.command, ShowCommand.command, StatusCommand.command, CheckCommand.command,
-    DetectCommand.command, ReviewCommand.command, FiltersCommand.command, HelpCommand.command,
-    CompletionCommand.command,
+    DetectCommand.command, AuditCommand.command, ReviewCommand.command, FiltersCommand.command,
+    HelpCommand.command, CompletionCommand.command,
   ]
 
   static let usageLine = "usage: photoedit COMMAND [options] FILE...   (photoedit help COMMAND for more)"

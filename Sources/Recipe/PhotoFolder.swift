@@ -56,7 +56,12 @@ public enum PhotoFolder {
   /// The photos an operand stands for: itself (whether it exists or not), or with `recursive`
   /// every photo below a folder. A folder without `recursive`, and a device, pipe or socket,
   /// come back with their problem.
-  public static func entries(for path: String, recursive: Bool, skipping: Set<Identity> = []) -> [Entry] {
+  ///
+  /// With `publishing` (`audit`), a folder stands for every file that would be published with
+  /// it: hidden ones too, and the store's own files (see `photos(in:)`).
+  public static func entries(
+    for path: String, recursive: Bool, skipping: Set<Identity> = [], publishing: Bool = false
+  ) -> [Entry] {
     switch kind(of: path) {
     case .regular:
       if let format = UnreadablePhotoFormat.name(of: path), !PhotoPaths.isStoreFile(path) {
@@ -67,7 +72,7 @@ public enum PhotoFolder {
     case .other: return [Entry(path: path, problem: .notRegularFile(path: path))]
     case .directory:
       guard recursive else { return [Entry(path: path, problem: .isFolder)] }
-      return photos(in: path, recursive: true, skipping: skipping)
+      return photos(in: path, recursive: true, skipping: skipping, publishing: publishing)
     }
   }
 
@@ -78,17 +83,26 @@ public enum PhotoFolder {
   /// `includingEditsWithoutRender`, a sidecar whose photo is missing stands for that photo (so
   /// `status` reports it). A folder in `skipping` (an `--output-dir` inside the walked folder)
   /// is not walked.
+  ///
+  /// With `publishing` (`audit`: what a copy of the folder would publish), hidden files and
+  /// folders are walked too, and the store's own files (originals, sidecars, journals, locks,
+  /// temporary files, whatever they are) are listed as entries of their own.
   public static func photos(
-    in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false, skipping: Set<Identity> = []
+    in folder: String, recursive: Bool, includingEditsWithoutRender: Bool = false,
+    skipping: Set<Identity> = [], publishing: Bool = false
   ) -> [Entry] {
     var found: [Entry] = []
     // Each folder still to list, with its path relative to `folder` ("" for `folder` itself).
     var pending = [(path: folder, relative: "")]
     while let (dir, relativeDir) = pending.popLast() {
       guard let names = try? FileSystem.list(dir) else { continue }
-      for name in names where !name.hasPrefix(".") {
+      for name in names where publishing || !name.hasPrefix(".") {
         let path = dir == "." && folder == "." ? name : Path.join(dir, name)
         let relative = relativeDir.isEmpty ? name : relativeDir + "/" + name
+        if publishing, PhotoPaths.isStoreFile(path), kind(of: path, followingLinks: false) != .directory {
+          found.append(Entry(path: path, shardName: relative, relative: relative))
+          continue
+        }
         switch kind(of: path) {
         case .directory:
           if recursive && kind(of: path, followingLinks: false) == .directory,

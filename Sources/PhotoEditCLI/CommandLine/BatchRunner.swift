@@ -21,6 +21,8 @@ struct FileResult: Sendable {
   /// True when the file was searched for faces and none was found (faceblur, detect): counted
   /// in the summary, so that a script can look at those photos.
   var noFaceFound = false
+  /// True when `audit` found something in the file: counted in the summary.
+  var flagged = false
 
   init(fields: [String: JSONValue] = [:], lines: [String] = [], warnings: [String] = []) {
     (self.fields, self.lines, self.warnings) = (fields, lines, warnings)
@@ -52,6 +54,9 @@ struct BatchRunner {
   /// Where the results go, for a command that can write elsewhere: its `--output-dir` is never
   /// walked, and one photo reached under two names makes two outputs.
   var output: OutputTarget? = nil
+  /// True for `audit`: a walk lists every file a copy of the folder would publish (hidden ones
+  /// and the store's own files too).
+  var publishing = false
 
   init(arguments: ParsedArguments, console: Console, editsInPlace: Bool = false, output: OutputTarget? = nil) {
     (self.arguments, self.console) = (arguments, console)
@@ -80,7 +85,7 @@ struct BatchRunner {
     let skipping = output?.folder.flatMap(PhotoFolder.identity(of:)).map { Set([$0]) } ?? []
     let entries = FileList.expand(
       arguments.operands, recursive: arguments.flag("recursive"),
-      nulSeparated: arguments.flag("null"), skipping: skipping, console: console)
+      nulSeparated: arguments.flag("null"), skipping: skipping, publishing: publishing, console: console)
     guard !entries.isEmpty else {
       if arguments.operands.isEmpty { throw UsageError("no files given", command: arguments.command) }
       // Folders with no photo in them (or an empty list on standard input): xargs' convention.
@@ -170,6 +175,8 @@ struct BatchRunner {
     var duplicates = 0
     /// Files searched for faces where none was found (not failed).
     var noFaceFound = 0
+    /// Files with findings (`audit`).
+    var flagged = 0
     var total: Int { done + current + failed + duplicates }
   }
 
@@ -185,6 +192,7 @@ struct BatchRunner {
     return line + ": \(tally.done) \(done), \(tally.current) current, \(tally.failed) failed"
       + (tally.duplicates > 0 ? ", \(FileResult.count(tally.duplicates, "duplicate"))" : "")
       + (tally.noFaceFound > 0 ? "; \(FileResult.count(tally.noFaceFound, "photo")) with no face found" : "")
+      + (tally.flagged > 0 ? "; \(FileResult.count(tally.flagged, "file")) with findings" : "")
   }
 
   struct Outcome: Sendable {
@@ -355,6 +363,9 @@ final class OrderedPrinter: Sendable {
     }
     if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.noFaceFound == true {
       s.tally.noFaceFound += 1
+    }
+    if outcome.error == nil, outcome.duplicateOf == nil, outcome.result?.flagged == true {
+      s.tally.flagged += 1
     }
     if index == 0 { s.firstStatus = outcome.status }
   }

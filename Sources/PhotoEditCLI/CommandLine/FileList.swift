@@ -12,14 +12,16 @@ enum FileList {
   /// stands for the photos in it (below it too when `recursive`), photos whose render is
   /// missing included; otherwise a folder is walked only when `recursive`.
   ///
-  /// A folder in `skipping` (the run's `--output-dir`) is never walked into.
+  /// A folder in `skipping` (the run's `--output-dir`) is never walked into. With `publishing`
+  /// (`audit`), a walk lists every file a copy of the folder would publish (`PhotoFolder.photos`).
   static func expand(
     _ operands: [String], recursive: Bool, nulSeparated: Bool, listingFolders: Bool = false,
-    skipping: Set<PhotoFolder.Identity> = [], console: Console
+    skipping: Set<PhotoFolder.Identity> = [], publishing: Bool = false, console: Console
   ) -> [PhotoFolder.Entry] {
     func named(_ name: String) -> [PhotoFolder.Entry] {
       guard listingFolders, PhotoFolder.kind(of: name) == .directory else {
-        return PhotoFolder.entries(for: name, recursive: recursive, skipping: skipping)
+        return PhotoFolder.entries(
+          for: name, recursive: recursive, skipping: skipping, publishing: publishing)
       }
       return PhotoFolder.photos(
         in: name, recursive: recursive, includingEditsWithoutRender: true, skipping: skipping)

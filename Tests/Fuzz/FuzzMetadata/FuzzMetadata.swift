@@ -5,8 +5,9 @@
 // payloads, and the band joiner. Besides not crashing, the documented rules are checked: the
 // render's allow-lists are stable (applying them again changes nothing) and leave no image
 // signature; an XMP packet they write parses again; the strippers' output is stable, bounded,
-// and an EXIF keeps only the listed tags, orientation 1 and no IFD1. Built by `make fuzz` only
-// (see Tests/Fuzz/fuzz.py).
+// and an EXIF keeps only the listed tags, orientation 1 and no IFD1. audit's readers
+// (`*.findings(in:)`) run on every input too, and find no picture in a rendered EXIF. Built by
+// `make fuzz` only (see Tests/Fuzz/fuzz.py).
 import FuzzSupport
 
 @testable import Codecs
@@ -18,6 +19,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   switch data[0] % 7 {
   case 0:
     let jpeg = [0xFF, 0xD8] + bytes
+    _ = ImageCodec.metadataFindings(in: jpeg)
     guard let header = try? JPEGMarkers.parseHeader(jpeg, metadata: true) else { return 0 }
     _ = JPEGMarkers.walkScans(jpeg, from: header.firstScanOffset)
     _ = try? JPEGMarkers.checkComplete(jpeg, from: header.firstScanOffset)
@@ -54,22 +56,27 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(strippedHeader.xmp == nil && strippedHeader.comments.isEmpty, "stripped XMP or comments")
   case 1:
     _ = EXIF.orientation(in: bytes)
+    _ = EXIF.findings(in: bytes)
     for keepingMakerNote in [true, false] {
       if let clean = EXIF.rendered(bytes, keepingMakerNote: keepingMakerNote) {
         precondition(clean.count <= bytes.count + 256, "EXIF grew")
         precondition((EXIF.orientation(in: clean) ?? 1) == 1, "orientation not 1")
         precondition(EXIF.rendered(clean, keepingMakerNote: keepingMakerNote) == clean, "EXIF not stable")
         precondition(!EmbeddedImage.isPresent(in: clean), "an image in the EXIF")
+        precondition(
+          !EXIF.findings(in: clean).contains { $0.kind == .embeddedImage }, "audit finds an image in a rendered EXIF")
       }
     }
     if let stripped = EXIF.withoutIdentifying(bytes) { checkStripped(stripped, from: bytes) }
   case 2:
+    _ = XMP.findings(in: bytes)
     if let clean = XMP.sanitized(bytes) {
       precondition(XMLTree(clean) != nil, "XMP written that does not parse")
       precondition(XMP.sanitized(clean) == clean, "XMP not stable")
       precondition(!EmbeddedImage.isPresent(inText: clean), "an image in the XMP")
     }
   case 3:
+    _ = PhotoshopResources.findings(in: bytes)
     let rendered = PhotoshopResources.rendered(bytes)
     precondition(rendered.count <= bytes.count, "resources grew")
     precondition(PhotoshopResources.rendered(rendered) == rendered, "rendered resources not stable")
@@ -81,6 +88,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
       iptc.count <= bytes.count && IPTC.withoutIdentifying(iptc) == iptc, "IPTC grew or not stable")
   case 4:
     let png = (PNGCodec.signature + bytes).withCorrectPNGCRCs()
+    _ = PNGCodec.findings(in: png)
     if let s = try? PNGCodec.walk(png, full: true) {
       precondition(s.inflatedBytes <= PNGCodec.maxInflatedBytes, "inflated past the budget")
       _ = ImageCodec.decodeMemoryEstimate(ImageInfo(png: s))
