@@ -47,3 +47,56 @@ import Testing
     }
   }
 }
+
+/// The README stays a short guide, and every relative link of the README and docs/ reaches a
+/// file, and a heading of it when it names one.
+@Suite struct DocumentationTests {
+  static let root = fixtures.deletingLastPathComponent()
+
+  @Test func theReadmeIsAtMost300Lines() throws {
+    let text = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+    #expect(text.split(separator: "\n", omittingEmptySubsequences: false).count <= 301)
+  }
+
+  /// GitHub's anchor for a heading: lower case, punctuation dropped, blanks as hyphens.
+  static func anchor(_ heading: String) -> String {
+    String(
+      heading.lowercased().compactMap { c -> Character? in
+        c == " " ? "-" : (c.isLetter || c.isNumber || c == "-" || c == "_") ? c : nil
+      })
+  }
+
+  static func anchors(_ text: String) -> Set<String> {
+    Set(text.split(separator: "\n").filter { $0.hasPrefix("#") }.map {
+      anchor(String($0.drop(while: { $0 == "#" }).dropFirst()))
+    })
+  }
+
+  @Test func everyRelativeLinkReachesItsFileAndHeading() throws {
+    let docs = try FileManager.default.contentsOfDirectory(atPath: Self.root.appendingPathComponent("docs").path)
+      .filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+    var broken: [String] = []
+    var checked = 0
+    for file in ["README.md"] + docs {
+      let url = Self.root.appendingPathComponent(file)
+      var text = try String(contentsOf: url, encoding: .utf8)
+      // Code blocks hold no links.
+      text = text.replacingOccurrences(of: "(?s)```.*?```", with: "", options: .regularExpression)
+      let links = try Regex(#"\]\(([^)\s]+)\)"#)
+      for match in text.matches(of: links) {
+        let link = String(text[match.range]).dropFirst(2).dropLast()
+        if link.hasPrefix("http") || link.hasPrefix("mailto:") { continue }
+        checked += 1
+        let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        let target = parts[0].isEmpty ? url : url.deletingLastPathComponent().appendingPathComponent(String(parts[0])).standardized
+        guard FileManager.default.fileExists(atPath: target.path) else { broken.append("\(file): \(link)"); continue }
+        if parts.count == 2, target.pathExtension == "md" {
+          let targetText = try String(contentsOf: target, encoding: .utf8)
+          if !Self.anchors(targetText).contains(String(parts[1])) { broken.append("\(file): \(link)") }
+        }
+      }
+    }
+    #expect(broken == [], "\(broken)")
+    #expect(checked > 50, "only \(checked) links found: is the pattern right?")
+  }
+}
