@@ -120,9 +120,9 @@ extension EXIF {
   /// notes often give offsets from the TIFF header into themselves) and the result stays within
   /// the input's size. Rebuilding the result again gives the same bytes.
   ///
-  /// - Returns: nil when IFD0 cannot be read, when nothing is left to keep, or when the result
-  ///   would be larger than the input allows (entries of a damaged file that share one value):
-  ///   the EXIF is then dropped.
+  /// - Returns: nil when IFD0 cannot be read, when nothing is left to keep, when the result
+  ///   would be larger than the input allows (entries of a damaged file that share one value),
+  ///   or when its values side by side make an image signature: the EXIF is then dropped.
   /// - Complexity: O(n log n) in the entries, plus O(size).
   static func rebuilt(_ tiff: [UInt8], keeping rules: Rules) -> [UInt8]? {
     guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries0 = r.entries(at: ifd0) else {
@@ -279,6 +279,9 @@ extension EXIF {
     if hasInterop { write(interopEntries, at: interopAt) }
     if hasGPS { write(gpsEntries, at: gpsAt) }
     precondition(out.count == size, "EXIF laid out as \(size) bytes, written as \(out.count)")
-    return out
+    // Each kept value holds no image signature, but neighbouring values (two rationals, say) can
+    // make one between them: such an EXIF is dropped whole, so no render's EXIF shows an image's
+    // start to a carving tool or to `photoedit audit`.
+    return EmbeddedImage.isPresent(in: out) ? nil : out
   }
 }

@@ -161,6 +161,21 @@ import Testing
     #expect((EXIF.orientation(in: clean) ?? 1) == 1)
   }
 
+  /// FuzzMetadata: kept values that each hold no image but side by side make a JPEG's start
+  /// (FF D8 FF) in the rebuilt EXIF. Such an EXIF is dropped, so no render carries a signature
+  /// and `audit` finds no picture in a render's EXIF.
+  @Test func exifValuesThatMakeASignatureSideBySide() throws {
+    let input = try testInput("fuzz/FuzzMetadata/exif-signature-across-values")
+    let tiff = Array(input.dropFirst())  // the selector byte
+    #expect(EmbeddedImage.isPresent(in: tiff))
+    for keepingMakerNote in [true, false] {
+      if let clean = EXIF.rendered(tiff, keepingMakerNote: keepingMakerNote) {
+        #expect(!EmbeddedImage.isPresent(in: clean))
+        #expect(!EXIF.findings(in: clean).contains { $0.kind == .embeddedImage })
+      }
+    }
+  }
+
   /// The same through a JPEG: a render of a photo whose orientation entry has several values
   /// decodes upright again, without another turn.
   @Test func renderOfAManyValuedOrientationIsUpright() throws {
