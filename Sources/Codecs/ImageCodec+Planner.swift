@@ -30,7 +30,7 @@ extension ImageCodec {
       let details = ImageDetails(
         format: .jpeg, orientation: info.orientation, subsampling: header.subsampling,
         metadata: header.metadata,
-        fullWidth: info.width, fullHeight: info.height)
+        fullWidth: info.width, fullHeight: info.height, quality: header.quality)
       return try bytes.withUnsafeBufferPointer { data in
         try body(PhotoSource(source: JPEGSource(data, header: header), details: details))
       }

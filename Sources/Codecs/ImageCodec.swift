@@ -81,12 +81,15 @@ public struct ImageDetails: Sendable, Equatable {
   public var warnings: [String]
   /// The full size in pixels before any DCT scaling, upright (orientation applied).
   public var fullWidth: Int, fullHeight: Int
+  /// A JPEG's quality, estimated from its quantisation tables (1...100); nil for PNG.
+  public var quality: Int?
 
   public init(
     format: ImageFormat, orientation: Int = 1, subsampling: ChromaSubsampling? = nil,
-    metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int, fullHeight: Int
+    metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int, fullHeight: Int,
+    quality: Int? = nil
   ) {
-    (self.format, self.orientation, self.subsampling) = (format, orientation, subsampling)
+    (self.format, self.orientation, self.subsampling, self.quality) = (format, orientation, subsampling, quality)
     (self.metadata, self.warnings, self.fullWidth, self.fullHeight) = (
       metadata, warnings, fullWidth, fullHeight
     )
@@ -226,7 +229,7 @@ public enum ImageCodec {
           format: .jpeg, orientation: header.orientation, subsampling: header.subsampling,
           metadata: header.metadata, warnings: decoded.warnings,
           fullWidth: turned ? header.height : header.width,
-          fullHeight: turned ? header.width : header.height))
+          fullHeight: turned ? header.width : header.height, quality: header.quality))
     case .png:
       let (image, structure) = try PNGCodec.decode(bytes, options: options)
       var metadata = ImageMetadata()

@@ -26,6 +26,10 @@ struct JPEGHeader {
   var firstScanOffset = 0
   /// How many components the first scan holds (fewer than the frame's: one scan per component).
   var firstScanComponents = 0
+  /// The quantisation tables defined before the first scan, by destination (zigzag order).
+  var quantTables: [Int: [Int]] = [:]
+  /// The quality the file was saved at, estimated from its tables (`JPEGQuality`).
+  var quality: Int? { JPEGQuality.estimate(tables: quantTables) }
 
   /// True when libjpeg keeps every DCT coefficient of the image while it decodes: a progressive
   /// file, or one whose components come in separate scans (libjpeg's `has_multiple_scans`).
@@ -161,6 +165,8 @@ enum JPEGMarkers {
         header.adobeTransform = Int(bytes[start + 11])
       case 0xFE where metadata:
         header.comments.append(Array(bytes[start..<end]))
+      case 0xDB:
+        header.quantTables.merge(JPEGQuality.tables(inDQT: bytes[start..<end]) ?? [:]) { $1 }
       default:
         break
       }

@@ -314,13 +314,15 @@ public struct EditStore: Sendable {
     return existing.pinned || (existing.route == nil && existing.quality != EncodeOptions.defaultQuality)
   }
 
-  /// The quality and subsampling of a render: the command line's, else the sidecar's, else the
-  /// default quality and the original's subsampling (4:2:0 for PNG originals); with the
-  /// original's metadata, kept or stripped as `metadataPolicy` says, and without a MakerNote
-  /// when `steps` hide faces (a faceblur step).
+  /// The quality and subsampling of a render: the command line's, else a quality asked for
+  /// earlier (a pinned render's), else the original's own (estimated from a JPEG's tables), else
+  /// the sidecar's or the default; the subsampling the command line's, else the sidecar's, else
+  /// the original's (4:2:0 for PNG originals); with the original's metadata, kept or stripped as
+  /// `metadataPolicy` says, and without a MakerNote when `steps` hide faces (a faceblur step).
   func encodeOptions(existing: RenderRecord?, details: ImageDetails, steps: [Step]) -> EncodeOptions {
-    EncodeOptions(
-      quality: settings.quality ?? existing?.quality ?? EncodeOptions.defaultQuality,
+    let asked = reencodingIsPinned(existing: existing) ? existing?.quality : nil
+    return EncodeOptions(
+      quality: settings.quality ?? asked ?? details.quality ?? existing?.quality ?? EncodeOptions.defaultQuality,
       subsampling: settings.subsampling ?? existing?.subsampling ?? details.subsampling ?? .s420,
       metadata: details.metadata, metadataPolicy: metadataPolicy(existing: existing),
       hidesFaces: steps.contains { $0.filter == FaceblurFilter.name })

@@ -182,7 +182,8 @@ import Testing
       let reencoded = try ImageCodec.decode(folder.read("q\(k).jpg")!).image
       #expect((lossless.width, lossless.height) == (reencoded.width, reencoded.height), "case \(k)")
       let error = zip(lossless.bytes, reencoded.bytes).map { abs(Int($0) - Int($1)) }.reduce(0, +)
-      #expect(Double(error) / Double(lossless.bytes.count) < 2.5, "case \(k)")
+      // (The re-encoding route keeps the original's quality, 75 for testorig.jpg.)
+      #expect(Double(error) / Double(lossless.bytes.count) < 3.5, "case \(k)")
       #expect(!original.isEmpty)
     }
   }

@@ -66,7 +66,7 @@ enum CommonOptions {
   static let quality = OptionSpec(
     long: "quality", valueName: "Q",
     help:
-      "re-encode the whole JPEG at quality 1-100 (default 90), in later renders too; without it, local steps keep the original's blocks outside the edits"
+      "re-encode the whole JPEG at quality 1-100 (default: the original's own), in later renders too; without it, local steps keep the original's blocks outside the edits"
   )
   static let subsampling = OptionSpec(
     long: "subsampling", valueName: "444|422|420",
