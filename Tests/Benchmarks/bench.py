@@ -574,7 +574,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     m80 = matrix_text(sepia_matrix(0.8))
     sepia_cmds = [
         pe("photoedit sepia 0.8",
-           f"apply --filter sepia:intensity=0.8 -o out/sepia.jpg {p24} --force", "out/sepia.jpg"),
+           f"apply --filter sepia:intensity=0.8 --quality 90 -o out/sepia.jpg {p24} --force", "out/sepia.jpg"),
         floor("sepia-floor.jpg"),
         other("vips recomb", f"vips recomb {p24} 'out/sepia-vips.jpg{VIPS_JPEG}' photos/sepia80.mat",
               "out/sepia-vips.jpg"),
@@ -591,7 +591,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
         [Target("sepia <= 1.25x codec floor", FLOOR, 1.25)]))
 
     vignette_cmds = [
-        pe("photoedit vignette", f"apply --filter vignette -o out/vignette.jpg {p24} --force",
+        pe("photoedit vignette", f"apply --filter vignette --quality 90 -o out/vignette.jpg {p24} --force",
            "out/vignette.jpg"),
         floor("vignette-floor.jpg"),
         other("pyvips vignette", f"{PY} {SCRIPTS}/vips_vignette.py {p24} out/vignette-vips.jpg",
@@ -666,7 +666,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
     # (--quality 90: on the re-encoding route, whatever the photo's size allows).
     cases.append(Case(
         "crop-circle", "crop a circle (scale 0.8)", f"{p24}, {megapixels(photos.sizes[p24])}",
-        [pe("photoedit crop circle", f"apply --filter crop:shape=circle,scale=0.8 -o out/crop-circle.jpg "
+        [pe("photoedit crop circle", f"apply --filter crop:shape=circle,scale=0.8 --quality 90 -o out/crop-circle.jpg "
             f"{p24} --force", "out/crop-circle.jpg"),
          other("ImageMagick circle mask",
                f"{IM} {p24} \\( +clone -alpha transparent -fill white -draw 'circle {w24 // 2},{h24 // 2} "
@@ -824,7 +824,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
         "batch", f"batch of {n} photos, 2 at a time",
         f"{n} x {photos.p2_7}, {megapixels(photos.sizes[photos.p2_7])}",
         [Cmd("photoedit apply sepia -j 2",
-             f"photoedit apply --filter sepia -j 2 --output-dir out/batch-pe {batch}/*.jpg",
+             f"photoedit apply --filter sepia --quality 90 -j 2 --output-dir out/batch-pe {batch}/*.jpg",
              output_dir=("out/batch-pe", n), clean=["out/batch-pe"], mkdirs=["out/batch-pe"],
              photoedit=True),
          Cmd("floor: djpeg | cjpeg, xargs -P2",
@@ -857,7 +857,7 @@ def throughput_case(photos: Photos) -> Case:
     machines would run them), a process per photo, and the re-runs of a task that finds every
     output current, against the codec floor run by xargs -P2."""
     n, folder = photos.throughput_count, photos.throughput
-    apply = "photoedit apply --filter sepia -q"
+    apply = "photoedit apply --filter sepia --quality 90 -q"
 
     def out(name: str) -> dict:
         return {"output_dir": (f"out/{name}", n), "clean": [f"out/{name}"], "mkdirs": [f"out/{name}"]}
@@ -878,7 +878,7 @@ def throughput_case(photos: Photos) -> Case:
              **out("tp-each")),
          Cmd(TP_DRY, f"{apply} -j 2 --dry-run --output-dir out/tp-dry -r {folder}"),
          Cmd(TP_CURRENT,
-             f"photoedit apply --filter sepia -j 2 --output-dir out/tp-j2 -r {folder} "
+             f"photoedit apply --filter sepia --quality 90 -j 2 --output-dir out/tp-j2 -r {folder} "
              f"2> out/tp-j2.txt && grep -q ': 0 done, {n} current, 0 failed' out/tp-j2.txt",
              output_dir=("out/tp-j2", n)),
          Cmd(TP_RENDER, f"photoedit render -q -j 2 --quality 90 --output-dir out/tp-render -r {folder}",
@@ -938,7 +938,7 @@ def measure_startup(runs: int) -> Startup:
 def measure_progressive_memory(photos: Photos) -> Cmd:
     """One sepia render of the progressive 15.9 MP original: its peak RSS, for information."""
     cmd = Cmd("photoedit sepia 0.8, progressive 15.9 MP",
-              f"photoedit apply --filter sepia:intensity=0.8 -o out/sepia16.jpg {photos.p16} "
+              f"photoedit apply --filter sepia:intensity=0.8 --quality 90 -o out/sepia16.jpg {photos.p16} "
               "--force", outputs=["out/sepia16.jpg"],
               clean=["out/sepia16.jpg", "out/sepia16.jpg.photoedit.json"], photoedit=True)
     run_once(cmd, 0, record=True)
