@@ -48,7 +48,7 @@ import Testing
   /// `N%` is stored as the Double nearest N/100 and shown back as it was written, without the
   /// noise of a division or a product (0.7% was stored as 0.006999999999999999, and 3.3% was
   /// shown as 3.3000000000000003%).
-  @Test(arguments: ["3.3", "0.7", "57.1", "33.3", "7.1", "12.5", "0.01", "99.99", "100", "1e-05"])
+  @Test(arguments: ["3.3", "0.7", "57.1", "33.3", "7.1", "12.5", "0.01", "99.99", "100", "0.00001", "0.0001"])
   func percentagesRoundTripAsWritten(percent: String) throws {
     let radius = try values("pixelate:shape=circle,center=1:1,radius=\(percent)%")["radius"]
     guard case .length(.fraction(let f)) = radius else {
@@ -57,6 +57,15 @@ import Testing
     }
     #expect(f == Double(percent + "e-2") || percent.contains("e"))
     #expect(ValueText.length(.fraction(f)) == "\(percent)%")
+  }
+
+  /// Numbers are shown without an exponent, as people write them (`1e-05` is shown `0.00001`).
+  @Test func numbersAreShownWithoutExponents() {
+    #expect(ValueText.number(1e-05) == "0.00001")
+    #expect(ValueText.number(-2.5e-3) == "-0.0025")
+    #expect(ValueText.number(1.25) == "1.25")
+    #expect(ValueText.plain("1.5e+16") == "15000000000000000")
+    #expect(ValueText.length(.fraction(1e-7)) == "0.00001%")
   }
 
   @Test func errorsNameTheFilterTheKeyAndTheRange() {

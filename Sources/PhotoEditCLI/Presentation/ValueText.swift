@@ -7,7 +7,29 @@ enum ValueText {
   /// A number without a trailing `.0` when it is whole.
   static func number(_ v: Double) -> String {
     if v == v.rounded(), abs(v) < 1e15 { return "\(Int64(v))" }
-    return "\(v)"
+    return plain("\(v)")
+  }
+
+  /// Swift's shortest text of a number, without an exponent (`1e-05` is `0.00001`), as people
+  /// write numbers on a command line. Very large and very small numbers keep theirs.
+  static func plain(_ text: String) -> String {
+    guard let e = text.firstIndex(of: "e"), let exponent = Int(text[text.index(after: e)...]),
+      (-20...20).contains(exponent)
+    else { return text }
+    let negative = text.hasPrefix("-")
+    let mantissa = text[text.index(text.startIndex, offsetBy: negative ? 1 : 0)..<e]
+    let dot = mantissa.firstIndex(of: ".") ?? mantissa.endIndex
+    var digits = String(mantissa[..<dot]) + String(mantissa[dot...].dropFirst())
+    var point = mantissa.distance(from: mantissa.startIndex, to: dot) + exponent
+    if point <= 0 {
+      digits = String(repeating: "0", count: 1 - point) + digits
+      point = 1
+    }
+    if point >= digits.count { digits += String(repeating: "0", count: point - digits.count) }
+    var out = String(digits.prefix(point))
+    let rest = digits.dropFirst(point).reversed().drop(while: { $0 == "0" }).reversed()
+    if !rest.isEmpty { out += "." + String(rest) }
+    return (negative ? "-" : "") + out
   }
 
   static func length(_ l: Length) -> String {
