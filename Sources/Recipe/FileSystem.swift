@@ -278,15 +278,7 @@ public enum FileSystem {
     if pathUnlink(path, in: folder) != 0 && errno != ENOENT { throw failure("unlink") }
   }
 
-  /// Flushes a folder's entries (renames, links, unlinks) to disk.
-  static func syncDirectory(_ path: String) throws(FileError) {
-    let fd = pathOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd < 0 { throw failure("open") }
-    defer { close(fd) }
-    try sync(folder: fd)
-  }
-
-  /// Flushes the entries of the folder held open as `folder`.
+  /// Flushes the entries (renames, links, unlinks) of the folder held open as `folder` to disk.
   static func sync(folder: Int32) throws(FileError) {
     if fsync(folder) != 0 && errno != EINVAL { throw failure("fsync") }
   }

@@ -7,7 +7,9 @@ import Testing
 /// store opens the photo's folder once and does everything else relative to it, so a command
 /// lands in one folder or the other (which one may depend on timing), never in both: after each
 /// round at most one of the two folders changed, no lock, journal or temporary file is left in
-/// either, `check` passes in both, and nothing outside them changed.
+/// either, `check` passes in both, and nothing outside them changed. The same holds for an `-o`
+/// output whose folder is swapped (a file of the output's name in the other folder is never
+/// replaced without `--force`).
 ///
 /// Reproduced on the code before this change (issue 35, finding 1): most rounds split the edit
 /// (see the report of the change for the counts).
@@ -29,6 +31,8 @@ struct FolderSwapTests {
     var a: String { root.path("parent/cur") }
     var b: String { root.path("parent/B") }
     var photo: String { root.path("parent/cur/p.jpg") }
+    /// A photo outside both folders, the input of `apply -o`.
+    var input: String { root.path("in.jpg") }
 
     init(edited: Bool) throws {
       let fm = FileManager.default
@@ -38,6 +42,9 @@ struct FolderSwapTests {
       try root.copy("jpeg/testorig.jpg", as: "parent/cur/p.jpg")
       try root.copy("jpeg/hopper_gray.jpg", as: "parent/B/p.jpg")
       try root.copy("jpeg/testimgari.jpg", as: "parent/other/p.jpg")
+      try root.copy("jpeg/testimgari.jpg", as: "in.jpg")
+      // An unrelated file named like the output, in B only.
+      try root.copy("jpeg/testorig.jpg", as: "parent/B/out.jpg")
       try fm.createSymbolicLink(atPath: root.path("parent/alt"), withDestinationPath: "B")
       if edited {
         for folder in [a, b] {
@@ -109,12 +116,18 @@ struct FolderSwapTests {
   }
 
   /// Where one round's command landed ("A", "B", or "none"), and what went wrong, if anything.
-  static func round(_ command: [String], edited: Bool) throws -> (landed: String, problem: String?) {
+  ///
+  /// - Parameter output: the command writes `cur/out.jpg` with `-o`, from a photo outside both
+  ///   folders, instead of editing `cur/p.jpg`.
+  static func round(_ command: [String], edited: Bool, output: Bool = false) throws -> (
+    landed: String, problem: String?
+  ) {
     let scene = try Scene(edited: edited)
     let before = scene.snapshot()
     let swapper = Swapper()
     swapper.start(scene)
-    let run = try launch(command + [scene.photo], deadline: 60)
+    let arguments = output ? command + ["-o", scene.a + "/out.jpg", scene.input] : command + [scene.photo]
+    let run = try launch(arguments, deadline: 60)
     swapper.finish()
     let after = scene.snapshot()
     var problems: [String] = []
@@ -129,8 +142,10 @@ struct FolderSwapTests {
     }
     if !leftovers.isEmpty { problems.append("left behind: \(leftovers.sorted())") }
     for folder in [scene.a, scene.b] {
-      let check = runCLI(["check", folder + "/p.jpg"])
-      if check.status != 0 { problems.append("check \(folder): \(check.err)") }
+      for name in ["p.jpg", "out.jpg"] where FileManager.default.fileExists(atPath: folder + "/" + name) {
+        let check = runCLI(["check", folder + "/" + name])
+        if check.status != 0 { problems.append("check \(folder)/\(name): \(check.err)") }
+      }
     }
     if run.status != 0 && !inA.isEmpty || run.status != 0 && !inB.isEmpty {
       problems.append("exit \(run.status) after a change: \(run.err)")
@@ -143,20 +158,20 @@ struct FolderSwapTests {
   static let rounds = Int(ProcessInfo.processInfo.environment["PHOTOEDIT_SWAP_ROUNDS"] ?? "") ?? 12
 
   @Test(arguments: [
-    (["apply", "-f", "sepia"], false), (["edit", "--step", "1", "--set", "intensity=0.5"], true),
-    (["revert"], true),
+    (["apply", "-f", "sepia"], false, false), (["edit", "--step", "1", "--set", "intensity=0.5"], true, false),
+    (["revert"], true, false), (["undo"], true, false), (["apply", "-f", "sepia"], false, true),
   ])
-  func aSwappedFolderNeverSplitsAnEdit(command: [String], edited: Bool) throws {
+  func aSwappedFolderNeverSplitsAnEdit(command: [String], edited: Bool, output: Bool) throws {
     var failures: [String] = []
     var landed: [String: Int] = [:]
     for _ in 0..<Self.rounds {
-      let round = try Self.round(command, edited: edited)
+      let round = try Self.round(command, edited: edited, output: output)
       landed[round.landed, default: 0] += 1
       if let problem = round.problem { failures.append(problem) }
     }
     // The rounds did edit something (a test where every command failed would prove nothing).
     #expect(landed["A", default: 0] + landed["B", default: 0] > 0, "landed: \(landed)")
-    print("FolderSwapTests \(command.first!): landed \(landed.sorted { $0.key < $1.key })")
+    print("FolderSwapTests \(command.first!)\(output ? " -o" : ""): landed \(landed.sorted { $0.key < $1.key })")
     #expect(failures.isEmpty, "\(failures.count) of \(Self.rounds) rounds split:\n\(failures.joined(separator: "\n"))")
   }
 }
