@@ -19,7 +19,8 @@ extension EditStore {
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       let unchanged = edited.renderSHA256 == data.render!.sha256 && data == edited.data && !edited.migrated
       if !settings.dryRun && !unchanged {
-        try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: paths.name, in: paths))
+        try commitEdit(
+          paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: paths.name, in: paths))
       }
       return RenderOutcome(
         changed: !unchanged, renderSHA256: data.render!.sha256, stepCount: data.steps.count,
@@ -42,7 +43,8 @@ extension EditStore {
     try Self.refuseStoreFile(named)
     // A link to a photo exports that photo: its own sidecar says whether it is edited.
     let isLink = PhotoFolder.kind(of: named, followingLinks: false) == .other
-    let photo = isLink && PhotoFolder.kind(of: named) == .regular ? PhotoFolder.realPath(named) ?? named : named
+    let photo =
+      isLink && PhotoFolder.kind(of: named) == .regular ? PhotoFolder.realPath(named) ?? named : named
     try Self.refuseStoreFile(photo)
     try Self.refuseStoreFile(output, output: true)
     if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
@@ -66,7 +68,8 @@ extension EditStore {
       let exists = outPaths.exists(outPaths.name)
       // Only a regular file can be this render (and reading a pipe there would block).
       let present =
-        exists ? (try? outPaths.info(outPaths.name, followingLinks: true)).flatMap { $0.isRegular ? $0 : nil } : nil
+        exists
+        ? (try? outPaths.info(outPaths.name, followingLinks: true)).flatMap { $0.isRegular ? $0 : nil } : nil
       if exists && present == nil && !settings.force { throw .exportExists(path: output) }
       let (rendered, bytes, record) = try renderEncoded(
         original: source, steps: steps, maxSize: maxSize, as: format, existing: existing)
@@ -84,7 +87,8 @@ extension EditStore {
       if exists && !settings.force { throw .exportExists(path: output) }
       if !settings.dryRun {
         var transaction = Transaction(outPaths)
-        let temp = try transaction.stage(bytes, mode: Self.mode(of: outPaths.name, in: outPaths, fallback: photo))
+        let temp = try transaction.stage(
+          bytes, mode: Self.mode(of: outPaths.name, in: outPaths, fallback: photo))
         transaction.add(.replace(temp: temp, role: .render, sha256: record.sha256))
         try transaction.commit()
       }

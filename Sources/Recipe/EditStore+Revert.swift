@@ -36,7 +36,8 @@ extension EditStore {
         if edited.originalIsPreserved {
           // The preserved original's own inode goes back under the photo's name.
           let temp = try transaction.stageCopy(
-            of: paths.originalName, bytes: edited.originalBytes, mode: Self.mode(of: paths.originalName, in: paths))
+            of: paths.originalName, bytes: edited.originalBytes,
+            mode: Self.mode(of: paths.originalName, in: paths))
           transaction.add(.replace(temp: temp, role: .render, sha256: originalSHA))
           transaction.add(.remove(role: .sidecar, guardSHA256: nil))
           transaction.add(
@@ -74,7 +75,9 @@ extension EditStore {
       throw .notRegularFile(path: original)
     }
     let bytes: [UInt8]
-    do throws(FileSystem.FileError) { bytes = try paths.read(entry, limit: FileLimits.photoBytes, followingLinks: false) } catch {
+    do throws(FileSystem.FileError) {
+      bytes = try paths.read(entry, limit: FileLimits.photoBytes, followingLinks: false)
+    } catch {
       throw StoreError(reading: original, error, data: false)
     }
     let sha = SHA256.hex(bytes)

@@ -56,7 +56,8 @@ extension PhotoPaths {
       if error.isNotFound || error.code == ENOTDIR { return nil }
       throw error
     }
-    return try followingLinks ? FileSystem.info(entry, in: folder.fd) : FileSystem.linkInfo(entry, in: folder.fd)
+    return try followingLinks
+      ? FileSystem.info(entry, in: folder.fd) : FileSystem.linkInfo(entry, in: folder.fd)
   }
 
   /// Reads a file as `FileSystem.read` does; a relative path is taken in the photo's folder (a

@@ -30,7 +30,9 @@ public enum FileSystem {
     public var reason: String {
       if notRegular { return "not a regular file" }
       if changed { return "it changed while it was read" }
-      if sticky { return "\(String(cString: strerror(code))) (the folder is sticky and the file is another user's)" }
+      if sticky {
+        return "\(String(cString: strerror(code))) (the folder is sticky and the file is another user's)"
+      }
       if let size, let limit { return "\(size) bytes, more than the limit of \(limit)" }
       return String(cString: strerror(code))
     }
@@ -239,7 +241,8 @@ public enum FileSystem {
 
   /// rename(2): atomically replaces `to` with `from`.
   static func rename(_ from: String, _ to: String, in folder: Int32 = AT_FDCWD) throws(FileError) {
-    if PathName.withCString(from, { f in PathName.withCString(to) { renameat(folder, f, folder, $0) } }) != 0 {
+    if PathName.withCString(from, { f in PathName.withCString(to) { renameat(folder, f, folder, $0) } }) != 0
+    {
       throw failure("rename")
     }
   }
@@ -249,7 +252,8 @@ public enum FileSystem {
   /// entry's owner, the folder's owner or root may rename over or remove it (EPERM). A missing
   /// entry can always be made.
   static func checkReplaceable(_ name: String, in folder: Int32) throws(FileError) {
-    var entry = stat(), dir = stat()
+    var entry = stat()
+    var dir = stat()
     if pathLinkStat(name, in: folder, &entry) != 0 { return }
     if fstat(folder, &dir) != 0 { throw failure("fstat") }
     let me = geteuid()
@@ -268,7 +272,8 @@ public enum FileSystem {
     throws(FileError)
   {
     if TestHooks.hardLinksUnsupported(for: shown ?? to) { throw FileError(call: "link", code: EPERM) }
-    if PathName.withCString(from, { f in PathName.withCString(to) { linkat(folder, f, folder, $0, 0) } }) != 0 {
+    if PathName.withCString(from, { f in PathName.withCString(to) { linkat(folder, f, folder, $0, 0) } }) != 0
+    {
       throw failure("link")
     }
   }
@@ -383,7 +388,9 @@ public enum FileSystem {
     let foundLeftover: Bool
 
     private init(path: String, folder: Int32, holder: AnyObject?, fd: Int32, foundLeftover: Bool) {
-      (self.path, self.folder, self.holder, self.fd, self.foundLeftover) = (path, folder, holder, fd, foundLeftover)
+      (self.path, self.folder, self.holder, self.fd, self.foundLeftover) = (
+        path, folder, holder, fd, foundLeftover
+      )
     }
 
     enum Failure: Error {
@@ -400,7 +407,9 @@ public enum FileSystem {
     /// - Parameters:
     ///   - folder: the folder `path` is taken in (a descriptor; `AT_FDCWD` for the working folder).
     ///   - holder: whatever keeps `folder` open; the lock keeps it until it is released.
-    static func acquire(_ path: String, in folder: Int32 = AT_FDCWD, holder: AnyObject? = nil, timeout: Double)
+    static func acquire(
+      _ path: String, in folder: Int32 = AT_FDCWD, holder: AnyObject? = nil, timeout: Double
+    )
       throws(Failure) -> Lock
     {
       let clock = ContinuousClock()
@@ -443,7 +452,9 @@ public enum FileSystem {
           continue
         }
         var named = stat()
-        if pathLinkStat(path, in: folder, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
+        if pathLinkStat(path, in: folder, &named) == 0, held.st_ino == named.st_ino,
+          held.st_dev == named.st_dev
+        {
           return Lock(path: path, folder: folder, holder: holder, fd: fd, foundLeftover: !created)
         }
         close(fd)  // the holder before us removed this file: lock the new one
@@ -455,7 +466,9 @@ public enum FileSystem {
     /// shared lock without waiting and drops it at once.
     static func isHeld(_ path: String, in folder: Int32 = AT_FDCWD) -> Bool {
       var looked = stat()
-      guard pathLinkStat(path, in: folder, &looked) == 0, looked.st_mode & S_IFMT == S_IFREG else { return false }
+      guard pathLinkStat(path, in: folder, &looked) == 0, looked.st_mode & S_IFMT == S_IFREG else {
+        return false
+      }
       let fd = pathOpen(path, in: folder, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
       if fd < 0 { return false }
       defer { close(fd) }
@@ -485,7 +498,9 @@ extension FileSystem.Info {
 // The path-taking system calls, given the bytes a path string stands for (`PathName`), a
 // relative path taken in the folder `folder` (a descriptor, or `AT_FDCWD`); links are never
 // followed by the lookups.
-private func pathOpen(_ path: String, in folder: Int32 = AT_FDCWD, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+private func pathOpen(_ path: String, in folder: Int32 = AT_FDCWD, _ flags: Int32, _ mode: mode_t = 0)
+  -> Int32
+{
   PathName.withCString(path) { openat(folder, $0, flags, mode) }
 }
 private func pathLinkStat(_ path: String, in folder: Int32 = AT_FDCWD, _ s: inout stat) -> Int32 {

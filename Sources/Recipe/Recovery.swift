@@ -230,7 +230,8 @@ enum Recovery {
           throw .refused(.photoIsNotTheOriginal(path: paths.photo))
         }
       }
-      try attempt(shown(role, paths)) { () throws(FileSystem.FileError) in try paths.remove(name(role, paths)) }
+      try attempt(shown(role, paths)) { () throws(FileSystem.FileError) in try paths.remove(name(role, paths))
+      }
     }
   }
 }

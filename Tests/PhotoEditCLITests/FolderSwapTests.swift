@@ -17,7 +17,8 @@ import Testing
 struct FolderSwapTests {
   /// renameat2(2) with RENAME_EXCHANGE, looked up at run time (Swift's Glibc does not declare it):
   /// the two names trade places atomically, so the folder's name is never missing.
-  typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+  typealias RenameAt2 =
+    @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
   static let renameat2: RenameAt2? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2").map {
     unsafeBitCast($0, to: RenameAt2.self)
   }
@@ -70,7 +71,8 @@ struct FolderSwapTests {
             out[relative] = Data("folder".utf8)
             pending.append(relative)
           case S_IFLNK:
-            out[relative] = Data(((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "").utf8)
+            out[relative] = Data(
+              ((try? FileManager.default.destinationOfSymbolicLink(atPath: path)) ?? "").utf8)
           default:
             out[relative] = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data("unreadable".utf8)
           }
@@ -134,7 +136,9 @@ struct FolderSwapTests {
     let changed = Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }
     let inA = changed.filter { $0.hasPrefix("parent/cur/") }
     let inB = changed.filter { $0.hasPrefix("parent/B/") }
-    if !inA.isEmpty && !inB.isEmpty { problems.append("both folders changed: \(inA.sorted()) and \(inB.sorted())") }
+    if !inA.isEmpty && !inB.isEmpty {
+      problems.append("both folders changed: \(inA.sorted()) and \(inB.sorted())")
+    }
     let elsewhere = changed.subtracting(inA).subtracting(inB)
     if !elsewhere.isEmpty { problems.append("changed outside the two folders: \(elsewhere.sorted())") }
     let leftovers = after.keys.filter {
@@ -158,7 +162,8 @@ struct FolderSwapTests {
   static let rounds = Int(ProcessInfo.processInfo.environment["PHOTOEDIT_SWAP_ROUNDS"] ?? "") ?? 12
 
   @Test(arguments: [
-    (["apply", "-f", "sepia"], false, false), (["edit", "--step", "1", "--set", "intensity=0.5"], true, false),
+    (["apply", "-f", "sepia"], false, false),
+    (["edit", "--step", "1", "--set", "intensity=0.5"], true, false),
     (["revert"], true, false), (["undo"], true, false), (["apply", "-f", "sepia"], false, true),
   ])
   func aSwappedFolderNeverSplitsAnEdit(command: [String], edited: Bool, output: Bool) throws {
@@ -171,7 +176,10 @@ struct FolderSwapTests {
     }
     // The rounds did edit something (a test where every command failed would prove nothing).
     #expect(landed["A", default: 0] + landed["B", default: 0] > 0, "landed: \(landed)")
-    print("FolderSwapTests \(command.first!)\(output ? " -o" : ""): landed \(landed.sorted { $0.key < $1.key })")
-    #expect(failures.isEmpty, "\(failures.count) of \(Self.rounds) rounds split:\n\(failures.joined(separator: "\n"))")
+    print(
+      "FolderSwapTests \(command.first!)\(output ? " -o" : ""): landed \(landed.sorted { $0.key < $1.key })")
+    #expect(
+      failures.isEmpty,
+      "\(failures.count) of \(Self.rounds) rounds split:\n\(failures.joined(separator: "\n"))")
   }
 }
