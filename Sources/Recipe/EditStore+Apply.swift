@@ -23,11 +23,13 @@ extension EditStore {
 
     let paths = PhotoPaths(photo)
     if !paths.anythingExists { throw .missing(path: photo) }
-    if PhotoFolder.kind(of: photo, followingLinks: false) == .other, PhotoFolder.kind(of: photo) == .regular {
-      // Preserving a link would keep the link, not the bytes it points to.
-      throw .isSymbolicLink
-    }
     return try locked(paths) { recovery throws(StoreError) in
+      // Preserving a link would keep the link, not the bytes it points to.
+      if (try? paths.info(paths.name, followingLinks: false))?.isLink == true,
+        (try? paths.info(paths.name, followingLinks: true))?.isRegular == true
+      {
+        throw .isSymbolicLink
+      }
       var base: AdjustmentData? = nil
       let originalBytes: [UInt8]
       if let read = try loadSidecar(paths) {
@@ -36,15 +38,19 @@ extension EditStore {
         base = edited.data
         originalBytes = edited.originalBytes
       } else {
-        if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
-        originalBytes = try Self.readBytes(photo)
+        if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
+        do throws(FileSystem.FileError) {
+          originalBytes = try paths.read(paths.name, limit: FileLimits.photoBytes, followingLinks: true)
+        } catch {
+          throw StoreError(reading: photo, error, data: false)
+        }
       }
       var made = try newRecipe(
         requests, base: base, originalBytes: originalBytes,
         originalPath: paths.name + PhotoPaths.originalSuffix, format: format)
       // The render replaces this name only: another name of the same file (a hard link) goes on
       // showing the photo as it was.
-      if base == nil, let links = (try? FileSystem.info(photo))?.links, links > 1 {
+      if base == nil, let links = (try? paths.info(paths.name, followingLinks: true))?.links, links > 1 {
         made.warnings.append(
           links == 2
             ? "the photo has another name (a hard link), which still shows it as it was"
@@ -52,7 +58,8 @@ extension EditStore {
       }
       if !settings.dryRun {
         try commitEdit(
-          paths, data: made.data, render: made.bytes, preserve: base == nil, mode: Self.mode(of: photo))
+          paths, data: made.data, render: made.bytes, preserve: base == nil,
+          mode: Self.mode(of: paths.name, in: paths))
       }
       return outcome(made, output: nil, recovery: recovery)
     }
@@ -80,10 +87,10 @@ extension EditStore {
     let paths = PhotoPaths(output)
     let request = requestKey(requests, format: format)
     return try locked(paths) { recovery throws(StoreError) in
-      let existingSidecar = FileSystem.exists(paths.sidecar)
+      let existingSidecar = paths.exists(paths.sidecarName)
       // A preserved original beside OUT makes it a photo edited in place (of a copy of these
       // bytes, perhaps), never an output of this input: it is refused, even with --force.
-      let editedInPlace = PhotoFolder.kind(of: paths.original, followingLinks: false) != .missing
+      let editedInPlace = paths.exists(paths.originalName)
       if existingSidecar, !editedInPlace, let read = try? loadSidecar(paths),
         read.data.original?.sha256 == inputSHA
       {
@@ -105,7 +112,7 @@ extension EditStore {
         }
       } else if editedInPlace {
         throw .outputEditedInPlace(path: output, original: paths.original)
-      } else if FileSystem.exists(output) || existingSidecar {
+      } else if paths.exists(paths.name) || existingSidecar {
         if !settings.force { throw .outputExists(path: output) }
       }
       // The original is recorded as the file itself (a link resolved): it is read later without
@@ -118,7 +125,7 @@ extension EditStore {
       if !settings.dryRun {
         try commitEdit(
           paths, data: made.data, render: made.bytes, preserve: false,
-          mode: Self.mode(of: output, fallback: input))
+          mode: Self.mode(of: paths.name, in: paths, fallback: input))
       }
       return outcome(made, output: output, recovery: recovery)
     }

@@ -60,6 +60,13 @@ public struct EditStore: Sendable {
     return 0o644
   }
 
+  /// The mode new files of the photo get: that of its file `entry` (a name in its folder), else
+  /// the fallback path's, without execute bits.
+  static func mode(of entry: String, in paths: PhotoPaths, fallback: String? = nil) -> UInt32 {
+    if let info = try? paths.info(entry, followingLinks: true), info.isRegular { return info.mode & 0o666 }
+    return fallback.map { mode(of: $0) } ?? 0o644
+  }
+
   /// Takes the photo's lock, finishes or cleans up what a crash left, and runs `body`.
   ///
   /// A dry run takes no lock and changes nothing; it refuses a photo with an interrupted edit.
@@ -71,12 +78,12 @@ public struct EditStore: Sendable {
     _ paths: PhotoPaths, scanFolder: Bool = false, _ body: (CrashRecovery) throws(StoreError) -> T
   ) throws(StoreError) -> T {
     if settings.dryRun {
-      if FileSystem.exists(paths.journal) { throw .interrupted }
+      if paths.exists(paths.journalName) { throw .interrupted }
       return try body(CrashRecovery())
     }
     let lock: FileSystem.Lock
     do {
-      lock = try FileSystem.Lock.acquire(paths.lock, timeout: settings.lockTimeoutSeconds)
+      lock = try paths.lock(timeout: settings.lockTimeoutSeconds)
     } catch {
       switch error {
       case .busy: throw .busy
@@ -99,7 +106,7 @@ public struct EditStore: Sendable {
   func loadSidecar(_ paths: PhotoPaths) throws(StoreError) -> AdjustmentData.ReadResult? {
     let bytes: [UInt8]
     do {
-      bytes = try FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
+      bytes = try paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
     } catch {
       if error.isNotFound { return nil }
       // A folder where the sidecar belongs is as foreign as a link or a pipe there (65).
@@ -107,7 +114,7 @@ public struct EditStore: Sendable {
       throw StoreError(reading: paths.sidecar, error, data: true)
     }
     do { return try AdjustmentData.read(bytes, registry: settings.registry) } catch {
-      throw .sidecarUnusable(error, original: FileSystem.exists(paths.original) ? paths.original : nil)
+      throw .sidecarUnusable(error, original: paths.exists(paths.originalName) ? paths.original : nil)
     }
   }
 
@@ -146,7 +153,7 @@ public struct EditStore: Sendable {
     let expected = data.original!
     var originalPath = Self.resolveOriginal(expected.path, of: paths)
     let preserved = Path.absolute(originalPath) == Path.absolute(paths.original)
-    if !preserved && FileSystem.exists(paths.original) {
+    if !preserved && paths.exists(paths.originalName) {
       throw .sidecarUnusable(
         .invalidRecipe(.badValue(field: "original.path", value: .string(expected.path))),
         original: paths.original)
@@ -159,8 +166,11 @@ public struct EditStore: Sendable {
     let limit = min(max(expected.bytes, 0), FileLimits.photoBytes)
     var originalBytes: [UInt8]? = nil
     var failure: StoreError? = nil
+    // Read in the held folder: the preserved original by its name, another one by the sidecar's
+    // path (relative to the photo's folder, or absolute).
+    let entry = preserved ? paths.originalName : expected.path
     do {
-      let bytes = try FileSystem.read(originalPath, limit: limit, followingLinks: false)
+      let bytes = try paths.read(entry, limit: limit, followingLinks: false)
       if matches(bytes) {
         originalBytes = bytes
       } else {
@@ -182,7 +192,7 @@ public struct EditStore: Sendable {
     // An -o output's original may since have been edited in place itself: its bytes then live on
     // as that photo's preserved `.original`.
     if originalBytes == nil, !originalPath.hasSuffix(PhotoPaths.originalSuffix),
-      let bytes = try? FileSystem.read(originalPath + PhotoPaths.originalSuffix, limit: limit, followingLinks: false),
+      let bytes = try? paths.read(entry + PhotoPaths.originalSuffix, limit: limit, followingLinks: false),
       matches(bytes)
     {
       originalPath += PhotoPaths.originalSuffix
@@ -190,7 +200,9 @@ public struct EditStore: Sendable {
     }
     guard let originalBytes else { throw failure! }
     var renderSHA: String? = nil
-    do { renderSHA = SHA256.hex(try FileSystem.read(paths.photo, limit: FileLimits.photoBytes)) } catch {
+    do {
+      renderSHA = SHA256.hex(try paths.read(paths.name, limit: FileLimits.photoBytes, followingLinks: true))
+    } catch {
       if !error.isNotFound { throw StoreError(reading: paths.photo, error, data: false) }
     }
     return Edited(

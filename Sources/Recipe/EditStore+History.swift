@@ -86,7 +86,8 @@ extension EditStore {
       let renderedOnly = data == edited.data
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       if !settings.dryRun {
-        try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))
+        try commitEdit(
+          paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: paths.name, in: paths))
       }
       var made = RecipeChange(
         change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery,

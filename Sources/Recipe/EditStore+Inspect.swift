@@ -12,18 +12,18 @@ extension EditStore {
     let paths = PhotoPaths(photo)
     var status = PhotoStatus(state: .damaged)
     for _ in 0..<100 {
-      let sidecarBefore = try? FileSystem.read(
-        paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
-      let journalBefore = FileSystem.exists(paths.journal)
+      let sidecarBefore = try? paths.read(
+        paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
+      let journalBefore = paths.exists(paths.journalName)
       status = inspectOnce(photo)
       let settled =
-        !journalBefore && !FileSystem.exists(paths.journal)
+        !journalBefore && !paths.exists(paths.journalName)
         && sidecarBefore
-          == (try? FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false))
+          == (try? paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false))
       if settled { return status }
       // A journal nobody is working on is a crash's: report it.
-      let writerAlive = FileSystem.Lock.isHeld(paths.lock)
-      if FileSystem.exists(paths.journal) && !writerAlive { return status }
+      let writerAlive = paths.isLocked
+      if paths.exists(paths.journalName) && !writerAlive { return status }
       if writerAlive { FileSystem.sleep(microseconds: 20_000) }
     }
     return status
@@ -32,7 +32,7 @@ extension EditStore {
   /// Waits (up to about two seconds) while a journal is present and its writer is still alive.
   static func waitWhileAnotherCommandCommits(_ paths: PhotoPaths) {
     for _ in 0..<100 {
-      guard FileSystem.exists(paths.journal), FileSystem.Lock.isHeld(paths.lock) else { return }
+      guard paths.exists(paths.journalName), paths.isLocked else { return }
       FileSystem.sleep(microseconds: 20_000)
     }
   }
@@ -43,12 +43,12 @@ extension EditStore {
     }
     do { try Self.refuseStoreFile(photo) } catch { return damaged(error) }
     let paths = PhotoPaths(photo)
-    if FileSystem.exists(paths.journal) { return damaged(.interrupted) }
+    if paths.exists(paths.journalName) { return damaged(.interrupted) }
     let read: AdjustmentData.ReadResult?
     do { read = try loadSidecar(paths) } catch { return damaged(error) }
     guard let read else {
-      if FileSystem.exists(paths.original) { return damaged(.strayOriginal(original: paths.original)) }
-      if !FileSystem.exists(photo) { return damaged(.missing(path: photo)) }
+      if paths.exists(paths.originalName) { return damaged(.strayOriginal(original: paths.original)) }
+      if !paths.exists(paths.name) { return damaged(.missing(path: photo)) }
       return PhotoStatus(state: .unedited)
     }
     let edited: Edited
@@ -80,7 +80,7 @@ extension EditStore {
   public func status(_ photo: String) throws(StoreError) -> PhotoStatus {
     let paths = PhotoPaths(photo)
     if PhotoFolder.kind(of: photo) == .missing && PhotoFolder.kind(of: paths.sidecar) == .missing
-      && !FileSystem.exists(paths.journal)
+      && !paths.exists(paths.journalName)
     {
       throw .missing(path: photo)
     }
@@ -92,10 +92,10 @@ extension EditStore {
     try Self.refuseStoreFile(photo)
     let paths = PhotoPaths(photo)
     Self.waitWhileAnotherCommandCommits(paths)
-    if FileSystem.exists(paths.journal) { throw .interrupted }
+    if paths.exists(paths.journalName) { throw .interrupted }
     if !paths.anythingExists { throw .missing(path: photo) }
     guard let read = try loadSidecar(paths) else {
-      if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+      if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
       return PhotoStatus(state: .unedited)
     }
     var status = inspect(photo)
@@ -119,7 +119,7 @@ extension EditStore {
       // Recovery first: a crash may have left only a journal or temporary files.
       outcome.recovery = try locked(paths, scanFolder: true) { recovery throws(StoreError) in recovery }
     }
-    if !FileSystem.exists(photo) && !FileSystem.exists(paths.sidecar) {
+    if !paths.exists(paths.name) && !paths.exists(paths.sidecarName) {
       if outcome.recovery != CrashRecovery() {
         outcome.absent = true
         return outcome

@@ -61,10 +61,10 @@ extension EditStore {
     var result = PhotoPreview(status: PhotoStatus(state: .damaged))
     for _ in 0..<3 {
       Self.waitWhileAnotherCommandCommits(paths)
-      let before = try? FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
+      let before = try? paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
       result = try previewOnce(paths, maxSize: maxSize, entering: entering)
-      let after = try? FileSystem.read(paths.sidecar, limit: settings.maxFileBytes, followingLinks: false)
-      if before == after && !FileSystem.exists(paths.journal) { break }
+      let after = try? paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
+      if before == after && !paths.exists(paths.journalName) { break }
     }
     return result
   }
@@ -80,11 +80,11 @@ extension EditStore {
           state: .damaged, problem: .error(error), data: read?.data, migratedFrom: read?.migratedFrom),
         render: plain)
     }
-    if FileSystem.exists(paths.journal) { return damaged(.interrupted) }
+    if paths.exists(paths.journalName) { return damaged(.interrupted) }
     let read: AdjustmentData.ReadResult?
     do { read = try loadSidecar(paths) } catch { return damaged(error) }
     guard let read else {
-      if FileSystem.exists(paths.original) { return damaged(.strayOriginal(original: paths.original)) }
+      if paths.exists(paths.originalName) { return damaged(.strayOriginal(original: paths.original)) }
       let bytes = try Self.readBytes(paths.photo)
       let made = try previews(of: bytes, steps: [], maxSize: maxSize, entering: [])
       return PhotoPreview(status: PhotoStatus(state: .unedited), render: made.render, warnings: made.warnings)

@@ -10,7 +10,7 @@ extension EditStore {
     guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
     return try locked(paths) { recovery throws(StoreError) in
       guard let read = try loadSidecar(paths) else {
-        if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+        if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
         throw .notEdited
       }
       let edited = try loadEdited(paths, read)
@@ -19,7 +19,8 @@ extension EditStore {
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       let unchanged = edited.renderSHA256 == data.render!.sha256 && data == edited.data && !edited.migrated
       if !settings.dryRun && !unchanged {
-        try commitEdit(paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: photo))
+        try commitEdit(
+          paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: paths.name, in: paths))
       }
       return RenderOutcome(
         changed: !unchanged, renderSHA256: data.render!.sha256, stepCount: data.steps.count,
@@ -42,7 +43,8 @@ extension EditStore {
     try Self.refuseStoreFile(named)
     // A link to a photo exports that photo: its own sidecar says whether it is edited.
     let isLink = PhotoFolder.kind(of: named, followingLinks: false) == .other
-    let photo = isLink && PhotoFolder.kind(of: named) == .regular ? PhotoFolder.realPath(named) ?? named : named
+    let photo =
+      isLink && PhotoFolder.kind(of: named) == .regular ? PhotoFolder.realPath(named) ?? named : named
     try Self.refuseStoreFile(photo)
     try Self.refuseStoreFile(output, output: true)
     if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
@@ -50,7 +52,7 @@ extension EditStore {
     try refuseSameFile(photo, output)
     let paths = PhotoPaths(photo)
     Self.waitWhileAnotherCommandCommits(paths)
-    if FileSystem.exists(paths.journal) { throw .interrupted }
+    if paths.exists(paths.journalName) { throw .interrupted }
     var source: [UInt8]
     var steps: [Step] = []
     var existing: RenderRecord? = nil
@@ -58,14 +60,16 @@ extension EditStore {
       let edited = try loadEdited(paths, read)
       (source, steps, existing) = (edited.originalBytes, edited.data.steps, edited.data.render)
     } else {
-      if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+      if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
       source = try Self.readBytes(photo)
     }
     let outPaths = PhotoPaths(output)
     return try locked(outPaths) { recovery throws(StoreError) in
-      let exists = FileSystem.exists(output)
+      let exists = outPaths.exists(outPaths.name)
       // Only a regular file can be this render (and reading a pipe there would block).
-      let present = exists ? (try? FileSystem.info(output)).flatMap { $0.isRegular ? $0 : nil } : nil
+      let present =
+        exists
+        ? (try? outPaths.info(outPaths.name, followingLinks: true)).flatMap { $0.isRegular ? $0 : nil } : nil
       if exists && present == nil && !settings.force { throw .exportExists(path: output) }
       let (rendered, bytes, record) = try renderEncoded(
         original: source, steps: steps, maxSize: maxSize, as: format, existing: existing)
@@ -74,14 +78,17 @@ extension EditStore {
         output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
         dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)
       outcome.unedited = steps.isEmpty
-      if let present, present.size == bytes.count, (try? FileSystem.read(output, limit: bytes.count, followingLinks: false)) == bytes {
+      if let present, present.size == bytes.count,
+        (try? outPaths.read(outPaths.name, limit: bytes.count, followingLinks: false)) == bytes
+      {
         outcome.current = true
         return outcome
       }
       if exists && !settings.force { throw .exportExists(path: output) }
       if !settings.dryRun {
         var transaction = Transaction(outPaths)
-        let temp = try transaction.stage(bytes, mode: Self.mode(of: output, fallback: photo))
+        let temp = try transaction.stage(
+          bytes, mode: Self.mode(of: outPaths.name, in: outPaths, fallback: photo))
         transaction.add(.replace(temp: temp, role: .render, sha256: record.sha256))
         try transaction.commit()
       }

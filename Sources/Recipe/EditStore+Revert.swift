@@ -19,7 +19,7 @@ extension EditStore {
         return try revertUnverified(paths, original: original, recovery: recovery)
       }
       guard let read = sidecar else {
-        if FileSystem.exists(paths.original) { throw .strayOriginal(original: paths.original) }
+        if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
         return RevertOutcome(reverted: false, dryRun: settings.dryRun, recovery: recovery)
       }
       let edited: Edited
@@ -36,7 +36,8 @@ extension EditStore {
         if edited.originalIsPreserved {
           // The preserved original's own inode goes back under the photo's name.
           let temp = try transaction.stageCopy(
-            of: paths.original, bytes: edited.originalBytes, mode: Self.mode(of: paths.original))
+            of: paths.originalName, bytes: edited.originalBytes,
+            mode: Self.mode(of: paths.originalName, in: paths))
           transaction.add(.replace(temp: temp, role: .render, sha256: originalSHA))
           transaction.add(.remove(role: .sidecar, guardSHA256: nil))
           transaction.add(
@@ -46,7 +47,8 @@ extension EditStore {
           // output named for another format than the original's, the unedited original encoded
           // in the format its name says (the output's format follows its extension).
           let bytes = conversion?.bytes ?? edited.originalBytes
-          let temp = try transaction.stage(bytes, mode: Self.mode(of: photo, fallback: edited.originalPath))
+          let temp = try transaction.stage(
+            bytes, mode: Self.mode(of: paths.name, in: paths, fallback: edited.originalPath))
           transaction.add(
             .replace(temp: temp, role: .render, sha256: conversion?.record.sha256 ?? originalSHA)
           )
@@ -67,16 +69,23 @@ extension EditStore {
   private func revertUnverified(_ paths: PhotoPaths, original: String, recovery: CrashRecovery)
     throws(StoreError) -> RevertOutcome
   {
-    guard let info = try? FileSystem.linkInfo(original), info.isRegular else {
+    // `original` is the photo's own preserved original (`PHOTO.original`), read in its folder.
+    let entry = paths.originalName
+    guard let info = try? paths.info(entry, followingLinks: false), info.isRegular else {
       throw .notRegularFile(path: original)
     }
-    let bytes = try Self.readBytes(original)
+    let bytes: [UInt8]
+    do throws(FileSystem.FileError) {
+      bytes = try paths.read(entry, limit: FileLimits.photoBytes, followingLinks: false)
+    } catch {
+      throw StoreError(reading: original, error, data: false)
+    }
     let sha = SHA256.hex(bytes)
     let originalName = paths.name + PhotoPaths.originalSuffix
     let sidecarName = paths.name + PhotoPaths.sidecarSuffix
     if !settings.dryRun {
       var transaction = Transaction(paths)
-      let temp = try transaction.stageCopy(of: original, bytes: bytes, mode: Self.mode(of: original))
+      let temp = try transaction.stageCopy(of: entry, bytes: bytes, mode: Self.mode(of: entry, in: paths))
       transaction.add(.replace(temp: temp, role: .render, sha256: sha))
       transaction.add(.remove(role: .sidecar, guardSHA256: nil))
       transaction.add(.remove(role: .original, guardSHA256: sha))

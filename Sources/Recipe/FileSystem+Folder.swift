@@ -10,7 +10,8 @@ extension FileSystem {
   /// Files made here are private (0600, folders 0700) whatever the umask, created exclusively and
   /// never through a link.
   public final class Folder: Sendable {
-    private let fd: Int32
+    /// The descriptor, for the calls of `FileSystem` that take one.
+    let fd: Int32
     /// The path it was opened by (for messages).
     public let path: String
 

@@ -30,7 +30,9 @@ public enum FileSystem {
     public var reason: String {
       if notRegular { return "not a regular file" }
       if changed { return "it changed while it was read" }
-      if sticky { return "\(String(cString: strerror(code))) (the folder is sticky and the file is another user's)" }
+      if sticky {
+        return "\(String(cString: strerror(code))) (the folder is sticky and the file is another user's)"
+      }
       if let size, let limit { return "\(size) bytes, more than the limit of \(limit)" }
       return String(cString: strerror(code))
     }
@@ -72,10 +74,12 @@ public enum FileSystem {
 
   static func failure(_ call: String) -> FileError { FileError(call: call, code: errno) }
 
-  /// stat(2) following symbolic links, or nil when the path does not exist.
-  static func info(_ path: String) throws(FileError) -> Info? {
+  /// stat(2) following symbolic links, or nil when the path does not exist. A relative path is
+  /// taken in the folder `folder` (a descriptor; `AT_FDCWD` for the working folder), here and in
+  /// every call below that takes one.
+  static func info(_ path: String, in folder: Int32 = AT_FDCWD) throws(FileError) -> Info? {
     var s = stat()
-    if pathStat(path, &s) != 0 {
+    if PathName.withCString(path, { fstatat(folder, $0, &s, 0) }) != 0 {
       if errno == ENOENT || errno == ENOTDIR { return nil }
       throw failure("stat")
     }
@@ -83,9 +87,9 @@ public enum FileSystem {
   }
 
   /// lstat(2): like `info`, but a symbolic link is described itself, not followed.
-  static func linkInfo(_ path: String) throws(FileError) -> Info? {
+  static func linkInfo(_ path: String, in folder: Int32 = AT_FDCWD) throws(FileError) -> Info? {
     var s = stat()
-    if PathName.withCString(path, { lstat($0, &s) }) != 0 {
+    if pathLinkStat(path, in: folder, &s) != 0 {
       if errno == ENOENT || errno == ENOTDIR { return nil }
       throw failure("lstat")
     }
@@ -94,9 +98,9 @@ public enum FileSystem {
 
   /// True when something has this name, whatever it is: a file, a folder, a link (even one that
   /// leads nowhere), a pipe.
-  static func exists(_ path: String) -> Bool {
+  static func exists(_ path: String, in folder: Int32 = AT_FDCWD) -> Bool {
     var s = stat()
-    return PathName.withCString(path) { lstat($0, &s) } == 0
+    return pathLinkStat(path, in: folder, &s) == 0
   }
 
   /// Reads a whole regular file of at most `limit` bytes. It never waits on a pipe, never wakes
@@ -109,10 +113,10 @@ public enum FileSystem {
   ///
   /// - Parameter followingLinks: false for the store's own files: a symbolic link where one is
   ///   expected is refused (`notRegular`), never followed.
-  public static func read(_ path: String, limit: Int, followingLinks: Bool = true) throws(FileError)
-    -> [UInt8]
-  {
-    let fd = try openRegular(path, limit: limit, followingLinks: followingLinks)
+  public static func read(
+    _ path: String, in folder: Int32 = AT_FDCWD, limit: Int, followingLinks: Bool = true
+  ) throws(FileError) -> [UInt8] {
+    let fd = try openRegular(path, in: folder, limit: limit, followingLinks: followingLinks)
     defer { close(fd.descriptor) }
     return try readAll(fd.descriptor, size: fd.size)
   }
@@ -197,15 +201,16 @@ public enum FileSystem {
   /// On any failure the half-written file is removed. `midWrite` runs once, after half the bytes
   /// are written and before the rest (the `temp-partial` crash point).
   static func createSynced(
-    _ path: String, bytes: [UInt8], mode: UInt32, midWrite: () -> Void = {}
+    _ path: String, in folder: Int32 = AT_FDCWD, bytes: [UInt8], mode: UInt32, midWrite: () -> Void = {}
   ) throws(FileError) {
-    let fd = pathOpen(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(0o600))
+    let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
+    let fd = PathName.withCString(path) { openat(folder, $0, flags, mode_t(0o600)) }
     if fd < 0 { throw failure("open") }
     var ok = false
     defer {
       if !ok {
         close(fd)
-        pathUnlink(path)
+        pathUnlink(path, in: folder)
       }
     }
     // Set the final mode explicitly: open's mode is filtered by the umask, and the render keeps
@@ -235,8 +240,9 @@ public enum FileSystem {
   }
 
   /// rename(2): atomically replaces `to` with `from`.
-  static func rename(_ from: String, _ to: String) throws(FileError) {
-    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.rename(f, $0) } }) != 0 {
+  static func rename(_ from: String, _ to: String, in folder: Int32 = AT_FDCWD) throws(FileError) {
+    if PathName.withCString(from, { f in PathName.withCString(to) { renameat(folder, f, folder, $0) } }) != 0
+    {
       throw failure("rename")
     }
   }
@@ -245,10 +251,11 @@ public enum FileSystem {
   /// bit, without doing it: in a folder with the sticky bit (`/tmp`, shared folders), only the
   /// entry's owner, the folder's owner or root may rename over or remove it (EPERM). A missing
   /// entry can always be made.
-  static func checkReplaceable(_ path: String, in folder: String) throws(FileError) {
-    var entry = stat(), dir = stat()
-    if pathLinkStat(path, &entry) != 0 { return }
-    if pathStat(folder, &dir) != 0 { throw failure("stat") }
+  static func checkReplaceable(_ name: String, in folder: Int32) throws(FileError) {
+    var entry = stat()
+    var dir = stat()
+    if pathLinkStat(name, in: folder, &entry) != 0 { return }
+    if fstat(folder, &dir) != 0 { throw failure("fstat") }
     let me = geteuid()
     if dir.st_mode & S_ISVTX != 0 && me != 0 && me != entry.st_uid && me != dir.st_uid {
       var e = FileError(call: "rename", code: EPERM)
@@ -258,24 +265,27 @@ public enum FileSystem {
   }
 
   /// link(2): a new name for an existing file; fails with EEXIST rather than replace anything.
-  static func link(_ from: String, _ to: String) throws(FileError) {
-    if TestHooks.hardLinksUnsupported(for: to) { throw FileError(call: "link", code: EPERM) }
-    if PathName.withCString(from, { f in PathName.withCString(to) { Glibc.link(f, $0) } }) != 0 {
+  ///
+  /// - Parameter shown: the path `to` stands for (the test hook that fakes a file system without
+  ///   hard links is keyed by it).
+  static func link(_ from: String, _ to: String, in folder: Int32 = AT_FDCWD, shown: String? = nil)
+    throws(FileError)
+  {
+    if TestHooks.hardLinksUnsupported(for: shown ?? to) { throw FileError(call: "link", code: EPERM) }
+    if PathName.withCString(from, { f in PathName.withCString(to) { linkat(folder, f, folder, $0, 0) } }) != 0
+    {
       throw failure("link")
     }
   }
 
   /// unlink(2); a missing file is not an error.
-  static func remove(_ path: String) throws(FileError) {
-    if pathUnlink(path) != 0 && errno != ENOENT { throw failure("unlink") }
+  static func remove(_ path: String, in folder: Int32 = AT_FDCWD) throws(FileError) {
+    if pathUnlink(path, in: folder) != 0 && errno != ENOENT { throw failure("unlink") }
   }
 
-  /// Flushes a folder's entries (renames, links, unlinks) to disk.
-  static func syncDirectory(_ path: String) throws(FileError) {
-    let fd = pathOpen(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if fd < 0 { throw failure("open") }
-    defer { close(fd) }
-    if fsync(fd) != 0 && errno != EINVAL { throw failure("fsync") }
+  /// Flushes the entries (renames, links, unlinks) of the folder held open as `folder` to disk.
+  static func sync(folder: Int32) throws(FileError) {
+    if fsync(folder) != 0 && errno != EINVAL { throw failure("fsync") }
   }
 
   /// Creates a folder and its missing parents, as `mkdir -p` does.
@@ -367,15 +377,20 @@ public enum FileSystem {
   /// the same name. After flock succeeds we therefore check that the path still names the very
   /// inode we locked, and start again if it does not. The file is removed only while locked.
   final class Lock {
+    /// The lock file's name in `folder`, the folder held open (kept open while the lock is held).
     let path: String
+    private let folder: Int32
+    private let holder: AnyObject?
     private var fd: Int32
     /// The lock file was there, unlocked, before we came: a crashed command left it, so its
     /// temporary files may be lying around too. (Every command removes its lock file before
     /// releasing it, and creates temporary files only while holding it.)
     let foundLeftover: Bool
 
-    private init(path: String, fd: Int32, foundLeftover: Bool) {
-      (self.path, self.fd, self.foundLeftover) = (path, fd, foundLeftover)
+    private init(path: String, folder: Int32, holder: AnyObject?, fd: Int32, foundLeftover: Bool) {
+      (self.path, self.folder, self.holder, self.fd, self.foundLeftover) = (
+        path, folder, holder, fd, foundLeftover
+      )
     }
 
     enum Failure: Error {
@@ -388,19 +403,29 @@ public enum FileSystem {
     /// Takes the lock, trying until `timeout` seconds have passed, whatever is at its path: a
     /// link, a pipe or a folder there is refused at once (never followed, never waited on), and
     /// every retry counts against the same deadline.
-    static func acquire(_ path: String, timeout: Double) throws(Failure) -> Lock {
+    ///
+    /// - Parameters:
+    ///   - folder: the folder `path` is taken in (a descriptor; `AT_FDCWD` for the working folder).
+    ///   - holder: whatever keeps `folder` open; the lock keeps it until it is released.
+    static func acquire(
+      _ path: String, in folder: Int32 = AT_FDCWD, holder: AnyObject? = nil, timeout: Double
+    )
+      throws(Failure) -> Lock
+    {
       let clock = ContinuousClock()
       let deadline = clock.now + .milliseconds(Int64(timeout * 1000))
       while true {
         var created = true
         let flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
-        var fd = pathOpen(path, flags | O_CREAT | O_EXCL, mode_t(0o644))
+        var fd = pathOpen(path, in: folder, flags | O_CREAT | O_EXCL, mode_t(0o644))
         if fd < 0 && errno == EEXIST {
           created = false
           // Look before opening: opening a pipe, even without blocking, wakes its writer.
           var looked = stat()
-          if pathLinkStat(path, &looked) == 0 && looked.st_mode & S_IFMT != S_IFREG { throw .notRegular }
-          fd = pathOpen(path, flags)
+          if pathLinkStat(path, in: folder, &looked) == 0 && looked.st_mode & S_IFMT != S_IFREG {
+            throw .notRegular
+          }
+          fd = pathOpen(path, in: folder, flags)
           if fd < 0 && errno == ENOENT {
             // Removed meanwhile: create it, unless the deadline passed.
             if clock.now >= deadline { throw .busy }
@@ -427,8 +452,10 @@ public enum FileSystem {
           continue
         }
         var named = stat()
-        if pathLinkStat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
-          return Lock(path: path, fd: fd, foundLeftover: !created)
+        if pathLinkStat(path, in: folder, &named) == 0, held.st_ino == named.st_ino,
+          held.st_dev == named.st_dev
+        {
+          return Lock(path: path, folder: folder, holder: holder, fd: fd, foundLeftover: !created)
         }
         close(fd)  // the holder before us removed this file: lock the new one
         if clock.now >= deadline { throw .busy }
@@ -437,10 +464,12 @@ public enum FileSystem {
 
     /// True while another process (or thread) holds the lock at `path`. Takes nothing: it tries a
     /// shared lock without waiting and drops it at once.
-    static func isHeld(_ path: String) -> Bool {
+    static func isHeld(_ path: String, in folder: Int32 = AT_FDCWD) -> Bool {
       var looked = stat()
-      guard pathLinkStat(path, &looked) == 0, looked.st_mode & S_IFMT == S_IFREG else { return false }
-      let fd = pathOpen(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+      guard pathLinkStat(path, in: folder, &looked) == 0, looked.st_mode & S_IFMT == S_IFREG else {
+        return false
+      }
+      let fd = pathOpen(path, in: folder, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
       if fd < 0 { return false }
       defer { close(fd) }
       return flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
@@ -449,7 +478,7 @@ public enum FileSystem {
     /// Removes the lock file, then releases the lock.
     func release() {
       guard fd >= 0 else { return }
-      pathUnlink(path)
+      pathUnlink(path, in: folder)
       close(fd)
       fd = -1
     }
@@ -466,16 +495,17 @@ extension FileSystem.Info {
   }
 }
 
-// The path-taking system calls, given the bytes a path string stands for (`PathName`).
-private func pathOpen(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
-  PathName.withCString(path) { open($0, flags, mode) }
+// The path-taking system calls, given the bytes a path string stands for (`PathName`), a
+// relative path taken in the folder `folder` (a descriptor, or `AT_FDCWD`); links are never
+// followed by the lookups.
+private func pathOpen(_ path: String, in folder: Int32 = AT_FDCWD, _ flags: Int32, _ mode: mode_t = 0)
+  -> Int32
+{
+  PathName.withCString(path) { openat(folder, $0, flags, mode) }
 }
-private func pathLinkStat(_ path: String, _ s: inout stat) -> Int32 {
-  PathName.withCString(path) { lstat($0, &s) }
+private func pathLinkStat(_ path: String, in folder: Int32 = AT_FDCWD, _ s: inout stat) -> Int32 {
+  PathName.withCString(path) { fstatat(folder, $0, &s, AT_SYMLINK_NOFOLLOW) }
 }
-private func pathStat(_ path: String, _ s: inout stat) -> Int32 {
-  PathName.withCString(path) { stat($0, &s) }
-}
-@discardableResult private func pathUnlink(_ path: String) -> Int32 {
-  PathName.withCString(path) { unlink($0) }
+@discardableResult private func pathUnlink(_ path: String, in folder: Int32 = AT_FDCWD) -> Int32 {
+  PathName.withCString(path) { unlinkat(folder, $0, 0) }
 }

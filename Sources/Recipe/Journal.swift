@@ -122,7 +122,7 @@ struct Transaction {
     let name = paths.newTempName()
     let first = staged.isEmpty
     do {
-      try FileSystem.createSynced(paths.inFolder(name), bytes: bytes, mode: mode) {
+      try paths.createSynced(name, bytes: bytes, mode: mode) {
         if first { CrashPoint.midTemp.reached(in: paths.directory) }
       }
     } catch {
@@ -133,12 +133,12 @@ struct Transaction {
     return name
   }
 
-  /// A temporary name for an existing file of the folder: a hard link, or a synced copy where
-  /// the file system has none.
-  mutating func stageCopy(of path: String, bytes: [UInt8], mode: UInt32) throws(StoreError) -> String {
+  /// A temporary name for an existing file of the folder (`entry`, a name in it): a hard link,
+  /// or a synced copy where the file system has none.
+  mutating func stageCopy(of entry: String, bytes: [UInt8], mode: UInt32) throws(StoreError) -> String {
     let name = paths.newTempName()
     do {
-      try FileSystem.link(path, paths.inFolder(name))
+      try paths.link(entry, to: name)
     } catch {
       guard error.linkUnsupported else {
         abandon()
@@ -162,25 +162,25 @@ struct Transaction {
     for step in steps {
       switch step {
       case .preserve:
-        if FileSystem.exists(paths.original) { continue }
-        let trial = paths.inFolder(paths.newTempName())
+        if paths.exists(paths.originalName) { continue }
+        let trial = paths.newTempName()
         do {
-          try FileSystem.link(paths.photo, trial)
-          try FileSystem.remove(trial)
+          try paths.link(paths.name, to: trial)
+          try paths.remove(trial)
         } catch {
           if error.linkUnsupported { continue }
-          try? FileSystem.remove(trial)
+          try? paths.remove(trial)
           throw .cannotWrite(path: paths.original, error.system)
         }
       case .replace(_, let role, _), .remove(let role, _):
-        let target =
+        let (target, shown) =
           switch role {
-          case .original: paths.original
-          case .sidecar: paths.sidecar
-          case .render: paths.photo
+          case .original: (paths.originalName, paths.original)
+          case .sidecar: (paths.sidecarName, paths.sidecar)
+          case .render: (paths.name, paths.photo)
           }
-        do { try FileSystem.checkReplaceable(target, in: paths.directory) } catch {
-          throw .cannotWrite(path: target, error.system)
+        do { try paths.checkReplaceable(target) } catch {
+          throw .cannotWrite(path: shown, error.system)
         }
       }
     }
@@ -188,7 +188,7 @@ struct Transaction {
 
   /// Removes every staged temporary file (the edit is abandoned; nothing else was touched).
   func abandon() {
-    for name in staged { try? FileSystem.remove(paths.inFolder(name)) }
+    for name in staged { try? paths.remove(name) }
   }
 
   /// Writes the journal (the commit point), runs its steps, and removes it.
@@ -205,13 +205,13 @@ struct Transaction {
     let journal = Journal(steps: steps)
     let journalTemp = paths.newTempName()
     do {
-      try FileSystem.createSynced(paths.inFolder(journalTemp), bytes: journal.encoded(), mode: 0o644)
-      try FileSystem.rename(paths.inFolder(journalTemp), paths.journal)
-      try FileSystem.syncDirectory(paths.directory)
+      try paths.createSynced(journalTemp, bytes: journal.encoded(), mode: 0o644)
+      try paths.rename(journalTemp, to: paths.journalName)
+      try paths.syncFolder()
     } catch {
-      try? FileSystem.remove(paths.inFolder(journalTemp))
+      try? paths.remove(journalTemp)
       // A rename that failed left no journal; a failed folder sync after it must not strand one.
-      if FileSystem.exists(paths.journal) { try? FileSystem.remove(paths.journal) }
+      if paths.exists(paths.journalName) { try? paths.remove(paths.journalName) }
       abandon()
       throw .cannotWrite(path: paths.directory, error.system)
     }

@@ -6,6 +6,9 @@ struct PhotoPaths: Sendable {
   let photo: String
   /// Its folder ("." for a bare name) and its name within the folder.
   let directory: String, name: String
+  /// The folder, held open from its first use on: every file operation on the photo's files goes
+  /// through it (`FileSystem+Photo.swift`). Copies of these paths share it.
+  let held: FileSystem.HeldFolder
 
   static let sidecarSuffix = ".photoedit.json"
   static let originalSuffix = ".original"
@@ -24,6 +27,7 @@ struct PhotoPaths: Sendable {
     } else {
       (directory, name) = (".", photo)
     }
+    held = FileSystem.HeldFolder(directory)
   }
 
   var sidecar: String { photo + Self.sidecarSuffix }
@@ -34,7 +38,7 @@ struct PhotoPaths: Sendable {
 
   /// The photo, its sidecar or an interrupted edit's journal exists.
   var anythingExists: Bool {
-    FileSystem.exists(photo) || FileSystem.exists(sidecar) || FileSystem.exists(journal)
+    exists(name) || exists(sidecarName) || exists(journalName)
   }
 
   /// A path in the photo's folder.

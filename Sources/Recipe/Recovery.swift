@@ -6,10 +6,10 @@ enum Recovery {
     -> CrashRecovery
   {
     var outcome = CrashRecovery()
-    if FileSystem.exists(paths.journal) {
+    if paths.exists(paths.journalName) {
       let bytes: [UInt8]
       do {
-        bytes = try FileSystem.read(paths.journal, limit: FileLimits.journalBytes, followingLinks: false)
+        bytes = try paths.read(paths.journalName, limit: FileLimits.journalBytes, followingLinks: false)
       } catch {
         if error.notAStoreFile || error.size != nil {
           throw .damaged(.unreadableJournal(path: paths.journal))
@@ -24,16 +24,16 @@ enum Recovery {
     }
     guard scanForTemporaryFiles || outcome.finishedEdit else { return outcome }
     let names: [String]
-    do { names = try FileSystem.list(paths.directory) } catch {
+    do { names = try paths.names() } catch {
       throw .cannotRead(path: paths.directory, error.system)
     }
     for name in names where name.hasPrefix(paths.tempPrefix) {
-      do { try FileSystem.remove(paths.inFolder(name)) } catch {
+      do { try paths.remove(name) } catch {
         throw .cannotWrite(path: paths.inFolder(name), error.system)
       }
       outcome.removedTemporaryFiles += 1
     }
-    if outcome.removedTemporaryFiles > 0 { try? FileSystem.syncDirectory(paths.directory) }
+    if outcome.removedTemporaryFiles > 0 { try? paths.syncFolder() }
     return outcome
   }
 
@@ -64,9 +64,9 @@ enum Recovery {
       step.crashPoint.reached(in: paths.directory)
     }
     do {
-      try FileSystem.syncDirectory(paths.directory)
-      try FileSystem.remove(paths.journal)
-      try FileSystem.syncDirectory(paths.directory)
+      try paths.syncFolder()
+      try paths.remove(paths.journalName)
+      try paths.syncFolder()
     } catch {
       throw .interrupted
     }
@@ -78,10 +78,11 @@ enum Recovery {
     case refused(Damage)
   }
 
-  /// A file's checksum, or nil when it does not exist.
-  private static func checksum(_ path: String) throws(StepFailure) -> String? {
+  /// The checksum of the file `name` in the photo's folder, or nil when it does not exist.
+  private static func checksum(_ name: String, _ paths: PhotoPaths) throws(StepFailure) -> String? {
+    let path = paths.inFolder(name)
     do {
-      return SHA256.hex(try FileSystem.read(path, limit: FileLimits.photoBytes, followingLinks: false))
+      return SHA256.hex(try paths.read(name, limit: FileLimits.photoBytes, followingLinks: false))
     } catch {
       if error.isNotFound { return nil }
       if error.notRegular { throw .refused(.unexpectedFile(path: path)) }
@@ -102,18 +103,12 @@ enum Recovery {
   ///   (`guardSHA256`) and the original is gone or holds the same bytes: nothing is lost.
   private static func preflight(_ journal: Journal, paths: PhotoPaths) throws(StepFailure) {
     typealias Role = Journal.Step.Role
-    func path(_ role: Role) -> String {
-      switch role {
-      case .original: paths.original
-      case .sidecar: paths.sidecar
-      case .render: paths.photo
-      }
-    }
+    func path(_ role: Role) -> String { shown(role, paths) }
     // Each file's checksum as the steps so far leave it (nil: absent), once looked at or set.
     var state: [Role: String?] = [:]
     func current(_ role: Role) throws(StepFailure) -> String? {
       if let known = state[role] { return known }
-      let sha = try checksum(path(role))
+      let sha = try checksum(name(role, paths), paths)
       state[role] = .some(sha)
       return sha
     }
@@ -122,12 +117,12 @@ enum Recovery {
     /// checksum, would put that file's inode under the photo's name.
     func isOwnFile(_ temp: String) throws(StepFailure) -> Bool {
       do {
-        guard let staged = try FileSystem.linkInfo(temp) else { return false }
+        guard let staged = try paths.info(temp, followingLinks: false) else { return false }
         if staged.links == 1 { return true }
-        guard let original = try FileSystem.linkInfo(paths.original) else { return false }
+        guard let original = try paths.info(paths.originalName, followingLinks: false) else { return false }
         return original.isSameFile(as: staged)
       } catch {
-        throw .system(path: temp, error)
+        throw .system(path: paths.inFolder(temp), error)
       }
     }
     var renderReplacedWith: String? = nil
@@ -139,8 +134,8 @@ enum Recovery {
         state[.original] = .some(sha)
       case .replace(let temp, let role, let sha):
         let tempPath = paths.inFolder(temp)
-        if PhotoFolder.kind(of: tempPath, followingLinks: false) != .missing {
-          guard try checksum(tempPath) == sha, try isOwnFile(tempPath) else {
+        if paths.exists(temp) {
+          guard try checksum(temp, paths) == sha, try isOwnFile(temp) else {
             throw .refused(.unexpectedFile(path: tempPath))
           }
         } else if try current(role) != sha {
@@ -167,60 +162,76 @@ enum Recovery {
     do { try body() } catch { throw .system(path: path, error) }
   }
 
+  /// The name in the photo's folder of the file a step's role changes.
+  private static func name(_ role: Journal.Step.Role, _ paths: PhotoPaths) -> String {
+    switch role {
+    case .original: paths.originalName
+    case .sidecar: paths.sidecarName
+    case .render: paths.name
+    }
+  }
+
+  /// Its path, for messages.
+  private static func shown(_ role: Journal.Step.Role, _ paths: PhotoPaths) -> String {
+    switch role {
+    case .original: paths.original
+    case .sidecar: paths.sidecar
+    case .render: paths.photo
+    }
+  }
+
   private static func execute(_ step: Journal.Step, paths: PhotoPaths, verify: Bool) throws(StepFailure) {
     switch step {
     case .preserve(let sha):
-      let source = paths.photo
-      let target = paths.original
-      if FileSystem.exists(target) {
-        guard try checksum(target) == sha else {
-          throw .refused(.unexpectedFile(path: target))
+      let (source, target) = (paths.name, paths.originalName)
+      if paths.exists(target) {
+        guard try checksum(target, paths) == sha else {
+          throw .refused(.unexpectedFile(path: paths.original))
         }
         return
       }
       if verify {
-        guard try checksum(source) == sha else {
-          throw .refused(.originalChangedBeforePreserving(path: source))
+        guard try checksum(source, paths) == sha else {
+          throw .refused(.originalChangedBeforePreserving(path: paths.photo))
         }
       }
       var linked = true
       do {
-        try FileSystem.link(source, target)
+        try paths.link(source, to: target)
       } catch {
-        guard error.linkUnsupported else { throw .system(path: target, error) }
+        guard error.linkUnsupported else { throw .system(path: paths.original, error) }
         linked = false
       }
       if !linked {
-        let temp = paths.inFolder(paths.newTempName())
-        try attempt(temp) { () throws(FileSystem.FileError) in
-          let bytes = try FileSystem.read(source, limit: FileLimits.photoBytes)
-          let mode = (try FileSystem.info(source)?.mode ?? 0o644) & 0o666
-          try FileSystem.createSynced(temp, bytes: bytes, mode: mode)
-          try FileSystem.rename(temp, target)
+        let temp = paths.newTempName()
+        try attempt(paths.inFolder(temp)) { () throws(FileSystem.FileError) in
+          let bytes = try paths.read(source, limit: FileLimits.photoBytes, followingLinks: true)
+          let mode = (try paths.info(source, followingLinks: true)?.mode ?? 0o644) & 0o666
+          try paths.createSynced(temp, bytes: bytes, mode: mode)
+          try paths.rename(temp, to: target)
         }
       }
     case .replace(let temp, let role, let sha):
-      let tempPath = paths.inFolder(temp)
-      let targetPath = role == .sidecar ? paths.sidecar : paths.photo
-      if FileSystem.exists(tempPath) {
-        try attempt(targetPath) { () throws(FileSystem.FileError) in
-          try FileSystem.rename(tempPath, targetPath)
+      let target = name(role, paths)
+      if paths.exists(temp) {
+        try attempt(shown(role, paths)) { () throws(FileSystem.FileError) in
+          try paths.rename(temp, to: target)
         }
       } else if verify {
-        guard try checksum(targetPath) == sha else {
-          throw .refused(.unexpectedFile(path: targetPath))
+        guard try checksum(target, paths) == sha else {
+          throw .refused(.unexpectedFile(path: shown(role, paths)))
         }
       } else {
-        throw .refused(.stagedFileVanished(path: targetPath))
+        throw .refused(.stagedFileVanished(path: shown(role, paths)))
       }
     case .remove(let role, let guardSHA):
       if let guardSHA {
-        guard try checksum(paths.photo) == guardSHA else {
+        guard try checksum(paths.name, paths) == guardSHA else {
           throw .refused(.photoIsNotTheOriginal(path: paths.photo))
         }
       }
-      let path = role == .original ? paths.original : paths.sidecar
-      try attempt(path) { () throws(FileSystem.FileError) in try FileSystem.remove(path) }
+      try attempt(shown(role, paths)) { () throws(FileSystem.FileError) in try paths.remove(name(role, paths))
+      }
     }
   }
 }
