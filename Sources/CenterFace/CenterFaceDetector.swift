@@ -61,14 +61,18 @@ public struct CenterFaceDetector: FaceDetector {
   }
 
   /// Each tile's margin (`base.tileMargin`) at the coarsest scale of the image's pyramid that
-  /// reports a face of `side` pixels, in pixels of the image; the grid is that scale's step.
+  /// reports a face of `side` pixels, in pixels of the image; the grid is the network's stride
+  /// (32 pixels of its input) at that scale, in pixels of the image: a crop whose corner is on it
+  /// is cut into strides as the whole image is, so the network sees a face there as it sees it in
+  /// the whole image (a crop 24 pixels off scored one pixelated face 0.41 where the whole image
+  /// scores 0.50).
   public func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
     margin: Int, grid: Int
   ) {
     let all = scales(width: imageSize.width, height: imageSize.height, options: options)
     var coarsest = all[0]
     for s in all.dropFirst() where side * s >= Self.smallestSeen { coarsest = min(coarsest, s) }
-    return (Int((Double(base.tileMargin) / coarsest).rounded(.up)), max(1, Int((1 / coarsest).rounded())))
+    return (Int((Double(base.tileMargin) / coarsest).rounded(.up)), max(32, Int((32 / coarsest).rounded())))
   }
 
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {

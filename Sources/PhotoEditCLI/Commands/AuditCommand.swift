@@ -10,7 +10,7 @@ enum AuditCommand {
     usage: "photoedit audit [options] FILE|DIR...",
     discussion: """
       Reads each file as it would be published, and never writes anything. A photo is reported
-      when CenterFace finds a face in its pixels (at --threshold, default 0.55, at full size), when
+      when CenterFace finds a face in its pixels (at --threshold, default 0.4, at full size), when
       it holds a picture besides its own (an EXIF or XMP thumbnail, a Photoshop thumbnail, MPF,
       data after the image...), or identifying metadata (GPS, serial numbers, names, XMP
       locations and history, maker notes): what --strip-identifying drops. With -r, a folder
