@@ -186,29 +186,3 @@ import Testing
     #expect(again.err.hasSuffix("3 files: 0 done, 3 current, 0 failed\n"), "\(again.err)")
   }
 }
-
-/// Photos in formats photoedit cannot read yet are never passed over in silence: a walk reports
-/// each (65; the run exits 1), and naming one says what it is.
-@Suite struct UnreadableFormatTests {
-  @Test func aWalkReportsHEICAndWebPPhotosItCannotRead() throws {
-    let folder = try TemporaryFolder()
-    try folder.copy("faces/hopper.jpg", as: "a.jpg")
-    folder.write("b.HEIC", [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0])
-    folder.write("c.webp", Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8))
-    folder.write("notes.txt", Array("not a photo".utf8))
-    let run = try launch(["apply", "-f", "sepia", "-r", folder.url.path])
-    #expect(run.status == 1)
-    #expect(run.out == "\(folder.path("a.jpg")): applied sepia (1 operation)\n")
-    #expect(
-      run.err.contains(
-        "photoedit: \(folder.path("b.HEIC")): a HEIC photo, which photoedit cannot read yet (it reads JPEG and PNG): nothing was done to it, so no face in it is hidden"
-      ), "\(run.err)")
-    #expect(run.err.contains("\(folder.path("c.webp")): a WebP photo, which photoedit cannot read yet"))
-    #expect(run.err.hasSuffix("3 files: 1 done, 0 current, 2 failed\n"), "\(run.err)")
-    #expect(!FileManager.default.fileExists(atPath: folder.path("b.HEIC.photoedit.json")))
-
-    let named = try launch(["detect", folder.path("c.webp")])
-    #expect(named.status == 65)
-    #expect(named.err.contains("a WebP photo, which photoedit cannot read yet"))
-  }
-}
