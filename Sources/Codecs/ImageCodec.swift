@@ -71,7 +71,9 @@ public struct ImageDetails: Sendable, Equatable {
     metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int, fullHeight: Int,
     quality: Int? = nil
   ) {
-    (self.format, self.orientation, self.subsampling, self.quality) = (format, orientation, subsampling, quality)
+    (self.format, self.orientation, self.subsampling, self.quality) = (
+      format, orientation, subsampling, quality
+    )
     (self.metadata, self.warnings, self.fullWidth, self.fullHeight) = (
       metadata, warnings, fullWidth, fullHeight
     )

@@ -64,7 +64,8 @@ public enum UnreadablePhotoFormat {
     guard b.count >= 18, b[0] == UInt8(ascii: "B"), b[1] == UInt8(ascii: "M") else { return false }
     func le32(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 | Int(b[i + 3]) << 24 }
     let headerSize = le32(14)
-    return le32(6) == 0 && le32(10) >= 14 + headerSize && [12, 16, 40, 52, 56, 64, 108, 124].contains(headerSize)
+    return le32(6) == 0 && le32(10) >= 14 + headerSize
+      && [12, 16, 40, 52, 56, 64, 108, 124].contains(headerSize)
   }
 
   /// The image format an ISO base media file's `ftyp` box names: its major brand and the
@@ -74,12 +75,15 @@ public enum UnreadablePhotoFormat {
     guard size >= 16 else { return nil }
     var brands: [String] = []
     // The major brand at 8, the minor version at 12, compatible brands from 16.
-    for offset in [8] + Array(stride(from: 16, to: min(size, b.count) - 3, by: 4)) where offset + 4 <= b.count {
+    for offset in [8] + Array(stride(from: 16, to: min(size, b.count) - 3, by: 4)) where offset + 4 <= b.count
+    {
       brands.append(String(decoding: b[offset..<offset + 4], as: UTF8.self))
     }
     if brands.contains("crx ") { return "CR3" }
     if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return "AVIF" }
-    if brands.contains(where: { ["heic", "heix", "heim", "heis", "hevc", "hevx"].contains($0) }) { return "HEIC" }
+    if brands.contains(where: { ["heic", "heix", "heim", "heis", "hevc", "hevx"].contains($0) }) {
+      return "HEIC"
+    }
     if brands.contains(where: { $0 == "mif1" || $0 == "msf1" }) { return "HEIF" }
     return nil
   }

@@ -131,7 +131,8 @@ public enum PhotoFolder {
         case .other:
           if isPhotoName(name) {
             found.append(
-              Entry(path: path, problem: .notRegularFile(path: path), shardName: relative, relative: relative))
+              Entry(path: path, problem: .notRegularFile(path: path), shardName: relative, relative: relative)
+            )
           }
         case .missing:
           // A dangling link: nothing to report, even when it is named like a sidecar.
@@ -176,7 +177,8 @@ public enum PhotoFolder {
   /// photos. A file that cannot be read is known by its name alone.
   public static func unreadableFormat(of path: String) -> String? {
     let head =
-      (try? FileSystem.readPrefix(path, count: UnreadablePhotoFormat.signatureLength, followingLinks: true)) ?? []
+      (try? FileSystem.readPrefix(path, count: UnreadablePhotoFormat.signatureLength, followingLinks: true))
+      ?? []
     return UnreadablePhotoFormat.name(of: path, firstBytes: head)
   }
 

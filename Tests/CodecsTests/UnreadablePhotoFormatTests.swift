@@ -67,6 +67,7 @@ import Testing
     #expect(UnreadablePhotoFormat.name(of: "x.heic", firstBytes: [0xFF, 0xD8, 0xFF, 0xE1]) == nil)
     #expect(UnreadablePhotoFormat.name(of: "notes.txt", firstBytes: Array("hello".utf8)) == nil)
     #expect(UnreadablePhotoFormat.name(of: "a.gif/notes", firstBytes: []) == nil)
-    #expect(CodecError.unreadableFormat("GIF").description == "GIF is not supported (photoedit reads JPEG and PNG)")
+    #expect(
+      CodecError.unreadableFormat("GIF").description == "GIF is not supported (photoedit reads JPEG and PNG)")
   }
 }

@@ -7,10 +7,12 @@ import Testing
 /// refused (65) with its format's name. Known by signature, not only by name; never by opening
 /// a pipe; never a store file.
 @Suite struct UnsupportedFormatTests {
-  static let gif = Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
+  static let gif =
+    Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
   static let webp = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8) + [0x18, 0, 0, 0]
   static let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0, 0, 0]
-  static let heic: [UInt8] = [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+  static let heic: [UInt8] =
+    [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
   /// A Canon CR2 starts as a TIFF; its name says what it is.
   static let cr2: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x10, 0, 0, 0, 0x43, 0x52, 2, 0]
 
@@ -35,7 +37,8 @@ import Testing
     try FileManager.default.createDirectory(atPath: folder.path("sub"), withIntermediateDirectories: false)
     folder.write("sub/g.gif", gif)
     folder.write("notes.txt", Array("BMW service notes\n".utf8))
-    folder.write("clip.mp4", [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
+    folder.write(
+      "clip.mp4", [0, 0, 0, 0x18] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("isomiso2".utf8))
     folder.write(".hidden.gif", gif)
     return folder
   }
@@ -118,7 +121,9 @@ import Testing
     let failing = try launch(["apply", "-f", "sepia", "-r", folder.url.path])
     #expect(failing.status == 1)
     #expect(failing.err.contains("photoedit: \(folder.path("bad.jpg")): not a JPEG or PNG image\n"))
-    #expect(failing.err.hasSuffix("9 files: 1 done, 0 current, 1 failed; \(Self.skippedInOrder)\n"), "\(failing.err)")
+    #expect(
+      failing.err.hasSuffix("9 files: 1 done, 0 current, 1 failed; \(Self.skippedInOrder)\n"),
+      "\(failing.err)")
   }
 
   /// Named directly (as an argument, or on standard input), such a photo is refused with its
@@ -133,18 +138,26 @@ import Testing
       let run = try launch(["apply", "-f", "sepia", folder.path(name)])
       #expect(run.status == 65, "\(name)")
       #expect(run.out == "")
-      #expect(run.err == "photoedit: \(folder.path(name)): \(format) is not supported (photoedit reads JPEG and PNG)\n")
+      #expect(
+        run.err
+          == "photoedit: \(folder.path(name)): \(format) is not supported (photoedit reads JPEG and PNG)\n")
     }
     let detect = try launch(["detect", folder.path("d.tif")])
     #expect(detect.status == 65)
-    #expect(detect.err == "photoedit: \(folder.path("d.tif")): TIFF is not supported (photoedit reads JPEG and PNG)\n")
+    #expect(
+      detect.err
+        == "photoedit: \(folder.path("d.tif")): TIFF is not supported (photoedit reads JPEG and PNG)\n")
     // Among several, the run fails (1) and the JPEG is still done.
-    let several = try launch(["apply", "-f", "sepia", "-"], input: folder.path("b.gif") + "\n" + folder.path("a.jpg") + "\n")
+    let several = try launch(
+      ["apply", "-f", "sepia", "-"], input: folder.path("b.gif") + "\n" + folder.path("a.jpg") + "\n")
     #expect(several.status == 1)
     #expect(several.out == "\(folder.path("a.jpg")): applied sepia (1 operation)\n")
     #expect(several.err.hasSuffix("2 files: 1 done, 0 current, 1 failed\n"), "\(several.err)")
     #expect(Set(folder.names()).isSuperset(of: ["a.jpg.photoedit.json"]))
-    #expect(!folder.names().contains { $0.hasPrefix("b.gif.") || $0.hasPrefix("h.jpg.") || $0.hasPrefix("IMG_0001.") })
+    #expect(
+      !folder.names().contains {
+        $0.hasPrefix("b.gif.") || $0.hasPrefix("h.jpg.") || $0.hasPrefix("IMG_0001.")
+      })
   }
 
   /// A pipe named like a GIF is never opened, so the walk does not wait on it, and it is not a
@@ -157,13 +170,17 @@ import Testing
     folder.write("y.gif", Self.gif)
     let run = try launch(["apply", "-f", "sepia", "-r", folder.url.path], deadline: 30)
     #expect(run.status == 0)
-    #expect(run.err == "photoedit: 2 files: 1 done, 0 current, 0 failed; 1 photo skipped: format not supported (GIF)\n")
+    #expect(
+      run.err
+        == "photoedit: 2 files: 1 done, 0 current, 0 failed; 1 photo skipped: format not supported (GIF)\n")
 
     let only = try TemporaryFolder()
     only.write("y.gif", Self.gif)
     let alone = try launch(["apply", "-f", "sepia", "-r", only.url.path])
     #expect(alone.status == 0)
-    #expect(alone.err == "photoedit: 1 file: 0 done, 0 current, 0 failed; 1 photo skipped: format not supported (GIF)\n")
+    #expect(
+      alone.err
+        == "photoedit: 1 file: 0 done, 0 current, 0 failed; 1 photo skipped: format not supported (GIF)\n")
     #expect(only.names() == ["y.gif"])
     #expect(try launch(["apply", "-f", "sepia", "-r", "-q", only.url.path]).err == "")
   }

@@ -61,7 +61,8 @@ struct BatchRunner {
   /// makes the run exit 1, as a file that cannot be read does.
   var skippedFails = false
 
-  init(arguments: ParsedArguments, console: Console, editsInPlace: Bool = false, output: OutputTarget? = nil) {
+  init(arguments: ParsedArguments, console: Console, editsInPlace: Bool = false, output: OutputTarget? = nil)
+  {
     (self.arguments, self.console) = (arguments, console)
     self.output = output
     self.editsInPlace = editsInPlace && output?.isInPlace != false
@@ -151,7 +152,8 @@ struct BatchRunner {
                 error: ErrorText.hardLink(of: entries[duplicate.index].path), seconds: 0)
             }
             return Outcome(
-              status: ExitStatus.success, duplicateOf: (entries[duplicate.index].path, duplicate.index), seconds: 0)
+              status: ExitStatus.success, duplicateOf: (entries[duplicate.index].path, duplicate.index),
+              seconds: 0)
           }
           ?? Self.perform(entries[index], work)
         progress.tick()
@@ -263,7 +265,8 @@ struct BatchRunner {
       if let own = indices.first(where: { !entries[$0].isLink }), own != first { entries.swapAt(first, own) }
       let real = PhotoFolder.realPath(entries[first].path)
       for i in indices.dropFirst() {
-        let same = real != nil && PhotoFolder.realPath(entries[i].path).map(PathName.bytes) == real.map(PathName.bytes)
+        let same =
+          real != nil && PhotoFolder.realPath(entries[i].path).map(PathName.bytes) == real.map(PathName.bytes)
         duplicates[i] = Duplicate(index: first, sameName: same)
       }
     }
@@ -369,7 +372,8 @@ final class OrderedPrinter: Sendable {
             // Never "done once" when that once failed.
             ready = BatchRunner.Outcome(
               status: s.statuses[first.index] ?? ExitStatus.dataError,
-              error: "not done: the same file as \(TextEscaping.controls(first.name)), which failed", seconds: 0)
+              error: "not done: the same file as \(TextEscaping.controls(first.name)), which failed",
+              seconds: 0)
           } else if let result = s.firstMentions[first.index] {
             ready.result = FileResult(fields: result.fields.filter { repeating.contains($0.key) })
           }
