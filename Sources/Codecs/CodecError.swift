@@ -7,6 +7,9 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
   case empty
   /// The bytes start with neither a JPEG nor a PNG signature.
   case notAnImage
+  /// The bytes are a photo in a format photoedit does not read (`UnreadablePhotoFormat`): its
+  /// name (`GIF`, `HEIC`, `CR2`).
+  case unreadableFormat(String)
   /// The file ends before the image data is complete.
   case truncated(ImageFormat)
   /// The structure or the compressed data is damaged; the string says where or how.
@@ -30,6 +33,8 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
     switch self {
     case .empty: "empty file"
     case .notAnImage: "not a JPEG or PNG image"
+    case .unreadableFormat(let name):
+      "\(name) is not supported (photoedit reads \(ImageFormat.readableNames))"
     case .truncated(let format): "truncated \(format.displayName) (the file ends early)"
     case .corruptData(let format, let detail): "corrupt \(format.displayName): \(detail)"
     case .unsupported(let detail): "unsupported image: \(detail)"
@@ -52,6 +57,12 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
 private func mebibytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) == 0 ? 0 : 1) }
 
 extension ImageFormat {
+  /// "JPEG and PNG": the formats photoedit reads, for messages.
+  public static var readableNames: String {
+    let names = allCases.map(\.displayName)
+    return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
+  }
+
   /// "JPEG" or "PNG", for messages.
   public var displayName: String {
     switch self {

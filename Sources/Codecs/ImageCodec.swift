@@ -17,24 +17,6 @@ public enum ImageFormat: String, Sendable, CaseIterable, Codable {
   }
 }
 
-/// Photo formats photoedit knows by name but cannot read yet: a folder walk reports each such
-/// file instead of passing over it in silence (its faces would stay unhidden).
-public enum UnreadablePhotoFormat {
-  static let names: [String: String] = [
-    "heic": "HEIC", "heif": "HEIF", "hif": "HEIF", "avif": "AVIF", "webp": "WebP", "tif": "TIFF",
-    "tiff": "TIFF", "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "jp2": "JPEG 2000", "dng": "DNG raw",
-    "cr2": "Canon raw", "cr3": "Canon raw", "nef": "Nikon raw", "arw": "Sony raw", "raf": "Fujifilm raw",
-    "orf": "Olympus raw", "rw2": "Panasonic raw",
-  ]
-
-  /// The format's name when `path`'s extension (any case) names one of them, else nil.
-  public static func name(of path: String) -> String? {
-    guard let dot = path.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-    let ext = String(path[path.index(after: dot)...]).lowercased()
-    return ext.contains("/") ? nil : names[ext]
-  }
-}
-
 /// JPEG chroma subsampling for encoding.
 public enum ChromaSubsampling: String, Sendable, CaseIterable, Codable {
   case s444 = "444"
@@ -89,7 +71,9 @@ public struct ImageDetails: Sendable, Equatable {
     metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int, fullHeight: Int,
     quality: Int? = nil
   ) {
-    (self.format, self.orientation, self.subsampling, self.quality) = (format, orientation, subsampling, quality)
+    (self.format, self.orientation, self.subsampling, self.quality) = (
+      format, orientation, subsampling, quality
+    )
     (self.metadata, self.warnings, self.fullWidth, self.fullHeight) = (
       metadata, warnings, fullWidth, fullHeight
     )
@@ -194,7 +178,9 @@ public struct DecoderBuffers: Sendable, Equatable {
 public enum ImageCodec {
   /// The format a file's first bytes name.
   ///
-  /// - Throws: `.empty`, `.notAnImage`, or `.truncated` when the file is shorter than a signature.
+  /// - Throws: `.empty`, `.unreadableFormat` for a photo in a format photoedit does not read
+  ///   (a GIF named `x.jpg`), `.notAnImage`, or `.truncated` when the file is shorter than a
+  ///   signature.
   public static func format(of bytes: [UInt8]) throws(CodecError) -> ImageFormat {
     if bytes.isEmpty { throw .empty }
     if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 { return .jpeg }
@@ -203,6 +189,7 @@ public enum ImageCodec {
       throw .truncated(.png)
     }
     if bytes == [0xFF] { throw .truncated(.jpeg) }
+    if let name = UnreadablePhotoFormat.name(ofSignature: bytes) { throw .unreadableFormat(name) }
     throw .notAnImage
   }
 

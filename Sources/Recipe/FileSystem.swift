@@ -123,9 +123,11 @@ public enum FileSystem {
 
   /// The first `count` bytes of the regular file `name` in the folder `folder` (a descriptor;
   /// `AT_FDCWD` for the working folder), all of it when shorter; looked at and opened as `read`
-  /// does, never through a link.
-  static func readPrefix(_ name: String, in folder: Int32, count: Int) throws(FileError) -> [UInt8] {
-    let fd = try openRegular(name, in: folder, limit: Int.max, followingLinks: false)
+  /// does (never a pipe or a device), never through a link unless `followingLinks`.
+  static func readPrefix(
+    _ name: String, in folder: Int32 = AT_FDCWD, count: Int, followingLinks: Bool = false
+  ) throws(FileError) -> [UInt8] {
+    let fd = try openRegular(name, in: folder, limit: Int.max, followingLinks: followingLinks)
     defer { close(fd.descriptor) }
     return try readAll(fd.descriptor, size: min(fd.size, count), upTo: true)
   }

@@ -46,16 +46,25 @@ public enum PhotoFolder {
     public var relative: String?
     /// True when the name is a symbolic link (to a regular file).
     public var isLink = false
+    /// For a file a walk found in a format photoedit does not read (`GIF`, `HEIC`, `CR2`: see
+    /// `UnreadablePhotoFormat`), that format's name: the run counts it as skipped, and touches
+    /// nothing of it. (Named directly, such a file is a `problem`, `.unreadableFormat`.)
+    public var unsupported: String?
 
-    public init(path: String, problem: StoreError? = nil, shardName: String? = nil, relative: String? = nil) {
+    public init(
+      path: String, problem: StoreError? = nil, shardName: String? = nil, relative: String? = nil,
+      unsupported: String? = nil
+    ) {
       (self.path, self.problem, self.shardName, self.relative) = (path, problem, shardName ?? path, relative)
+      self.unsupported = unsupported
       isLink = problem == nil && PhotoFolder.kind(of: path, followingLinks: false) == .other
     }
   }
 
   /// The photos an operand stands for: itself (whether it exists or not), or with `recursive`
-  /// every photo below a folder. A folder without `recursive`, and a device, pipe or socket,
-  /// come back with their problem.
+  /// every photo below a folder. A folder without `recursive`, a device, pipe or socket, and a
+  /// file in a format photoedit does not read (`unreadableFormat(of:)`), come back with their
+  /// problem.
   ///
   /// With `publishing` (`audit`), a folder stands for every file that would be published with
   /// it: hidden ones too, and the store's own files (see `photos(in:)`).
@@ -64,7 +73,7 @@ public enum PhotoFolder {
   ) -> [Entry] {
     switch kind(of: path) {
     case .regular:
-      if let format = UnreadablePhotoFormat.name(of: path), !PhotoPaths.isStoreFile(path) {
+      if !isPhotoName(path), !PhotoPaths.isStoreFile(path), let format = unreadableFormat(of: path) {
         return [Entry(path: path, problem: .unreadableFormat(path: path, format: format))]
       }
       return [Entry(path: path)]
@@ -82,7 +91,9 @@ public enum PhotoFolder {
   /// entry that is not a regular file comes back with its problem. With
   /// `includingEditsWithoutRender`, a sidecar whose photo is missing stands for that photo (so
   /// `status` reports it). A folder in `skipping` (an `--output-dir` inside the walked folder)
-  /// is not walked.
+  /// is not walked. Any other regular file in a format photoedit does not read (GIF, HEIC, a
+  /// camera raw: `unreadableFormat(of:)`) comes back marked `unsupported`, never passed over in
+  /// silence; the store's own files never do.
   ///
   /// With `publishing` (`audit`: what a copy of the folder would publish), hidden files and
   /// folders are walked too, and the store's own files (originals, sidecars, journals, locks,
@@ -113,17 +124,15 @@ public enum PhotoFolder {
         case .regular:
           if isPhotoName(name) && !PhotoPaths.isStoreFile(path) {
             found.append(Entry(path: path, shardName: relative, relative: relative))
-          } else if let format = UnreadablePhotoFormat.name(of: name), !PhotoPaths.isStoreFile(path) {
+          } else if !PhotoPaths.isStoreFile(path), let format = unreadableFormat(of: path) {
             // Never passed over in silence: a phone's HEIC photos would keep their faces.
-            found.append(
-              Entry(
-                path: path, problem: .unreadableFormat(path: path, format: format), shardName: relative,
-                relative: relative))
+            found.append(Entry(path: path, shardName: relative, relative: relative, unsupported: format))
           }
         case .other:
           if isPhotoName(name) {
             found.append(
-              Entry(path: path, problem: .notRegularFile(path: path), shardName: relative, relative: relative))
+              Entry(path: path, problem: .notRegularFile(path: path), shardName: relative, relative: relative)
+            )
           }
         case .missing:
           // A dangling link: nothing to report, even when it is named like a sidecar.
@@ -158,6 +167,19 @@ public enum PhotoFolder {
     let hex = SHA256.hex(Array(bytes[start...]))
     let value = UInt64(hex.prefix(16), radix: 16)!
     return Int(value % UInt64(count)) + 1
+  }
+
+  /// The format the regular file `path` is in when it is a photo format photoedit does not read
+  /// (`UnreadablePhotoFormat`), from its name and its first bytes, else nil. At most
+  /// `UnreadablePhotoFormat.signatureLength` bytes are read, and only from a regular file: the
+  /// path is looked at first and opened without blocking (`FileSystem.readPrefix`), so a pipe
+  /// or a device is never opened; a link is followed to its file, as a walk follows links to
+  /// photos. A file that cannot be read is known by its name alone.
+  public static func unreadableFormat(of path: String) -> String? {
+    let head =
+      (try? FileSystem.readPrefix(path, count: UnreadablePhotoFormat.signatureLength, followingLinks: true))
+      ?? []
+    return UnreadablePhotoFormat.name(of: path, firstBytes: head)
   }
 
   /// True when the name ends in a photo extension.

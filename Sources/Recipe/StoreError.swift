@@ -79,7 +79,8 @@ public enum StoreError: Error, Equatable, Sendable {
   case notEdited
   /// The output's extension names no format photoedit writes.
   case unsupportedOutput(path: String)
-  /// A photo in a format photoedit knows by name but cannot read yet (HEIC, WebP, TIFF, ...).
+  /// A photo named directly in a format photoedit does not read (HEIC, WebP, TIFF, GIF, a camera
+  /// raw: `UnreadablePhotoFormat`), known by its signature or its name.
   case unreadableFormat(path: String, format: String)
   /// `check` found the photo in a state other than unedited or edited.
   indirect case checkFailed(PhotoState, Problem?)

@@ -144,7 +144,7 @@ import Testing
 
   @Test func messagesAreOneLineWithoutAFileName() {
     let errors: [CodecError] = [
-      .empty, .notAnImage, .truncated(.jpeg), .truncated(.png),
+      .empty, .notAnImage, .unreadableFormat("GIF"), .truncated(.jpeg), .truncated(.png),
       .corruptData(.png, "bad CRC in the IDAT chunk"),
       .unsupported("lossless JPEG"), .tooLarge(width: 2, height: 3, limit: 1), .encodingFailed(.jpeg, "x"),
     ]

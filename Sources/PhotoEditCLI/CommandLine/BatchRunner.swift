@@ -57,8 +57,12 @@ struct BatchRunner {
   /// True for `audit`: a walk lists every file a copy of the folder would publish (hidden ones
   /// and the store's own files too).
   var publishing = false
+  /// True for `audit`: a photo a walk skipped for its format (which the run could not check)
+  /// makes the run exit 1, as a file that cannot be read does.
+  var skippedFails = false
 
-  init(arguments: ParsedArguments, console: Console, editsInPlace: Bool = false, output: OutputTarget? = nil) {
+  init(arguments: ParsedArguments, console: Console, editsInPlace: Bool = false, output: OutputTarget? = nil)
+  {
     (self.arguments, self.console) = (arguments, console)
     self.output = output
     self.editsInPlace = editsInPlace && output?.isInPlace != false
@@ -148,7 +152,8 @@ struct BatchRunner {
                 error: ErrorText.hardLink(of: entries[duplicate.index].path), seconds: 0)
             }
             return Outcome(
-              status: ExitStatus.success, duplicateOf: (entries[duplicate.index].path, duplicate.index), seconds: 0)
+              status: ExitStatus.success, duplicateOf: (entries[duplicate.index].path, duplicate.index),
+              seconds: 0)
           }
           ?? Self.perform(entries[index], work)
         progress.tick()
@@ -157,9 +162,11 @@ struct BatchRunner {
     }
     progress.finish()
     let tally = printer.tally
-    if !quiet && (given.count > 1 || shard != nil) {
+    // A skipped photo is always told of, even alone: its faces were not hidden.
+    if !quiet && (given.count > 1 || shard != nil || !tally.skipped.isEmpty) {
       console.printError(summary(tally, of: given.count, shard: shard))
     }
+    if skippedFails && !tally.skipped.isEmpty { return ExitStatus.someFailed }
     if given.count == 1 { return printer.firstStatus }
     return tally.failed > 0 ? ExitStatus.someFailed : ExitStatus.success
   }
@@ -177,10 +184,14 @@ struct BatchRunner {
     var noFaceFound = 0
     /// Files with findings (`audit`).
     var flagged = 0
-    var total: Int { done + current + failed + duplicates }
+    /// The format of each photo a walk skipped because photoedit does not read it, in order.
+    var skipped: [String] = []
+    var total: Int { done + current + failed + duplicates + skipped.count }
   }
 
-  /// `photoedit: shard 2/4: 251 of 1000 files: 240 done, 9 current, 2 failed`.
+  /// `photoedit: shard 2/4: 251 of 1000 files: 240 done, 9 current, 2 failed`, then what else
+  /// was counted: `; 2 photos skipped: format not supported (GIF, CR2)` (each format once, in
+  /// the order the walk found them).
   func summary(_ tally: Tally, of given: Int, shard: Shard?) -> String {
     var line = "photoedit: "
     if let shard {
@@ -193,6 +204,19 @@ struct BatchRunner {
       + (tally.duplicates > 0 ? ", \(FileResult.count(tally.duplicates, "duplicate"))" : "")
       + (tally.noFaceFound > 0 ? "; \(FileResult.count(tally.noFaceFound, "photo")) with no face found" : "")
       + (tally.flagged > 0 ? "; \(FileResult.count(tally.flagged, "file")) with findings" : "")
+      + (tally.skipped.isEmpty
+        ? ""
+        : "; \(FileResult.count(tally.skipped.count, "photo")) skipped: \(Self.skippedReason) ("
+          + Self.distinct(tally.skipped).joined(separator: ", ") + ")")
+  }
+
+  /// Why a walk skips a photo: the summary's words and `--json`'s `reason`.
+  static let skippedReason = "format not supported"
+
+  /// The names in their first order, each once.
+  static func distinct(_ names: [String]) -> [String] {
+    var seen: Set<String> = []
+    return names.filter { seen.insert($0).inserted }
   }
 
   struct Outcome: Sendable {
@@ -202,6 +226,9 @@ struct BatchRunner {
     /// Set for a later mention of a file already in the list (the first mention's name and
     /// index): it is done once.
     var duplicateOf: (name: String, index: Int)? = nil
+    /// Set for a photo a walk found in a format photoedit does not read: its format's name.
+    /// Nothing was done to it.
+    var skipped: String? = nil
     var seconds: Double
   }
 
@@ -227,7 +254,7 @@ struct BatchRunner {
     }
     var entries = listed
     var groups: [Key: [Int]] = [:]
-    for i in entries.indices where entries[i].problem == nil {
+    for i in entries.indices where entries[i].problem == nil && entries[i].unsupported == nil {
       guard let id = PhotoFolder.identity(of: entries[i].path) else { continue }
       let out = output?.folder == nil ? [] : PathName.bytes(output?.path(for: entries[i]) ?? "")
       groups[Key(file: id, output: out), default: []].append(i)
@@ -238,7 +265,8 @@ struct BatchRunner {
       if let own = indices.first(where: { !entries[$0].isLink }), own != first { entries.swapAt(first, own) }
       let real = PhotoFolder.realPath(entries[first].path)
       for i in indices.dropFirst() {
-        let same = real != nil && PhotoFolder.realPath(entries[i].path).map(PathName.bytes) == real.map(PathName.bytes)
+        let same =
+          real != nil && PhotoFolder.realPath(entries[i].path).map(PathName.bytes) == real.map(PathName.bytes)
         duplicates[i] = Duplicate(index: first, sameName: same)
       }
     }
@@ -251,6 +279,9 @@ struct BatchRunner {
     if let problem = entry.problem {
       let (status, message) = ErrorText.describe(problem)
       return Outcome(status: status, error: message, seconds: 0)
+    }
+    if let format = entry.unsupported {
+      return Outcome(status: ExitStatus.success, skipped: format, seconds: 0)
     }
     let start = DispatchTime.now().uptimeNanoseconds
     func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
@@ -279,7 +310,11 @@ struct BatchRunner {
     if json {
       var fields = outcome.result?.fields ?? [:]
       fields["file"] = .string(file)
-      fields["status"] = .string(outcome.error == nil ? "ok" : "error")
+      fields["status"] = .string(outcome.error != nil ? "error" : outcome.skipped != nil ? "skipped" : "ok")
+      if let format = outcome.skipped {
+        fields["reason"] = .string(Self.skippedReason)
+        fields["format"] = .string(format)
+      }
       if let error = outcome.error {
         fields["error"] = .string(error)
         fields["exit"] = .number(Double(outcome.status))
@@ -337,7 +372,8 @@ final class OrderedPrinter: Sendable {
             // Never "done once" when that once failed.
             ready = BatchRunner.Outcome(
               status: s.statuses[first.index] ?? ExitStatus.dataError,
-              error: "not done: the same file as \(TextEscaping.controls(first.name)), which failed", seconds: 0)
+              error: "not done: the same file as \(TextEscaping.controls(first.name)), which failed",
+              seconds: 0)
           } else if let result = s.firstMentions[first.index] {
             ready.result = FileResult(fields: result.fields.filter { repeating.contains($0.key) })
           }
@@ -354,6 +390,8 @@ final class OrderedPrinter: Sendable {
       s.tally.failed += 1
       s.failed.insert(index)
       s.statuses[index] = outcome.status
+    } else if let format = outcome.skipped {
+      s.tally.skipped.append(format)
     } else if outcome.duplicateOf != nil {
       s.tally.duplicates += 1
     } else if outcome.result?.current == true {

@@ -34,7 +34,8 @@ struct Command: Sendable {
 enum CommonOptions {
   static let help = OptionSpec(long: "help", short: "h", help: "show this help")
   static let recursive = OptionSpec(
-    long: "recursive", short: "r", help: "walk folders for .jpg, .jpeg and .png photos")
+    long: "recursive", short: "r",
+    help: "walk folders for .jpg, .jpeg and .png photos (HEIC, GIF and others are counted as skipped)")
   static let null = OptionSpec(
     long: "null", short: "0", help: "file names read from standard input ('-') are NUL-separated")
   static let jobs = OptionSpec(
@@ -70,7 +71,9 @@ enum CommonOptions {
   )
   static let subsampling = OptionSpec(
     long: "subsampling", valueName: "444|422|420",
-    help: "re-encode with this JPEG chroma subsampling (default: the input's; 420 for PNG input), in later renders too")
+    help:
+      "re-encode with this JPEG chroma subsampling (default: the input's; 420 for PNG input), in later renders too"
+  )
   static let stripIdentifying = OptionSpec(
     long: "strip-identifying",
     help: "drop identifying metadata (GPS, serial numbers, names, XMP, comments), in later renders too")

@@ -4,7 +4,8 @@ import Recipe
 ///
 /// `-` reads names from standard input (one per line, or NUL-separated with `-0`). With `-r`, a
 /// folder stands for every .jpg, .jpeg and .png below it (`PhotoFolder`). Without `-r`, a folder
-/// is an error for that entry, reported like any other failed file.
+/// is an error for that entry, reported like any other failed file. A walk also lists the photos
+/// in formats photoedit does not read, marked `unsupported`, for the run to count as skipped.
 enum FileList {
   /// The entries `operands` name, in order, standard input's read once.
   ///

@@ -20,7 +20,8 @@ enum AuditCommand {
       photoedit's sidecars are never trusted to excuse a face.
 
       Exits 0 when no file has a finding, 1 when some file has one (or, among several, some
-      file cannot be read), 65 or 66 when the one file named cannot be read or is missing.
+      file cannot be read, or a walk skipped a photo in a format photoedit does not read), 65
+      or 66 when the one file named cannot be read or is missing.
       docs/audit.md has the rules and how the threshold was measured.
       """,
     options: CommonOptions.batch.map { $0.long == "recursive" ? recursive : $0 } + [
@@ -43,6 +44,8 @@ enum AuditCommand {
       let found = Atomic<Bool>(false)
       var runner = BatchRunner(arguments: args, console: console)
       runner.publishing = true
+      // A photo audit cannot read is not vouched for: counted as skipped, and the run exits 1.
+      runner.skippedFails = true
       // A file named twice is read once; its later lines repeat what the first found.
       runner.repeatedForDuplicates = ["findings", "width", "height"]
       let status = try runner.run { path in

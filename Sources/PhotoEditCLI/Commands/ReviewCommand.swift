@@ -59,6 +59,12 @@ enum ReviewCommand {
       }
       let shard = try Shard(args)
       let selection = try ReviewSelection(args.operands, shard: shard)
+      if !args.flag("quiet"), !selection.skipped.isEmpty {
+        // Not on the page: their faces were not looked for, let alone hidden.
+        console.printError(
+          "photoedit: \(FileResult.count(selection.skipped.count, "photo")) skipped: \(BatchRunner.skippedReason) ("
+            + BatchRunner.distinct(selection.skipped).joined(separator: ", ") + ")")
+      }
       if let shard, selection.photos.isEmpty {
         if !args.flag("quiet") {
           console.printError(

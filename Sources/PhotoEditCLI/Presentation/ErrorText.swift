@@ -88,8 +88,7 @@ enum ErrorText {
     case .nothingToUndo: "nothing to undo"
     case .nothingToRedo: "nothing to redo"
     case .notEdited: "not edited, so there is no render to refresh; give -o FILE to export it"
-    case .unreadableFormat(_, let format):
-      "a \(format) photo, which photoedit cannot read yet (it reads JPEG and PNG): nothing was done to it, so no face in it is hidden"
+    case .unreadableFormat(_, let format): CodecError.unreadableFormat(format).description
     case .unsupportedOutput(let path):
       "'\(path)' does not end in .jpg, .jpeg or .png, so its format is unknown"
     case .checkFailed(let state, let problem): "\(state.rawValue): \(problem.map(message) ?? "")"

@@ -18,6 +18,9 @@ struct ReviewSelection: Sendable {
   var folder: String
   /// How many photos the operands hold, in every shard.
   var total = 0
+  /// The format of each photo a walk found that photoedit does not read (in this shard), in
+  /// order: not on the page, counted on standard error.
+  var skipped: [String] = []
 
   /// The operands' photos: a folder stands for every photo below it, walked as `status -r` walks
   /// one (no need for `-r`); a file stands for itself. Duplicates (one file named twice) are
@@ -34,6 +37,10 @@ struct ReviewSelection: Sendable {
     var seen: Set<PhotoFolder.Identity> = []
     var names: [String: String] = [:]
     func add(_ entry: PhotoFolder.Entry, name: String) throws(UsageError) {
+      if let format = entry.unsupported {
+        if shard?.contains(entry) ?? true { skipped.append(format) }
+        return
+      }
       total += 1
       if let shard, !shard.contains(entry) { return }
       if entry.problem == nil, let id = PhotoFolder.identity(of: entry.path) {

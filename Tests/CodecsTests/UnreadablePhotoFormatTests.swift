@@ -1,0 +1,73 @@
+import Testing
+
+@testable import Codecs
+
+/// The signatures of the photo formats photoedit does not read, and what is not one of them.
+@Suite struct UnreadablePhotoFormatTests {
+  static func ftyp(_ brands: [String]) -> [UInt8] {
+    let size = 8 + 4 * (brands.count + 1)
+    var bytes: [UInt8] = [0, 0, 0, UInt8(size)] + Array("ftyp".utf8) + Array(brands[0].utf8) + [0, 0, 0, 0]
+    for brand in brands.dropFirst() { bytes += Array(brand.utf8) }
+    return bytes
+  }
+
+  static func bmp(headerSize: UInt8) -> [UInt8] {
+    Array("BM".utf8) + [0x46, 0, 0, 0] + [0, 0, 0, 0] + [14 + headerSize, 0, 0, 0] + [headerSize, 0, 0, 0]
+  }
+
+  @Test func signatures() {
+    let cases: [([UInt8], String)] = [
+      (Array("GIF87a".utf8) + [1, 0, 1, 0], "GIF"),
+      (Array("GIF89a".utf8) + [1, 0, 1, 0], "GIF"),
+      (Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8), "WebP"),
+      ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "TIFF"),
+      ([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8], "TIFF"),
+      ([0xFF, 0x0A, 0xFA], "JPEG XL"),
+      ([0, 0, 0, 0x0C] + Array("JXL ".utf8) + [0x0D, 0x0A, 0x87, 0x0A], "JPEG XL"),
+      ([0, 0, 0, 0x0C] + Array("jP  ".utf8) + [0x0D, 0x0A, 0x87, 0x0A], "JPEG 2000"),
+      (Self.bmp(headerSize: 40), "BMP"),
+      (Self.bmp(headerSize: 124), "BMP"),
+      (Self.ftyp(["heic", "mif1", "heic"]), "HEIC"),
+      (Self.ftyp(["mif1", "mif1", "heic"]), "HEIC"),
+      (Self.ftyp(["heix"]), "HEIC"),
+      (Self.ftyp(["avif", "mif1", "miaf"]), "AVIF"),
+      (Self.ftyp(["mif1", "avif", "mif1", "miaf"]), "AVIF"),
+      (Self.ftyp(["mif1", "miaf"]), "HEIF"),
+      (Self.ftyp(["crx ", "crx "]), "CR3"),
+    ]
+    for (bytes, name) in cases {
+      #expect(UnreadablePhotoFormat.name(ofSignature: bytes) == name, "\(bytes)")
+      // As the decoder says when such a file is named like a JPEG.
+      #expect(throws: CodecError.unreadableFormat(name)) { try ImageCodec.format(of: bytes) }
+    }
+  }
+
+  /// Text, videos, JPEG and PNG, and anything too short are none of these.
+  @Test func notASignature() {
+    let cases: [[UInt8]] = [
+      [], [0x47], Array("GIF8".utf8), Array("BMW service notes, 2024\n".utf8),
+      Array("BM".utf8) + [0x46, 0, 0, 0] + [1, 0, 0, 0] + [54, 0, 0, 0] + [40, 0, 0, 0],
+      Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WAVEfmt ".utf8),
+      Self.ftyp(["isom", "isom", "iso2", "mp41"]), Self.ftyp(["qt  "]),
+      [0xFF, 0xD8, 0xFF, 0xE0], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+      [0, 0, 0, 0x0C] + Array("ftyp".utf8),
+    ]
+    for bytes in cases { #expect(UnreadablePhotoFormat.name(ofSignature: bytes) == nil, "\(bytes)") }
+  }
+
+  /// A camera raw is known by its extension (most are TIFF inside); other extensions name their
+  /// format only when the bytes show no signature, and never a JPEG's or a PNG's bytes.
+  @Test func namesAndBytes() {
+    let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]
+    #expect(UnreadablePhotoFormat.name(of: "a/IMG_1.CR2", firstBytes: tiff) == "CR2")
+    #expect(UnreadablePhotoFormat.name(of: "x.nef", firstBytes: []) == "NEF")
+    #expect(UnreadablePhotoFormat.name(of: "scan", firstBytes: tiff) == "TIFF")
+    #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: tiff) == "TIFF")
+    #expect(UnreadablePhotoFormat.name(of: "x.heic", firstBytes: []) == "HEIC")
+    #expect(UnreadablePhotoFormat.name(of: "x.heic", firstBytes: [0xFF, 0xD8, 0xFF, 0xE1]) == nil)
+    #expect(UnreadablePhotoFormat.name(of: "notes.txt", firstBytes: Array("hello".utf8)) == nil)
+    #expect(UnreadablePhotoFormat.name(of: "a.gif/notes", firstBytes: []) == nil)
+    #expect(
+      CodecError.unreadableFormat("GIF").description == "GIF is not supported (photoedit reads JPEG and PNG)")
+  }
+}
