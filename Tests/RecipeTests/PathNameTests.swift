@@ -43,7 +43,7 @@ import Testing
     let folder = try! TemporaryFolder()
     let name = PathName.string([0x6E, 0xF6, 0x2E, 0x6A, 0x70, 0x67])  // "n\xF6.jpg"
     let path = folder.path(name)
-    try FileSystem.createSynced(path, bytes: [1, 2, 3], mode: 0o644)
+    try FileSystem.createSynced(path, bytes: [1, 2, 3], access: .init(mode: 0o644))
     #expect(try FileSystem.list(folder.url.path) == [name])
     #expect(try FileSystem.read(path, limit: 1 << 20) == [1, 2, 3])
     // The limit is inclusive: a file of exactly `limit` bytes reads, one byte more is refused.
