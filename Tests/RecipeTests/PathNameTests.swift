@@ -17,6 +17,14 @@ import Testing
     Array("\u{10FEE9}".utf8),  // a genuine scalar from the escape range
   ]
 
+  /// The terminal's last net: C0 (but newline and tab), DEL and C1 controls go out as their
+  /// bytes in hex, with the non-UTF-8 bytes `display` shows; other text is as it was.
+  @Test func terminalSafeTextHoldsNoControlCharacter() {
+    #expect(PathName.terminalSafe("a\u{1B}[2J\rb\u{7F}\u{9B}c") == "a\\x1B[2J\\x0Db\\x7F\\xC2\\x9Bc")
+    #expect(PathName.terminalSafe("line\none\ttab café") == "line\none\ttab café")
+    #expect(PathName.terminalSafe(PathName.string([0x61, 0xE9, 0x1B])) == "a\\xE9\\x1B")
+  }
+
   @Test(arguments: names)
   func bytesRoundTripExactly(bytes: [UInt8]) {
     let string = PathName.string(bytes)
