@@ -1,4 +1,3 @@
-import Foundation
 import PhotoCore
 
 /// Reading adjustment data, after Photos' `canHandleAdjustmentData`: decode the identifier and

@@ -1,4 +1,3 @@
-import Foundation
 import PhotoCore
 
 /// Face corrections made on a review page (`photoedit review`), exported by the page as JSON and

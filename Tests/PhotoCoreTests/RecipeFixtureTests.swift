@@ -13,7 +13,7 @@ import Testing
   /// The recipe file's steps, as (filter, version, parameters).
   static func recipe(_ name: String) throws -> [(String, Int, [String: JSONValue])] {
     let data = try Data(contentsOf: root.appendingPathComponent("Fixtures/recipes/\(name)"))
-    let json = try JSONDecoder().decode(JSONValue.self, from: data)
+    let json = try JSONParser.parse([UInt8](data))
     #expect(json.object?["formatIdentifier"] == .string("org.photoedit.adjustments"))
     #expect(json.object?["formatVersion"] == .number(1))
     return (json.object?["operations"]?.array ?? []).map { op in
@@ -32,7 +32,8 @@ import Testing
         // As `apply --recipe` does: the portable part, resolved against the image entering the step.
         let request = try Filters.portableRequest(filter: filter, version: version, parameters: parameters)
         // No face on noise: a detector that finds none must leave the bytes alone.
-        let step = try request.resolve(in: ResolveContext(image: image, detector: Recording(faces: []), checker: FindsNothing()))
+        let step = try request.resolve(
+          in: ResolveContext(image: image, detector: Recording(faces: []), checker: FindsNothing()))
         if filter != "faceblur" {
           // Resolving fractions gives back the stored fractions (defaults filled in).
           let stored = step.stored.object?["parameters"]?.object ?? [:]
