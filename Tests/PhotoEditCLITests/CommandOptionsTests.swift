@@ -67,6 +67,14 @@ import Testing
     for text in [runCLI(["help"]).out, runCLI(["filters"]).out] {
       for line in text.split(separator: "\n") { #expect(line.count <= 100, "\(line.count) columns: \(line)") }
     }
+    // The manual page's source too, but for its usage lines (one `.B` line each, escaped) and its
+    // literal commands (between `.nf` and `.fi`).
+    var literal = false
+    for line in runCLI(["help", "--man"]).out.split(separator: "\n") {
+      if line == ".nf" || line == ".fi" { literal = line == ".nf" }
+      if literal || line.hasPrefix(".B photoedit ") { continue }
+      #expect(line.count <= 100, "photoedit.1: \(line.count) columns: \(line)")
+    }
   }
 
   /// revert, undo, redo and check took options that did nothing there (no detector, no encoding);
@@ -196,6 +204,17 @@ import Testing
       "detector": .choice("centerface+haar"), "minFace": .integer(20), "threshold": .number(0.5),
     ])
     #expect(options.detector == .centerfaceHaar && options.minSize == 20 && options.threshold == 0.5)
+  }
+
+  /// docs/contributing.md ("Adding a command") shows `check`'s source as it is.
+  @Test func theDocumentShowsCheckCommandAsItIs() throws {
+    let root = fixtures.deletingLastPathComponent()
+    let source = try String(
+      contentsOf: root.appendingPathComponent("Sources/PhotoEditCLI/Commands/CheckCommand.swift"),
+      encoding: .utf8)
+    let code = try #require(source.range(of: "enum CheckCommand {")).lowerBound
+    let doc = try String(contentsOf: root.appendingPathComponent("docs/contributing.md"), encoding: .utf8)
+    #expect(doc.contains("```swift\n" + source[code...] + "```"))
   }
 
   /// Completion offers what each option's kind says: its words, files or folders.
