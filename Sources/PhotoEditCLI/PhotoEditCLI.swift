@@ -43,12 +43,12 @@ public enum PhotoEditCLI {
       break
     }
     guard let command = commands.first(where: { $0.name == first }) else {
-      return fail(UsageError("unknown command '\(first)'"), console: console)
+      return fail(UsageError("unknown command '\(first)'" + suggestion(forCommand: first)), console: console)
     }
     do throws(UsageError) {
       let parsed = try ArgumentScanner.scan(
         Array(arguments.dropFirst()), command: command.name, options: command.options)
-      if parsed.flag("help") {
+      if parsed[CommonOptions.help] {
         console.print(command.help, terminator: "")
         return ExitStatus.success
       }
@@ -56,6 +56,11 @@ public enum PhotoEditCLI {
     } catch {
       return fail(error, console: console)
     }
+  }
+
+  /// `; did you mean 'apply'?` for a command name one slip away from `word`, else nothing.
+  static func suggestion(forCommand word: String) -> String {
+    Suggestion.closest(to: word, among: commands.map(\.name)).map { "; did you mean '\($0)'?" } ?? ""
   }
 
   private static func fail(_ error: UsageError, console: Console) -> Int32 {

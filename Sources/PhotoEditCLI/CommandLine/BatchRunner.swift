@@ -83,17 +83,16 @@ struct BatchRunner {
     check: ([PhotoFolder.Entry]) throws(UsageError) -> Void = { _ in },
     _ work: @escaping @Sendable (PhotoFolder.Entry) throws -> FileResult
   ) throws(UsageError) -> Int32 {
-    _ = try Shard(arguments)
-    // Options first: `-j a.jpg` is a bad --jobs value, not a missing file.
-    let jobs = try arguments.integer("jobs", in: 1...256) ?? Parallel.workerCount
+    let jobs = arguments[CommonOptions.jobs] ?? Parallel.workerCount
     let skipping = output?.folder.flatMap(PhotoFolder.identity(of:)).map { Set([$0]) } ?? []
     let entries = FileList.expand(
-      arguments.operands, recursive: arguments.flag("recursive"),
-      nulSeparated: arguments.flag("null"), skipping: skipping, publishing: publishing, console: console)
+      arguments.operands, recursive: arguments[CommonOptions.recursive],
+      nulSeparated: arguments[CommonOptions.null], skipping: skipping, publishing: publishing,
+      console: console)
     guard !entries.isEmpty else {
       if arguments.operands.isEmpty { throw UsageError("no files given", command: arguments.command) }
       // Folders with no photo in them (or an empty list on standard input): xargs' convention.
-      if !arguments.flag("quiet") { console.printError("photoedit: nothing to do: no photos found") }
+      if !arguments[CommonOptions.quiet] { console.printError("photoedit: nothing to do: no photos found") }
       return ExitStatus.success
     }
     try check(entries)
@@ -114,8 +113,8 @@ struct BatchRunner {
     entries listed: [PhotoFolder.Entry], jobs: Int,
     _ work: @escaping @Sendable (PhotoFolder.Entry) throws -> FileResult
   ) throws(UsageError) -> Int32 {
-    let shard = try Shard(arguments)
-    let quiet = arguments.flag("quiet")
+    let shard = arguments[CommonOptions.shard]
+    let quiet = arguments[CommonOptions.quiet]
     let (given, allDuplicates) = Self.duplicates(listed, output: output)
     let entries = shard.map { part in given.filter(part.contains) } ?? given
     if entries.isEmpty {
@@ -126,7 +125,7 @@ struct BatchRunner {
       }
       return ExitStatus.success
     }
-    let json = arguments.flag("json")
+    let json = arguments[CommonOptions.json]
     let progress = Progress(
       total: entries.count, console: console,
       enabled: console.errorIsTerminal && !quiet && entries.count > 1)
@@ -199,7 +198,7 @@ struct BatchRunner {
     } else {
       line += FileResult.count(given, "file")
     }
-    let done = arguments.flag("dry-run") ? "to do" : "done"
+    let done = arguments[CommonOptions.dryRun] ? "to do" : "done"
     return line + ": \(tally.done) \(done), \(tally.current) current, \(tally.failed) failed"
       + (tally.duplicates > 0 ? ", \(FileResult.count(tally.duplicates, "duplicate"))" : "")
       + (tally.noFaceFound > 0 ? "; \(FileResult.count(tally.noFaceFound, "photo")) with no face found" : "")
@@ -303,7 +302,7 @@ struct BatchRunner {
     if let error = outcome.error {
       console.printError("photoedit: \(shown): \(error)")
     }
-    if let earlier = outcome.duplicateOf, !arguments.flag("quiet") {
+    if let earlier = outcome.duplicateOf, !arguments[CommonOptions.quiet] {
       console.printError(
         "photoedit: \(shown): warning: the same file as \(TextEscaping.controls(earlier.name)), done once")
     }

@@ -11,56 +11,61 @@ struct EditSettings: Sendable {
   var subsampling: ChromaSubsampling?
   /// `--strip-identifying` or `--keep-identifying`; nil keeps the recipe's choice.
   var metadata: MetadataPolicy?
-  var maxPixels: Int?
+  var maxPixels: Int
   var timings: Bool
   var maxFileBytes: Int
   var detectors: DetectorLoader
 
-  static let options = [
+  /// What the commands that write a photo's files take (revert: `force`, `dryRun` and
+  /// `maxFileSize` only).
+  static let writing: [any OptionDeclaration] = [
     CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize,
-    CommonOptions.timings, CommonOptions.cascade, CommonOptions.model,
+    CommonOptions.timings,
   ]
-  static let encodingOptions = [CommonOptions.quality, CommonOptions.subsampling] + metadataOptions
+  /// Of the commands that may search for faces (apply, edit).
+  static let detectorOptions: [any OptionDeclaration] = [CommonOptions.cascade, CommonOptions.model]
+  static let encodingOptions: [any OptionDeclaration] =
+    [CommonOptions.quality, CommonOptions.subsampling] + metadataOptions
   /// Of the commands that render (apply, edit, undo, redo, render).
-  static let metadataOptions = [CommonOptions.stripIdentifying, CommonOptions.keepIdentifying]
+  static let metadataOptions: [any OptionDeclaration] = [
+    CommonOptions.stripIdentifying, CommonOptions.keepIdentifying,
+  ]
 
+  /// The settings a command line gives; an option the command does not take is at its default.
   init(_ args: ParsedArguments) throws(UsageError) {
-    force = args.flag("force")
-    dryRun = args.flag("dry-run")
-    quality = try args.integer("quality", in: EncodeOptions.qualityRange)
-    if let text = args.value("subsampling") {
-      guard let s = ChromaSubsampling(rawValue: text) else {
-        throw UsageError("--subsampling must be 444, 422 or 420, not '\(text)'", command: args.command)
-      }
-      subsampling = s
-    }
-    switch (args.flag("strip-identifying"), args.flag("keep-identifying")) {
+    force = args[CommonOptions.force]
+    dryRun = args[CommonOptions.dryRun]
+    quality = args[CommonOptions.quality]
+    subsampling = args[CommonOptions.subsampling]
+    switch (args[CommonOptions.stripIdentifying], args[CommonOptions.keepIdentifying]) {
     case (true, true):
       throw UsageError("give --strip-identifying or --keep-identifying, not both", command: args.command)
     case (true, false): metadata = .stripped
     case (false, true): metadata = .kept
     case (false, false): metadata = nil
     }
-    maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
-    timings = args.flag("timings")
-    maxFileBytes = try Self.maxFileBytes(args)
+    maxPixels = args[CommonOptions.maxPixels] ?? DecodeOptions.defaultMaxPixels
+    timings = args[CommonOptions.timings]
+    maxFileBytes = Self.maxFileBytes(args)
     detectors = Self.detectors(args)
   }
 
   /// `--max-file-size MB`: the largest sidecar, recipe, strokes file or cascade read.
-  static func maxFileBytes(_ args: ParsedArguments) throws(UsageError) -> Int {
-    (try args.integer("max-file-size", in: 1...4096)).map { $0 << 20 } ?? FileLimits.defaultDataFileBytes
+  static func maxFileBytes(_ args: ParsedArguments) -> Int {
+    args[CommonOptions.maxFileSize].map { $0 << 20 } ?? FileLimits.defaultDataFileBytes
   }
 
   /// The face detectors' loader: the cascade `--cascade FILE`, else `$PHOTOEDIT_CASCADE`, else
   /// the default; the CenterFace model `--model FILE`, else `$PHOTOEDIT_CENTERFACE`, else the
   /// places `DetectorLoader.defaultModelSearch` lists.
   static func detectors(_ args: ParsedArguments) -> DetectorLoader {
-    func environment(_ name: String) -> String? { FileSystem.environment(name).flatMap { $0.isEmpty ? nil : $0 } }
-    let limit = (try? maxFileBytes(args)) ?? FileLimits.defaultDataFileBytes
+    func environment(_ name: String) -> String? {
+      FileSystem.environment(name).flatMap { $0.isEmpty ? nil : $0 }
+    }
     return DetectorLoader(
-      cascadePath: args.value("cascade") ?? environment("PHOTOEDIT_CASCADE"),
-      modelPath: args.value("model") ?? environment("PHOTOEDIT_CENTERFACE"), maxBytes: limit)
+      cascadePath: args[CommonOptions.cascade] ?? environment("PHOTOEDIT_CASCADE"),
+      modelPath: args[CommonOptions.model] ?? environment("PHOTOEDIT_CENTERFACE"),
+      maxBytes: maxFileBytes(args))
   }
 
   /// The store's settings for one file; stage times are printed with that file's name.
@@ -74,7 +79,7 @@ struct EditSettings: Sendable {
     s.subsampling = subsampling
     s.metadata = metadata
     s.maxFileBytes = maxFileBytes
-    if let maxPixels { s.maxPixels = maxPixels }
+    s.maxPixels = maxPixels
     return s
   }
 }
@@ -86,20 +91,19 @@ struct OutputTarget: Sendable {
   /// The folders `--output-dir` made in this run.
   private let made = MadeFolders()
 
-  static let options = [
-    OptionSpec(long: "output", short: "o", valueName: "FILE", help: "write here instead (one input only)"),
-    OptionSpec(
-      long: "output-dir", valueName: "DIR",
-      help: "write each result into DIR, same file name (with -r, same path below DIR)"),
-  ]
+  static let output = Option.file(
+    "output", short: "o", help: "write here instead (one input only)")
+  static let outputDir = Option.folder(
+    "output-dir", help: "write each result into DIR, same file name (with -r, same path below DIR)")
+  static let options: [any OptionDeclaration] = [output, outputDir]
 
   init(_ args: ParsedArguments) throws(UsageError) {
-    file = args.value("output")
-    folder = args.value("output-dir")
+    file = args[Self.output]
+    folder = args[Self.outputDir]
     if file != nil && folder != nil {
       throw UsageError("give -o/--output or --output-dir, not both", command: args.command)
     }
-    if file != nil && (args.operands.count != 1 || args.operands == ["-"] || args.flag("recursive")) {
+    if file != nil && (args.operands.count != 1 || args.operands == ["-"] || args[CommonOptions.recursive]) {
       throw UsageError(
         "-o/--output takes exactly one input; use --output-dir for many", command: args.command)
     }
@@ -128,7 +132,9 @@ struct OutputTarget: Sendable {
   /// (not in a dry run), and when the photo fails, what this run made of them is taken back
   /// (``MadeFolders``).
   func writing<T>(for input: PhotoFolder.Entry, dryRun: Bool, _ work: (String?) throws -> T) throws -> T {
-    guard !dryRun, let (folder, relative) = folderToMake(for: input) else { return try work(path(for: input)) }
+    guard !dryRun, let (folder, relative) = folderToMake(for: input) else {
+      return try work(path(for: input))
+    }
     try made.enter(folder, for: relative)
     do {
       let result = try work(path(for: input))
@@ -145,7 +151,8 @@ struct OutputTarget: Sendable {
   /// `--output-dir out` would).
   private func folderToMake(for input: PhotoFolder.Entry) -> (String, String?)? {
     if let folder { return (folder, input.relative) }
-    guard let file, let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")), slash != file.utf8.startIndex else {
+    guard let file, let slash = file.utf8.lastIndex(of: UInt8(ascii: "/")), slash != file.utf8.startIndex
+    else {
       return nil
     }
     return (String(file[..<slash]), nil)

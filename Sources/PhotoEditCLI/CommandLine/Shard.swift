@@ -13,12 +13,6 @@ struct Shard: Sendable, Equatable {
   /// How many parts there are.
   var count: Int
 
-  /// The shard a command line asks for, or nil without `--shard`.
-  init?(_ arguments: ParsedArguments) throws(UsageError) {
-    guard let text = arguments.value("shard") else { return nil }
-    self = try Self.parse(text, command: arguments.command)
-  }
-
   init(index: Int, count: Int) {
     precondition(count > 0 && (1...count).contains(index), "a shard is K/N with 1 <= K <= N")
     (self.index, self.count) = (index, count)

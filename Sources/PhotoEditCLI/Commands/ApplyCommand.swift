@@ -2,10 +2,16 @@ import PhotoCore
 import Recipe
 
 enum ApplyCommand {
+  static let filter = Option.text(
+    "filter", short: "f", valueName: "FILTER", repeatable: true,
+    help: "an edit to append: NAME[:key=value,...], a filter and its parameters (see 'photoedit filters')")
+  static let recipe = Option.file(
+    "recipe", repeatable: true, help: "append the portable edits of a sidecar or recipe file")
+
   static let command = Command(
     name: "apply", summary: "Append edits to each photo's recipe and re-render it from the original.",
     usage:
-      "photoedit apply (--filter NAME[:key=value,...] | --recipe FILE)... [options] FILE...  |  apply --corrections FILE DIR",
+      "photoedit apply (-f FILTER|--recipe FILE)... [options] FILE... | apply --corrections FILE DIR",
     discussion: """
       Filters apply in the order given, after the photo's existing edits. The render is always made
       from the original, never from the previous render. --recipe takes the portable edits of a
@@ -14,24 +20,17 @@ enum ApplyCommand {
       --output-dir the input is left untouched and is itself the original. --corrections applies the
       corrections a 'photoedit review' page exported to the photos under the reviewed folder DIR.
       """,
-    options: CommonOptions.batch + [
-      OptionSpec(
-        long: "filter", short: "f", valueName: "NAME[:k=v,...]", repeatable: true,
-        help: "an edit to append (see 'photoedit filters')"),
-      OptionSpec(
-        long: "recipe", valueName: "FILE", repeatable: true,
-        help: "append the portable edits of a sidecar or recipe file"),
-      ApplyCorrections.option,
-    ] + OutputTarget.options + EditSettings.encodingOptions + EditSettings.options,
+    options: CommonOptions.batch + [filter, recipe, ApplyCorrections.option] + OutputTarget.options
+      + EditSettings.encodingOptions + EditSettings.writing + EditSettings.detectorOptions,
     moreHelp: { FilterCatalog.text() },
     run: { args, console throws(UsageError) in
-      if let file = args.value("corrections") {
+      if let file = args[ApplyCorrections.option] {
         return try ApplyCorrections.run(file, args, console: console)
       }
       let settings = try EditSettings(args)
       let output = try OutputTarget(args)
       var requests: [StepRequest] = []
-      for path in args.allValues("recipe") {
+      for path in args.all(recipe) {
         do throws(StoreError) {
           requests += try EditStore.recipe(from: path, limit: settings.maxFileBytes)
         } catch {
@@ -40,7 +39,7 @@ enum ApplyCommand {
           return ExitStatus.of(error)
         }
       }
-      for word in args.allValues("filter") {
+      for word in args.all(filter) {
         do throws(FilterWordError) {
           requests.append(
             try FilterWords.parse(word) { (path: String) throws(StoreError) in
@@ -58,8 +57,8 @@ enum ApplyCommand {
       if let status = settings.detectors.preflight(DetectorLoader.needed(by: requests), console: console) {
         return status
       }
-      let batch = args.flag("recursive") || args.operands.count > 1 || args.operands.contains("-")
-      if output.isInPlace, batch, !args.flag("quiet"), !settings.dryRun,
+      let batch = args[CommonOptions.recursive] || args.operands.count > 1 || args.operands.contains("-")
+      if output.isInPlace, batch, !args[CommonOptions.quiet], !settings.dryRun,
         requests.contains(where: { $0.requirements.checksHiding })
       {
         // Publishing the folder as it is would publish every face: say so before the first line.

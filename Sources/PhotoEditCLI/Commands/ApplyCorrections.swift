@@ -4,8 +4,8 @@ import Recipe
 /// `photoedit apply --corrections FILE DIR`: the corrections a review page exported, applied to
 /// the photos under the reviewed folder DIR.
 enum ApplyCorrections {
-  static let option = OptionSpec(
-    long: "corrections", valueName: "FILE",
+  static let option = Option.file(
+    "corrections",
     help: "apply a review page's corrections file to the photos under the reviewed folder (the one operand)")
 
   /// The whole file is checked first (its size bounded by --max-file-size; every photo, step and
@@ -13,10 +13,10 @@ enum ApplyCorrections {
   /// photo's faceblur step gets its new exclude= and add= as `edit --step N --set` would give
   /// them, through the store's safety protocol.
   static func run(_ file: String, _ args: ParsedArguments, console: Console) throws(UsageError) -> Int32 {
-    if !args.allValues("filter").isEmpty || !args.allValues("recipe").isEmpty {
+    if args.has(ApplyCommand.filter) || args.has(ApplyCommand.recipe) {
       throw UsageError("--corrections cannot be combined with --filter or --recipe", command: "apply")
     }
-    if args.value("output") != nil || args.value("output-dir") != nil {
+    if args.has(OutputTarget.output) || args.has(OutputTarget.outputDir) {
       throw UsageError(
         "--corrections edits the reviewed photos in place; -o and --output-dir do not apply", command: "apply"
       )
@@ -48,13 +48,17 @@ enum ApplyCorrections {
       return status
     }
     if checked.isEmpty {
-      if !args.flag("quiet") { console.printError("photoedit: nothing to do: the file holds no corrections") }
+      if !args[CommonOptions.quiet] {
+        console.printError("photoedit: nothing to do: the file holds no corrections")
+      }
       return ExitStatus.success
     }
     let entries = checked.map { PhotoFolder.Entry(path: $0.path) }
     let byPath = Dictionary(checked.map { ($0.path, ($0.entry, $0.done)) }, uniquingKeysWith: { a, _ in a })
-    let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
-    return try BatchRunner(arguments: args, console: console, editsInPlace: true).run(entries: entries, jobs: jobs) { path in
+    let jobs = args[CommonOptions.jobs] ?? Parallel.workerCount
+    return try BatchRunner(arguments: args, console: console, editsInPlace: true).run(
+      entries: entries, jobs: jobs
+    ) { path in
       let (entry, done) = byPath[path]!
       if done {
         return FileResult(

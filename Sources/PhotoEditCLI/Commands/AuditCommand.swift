@@ -1,3 +1,4 @@
+import Codecs
 import PhotoCore
 import Recipe
 import Synchronization
@@ -24,21 +25,17 @@ enum AuditCommand {
       or 66 when the one file named cannot be read or is missing.
       docs/audit.md has the rules and how the threshold was measured.
       """,
-    options: CommonOptions.batch.map { $0.long == "recursive" ? recursive : $0 } + [
-      OptionSpec(
-        long: "threshold", valueName: "T",
-        help:
-          "the CenterFace score from which a face counts as visible, \(ValueText.range(.number(DetectionOptions.thresholdRange))) (default \(ValueText.number(AuditOptions.defaultThreshold)))"
-      ),
-      CommonOptions.model, CommonOptions.maxPixels, CommonOptions.maxFileSize, CommonOptions.timings,
+    options: [
+      CommonOptions.help, recursive, CommonOptions.null, CommonOptions.jobs, CommonOptions.json,
+      CommonOptions.quiet, CommonOptions.shard, threshold, CommonOptions.model, CommonOptions.maxPixels,
+      CommonOptions.maxFileSize, CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in
       var options = AuditOptions()
-      options.threshold =
-        try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
-      let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
+      options.threshold = args[threshold] ?? options.threshold
+      let maxPixels = args[CommonOptions.maxPixels] ?? DecodeOptions.defaultMaxPixels
       let detectors = EditSettings.detectors(args)
-      let timings = args.flag("timings")
+      let timings = args[CommonOptions.timings]
       let audit = options
       if let status = detectors.preflight([.centerface], console: console) { return status }
       let found = Atomic<Bool>(false)
@@ -52,7 +49,7 @@ enum AuditCommand {
         let clock = StageClock(console: console, file: path, enabled: timings)
         var settings = StoreSettings(detectors: detectors)
         settings.recordTiming = { stage, seconds in clock.record(stage, seconds) }
-        if let maxPixels { settings.maxPixels = maxPixels }
+        settings.maxPixels = maxPixels
         let outcome = try EditStore(settings: settings).audit(path, options: audit)
         if !outcome.isClean { found.store(true, ordering: .relaxed) }
         return FileResult(outcome)
@@ -61,7 +58,10 @@ enum AuditCommand {
     })
 
   /// `-r` walks for more than photos here.
-  static let recursive = OptionSpec(
-    long: "recursive", short: "r",
+  static let recursive = Flag(
+    "recursive", short: "r",
     help: "walk folders: every photo and store file a copy of them would publish, hidden ones too")
+  static let threshold = Option.number(
+    "threshold", valueName: "T", DetectionOptions.thresholdRange, default: AuditOptions.defaultThreshold,
+    help: "the CenterFace score from which a face counts as visible")
 }

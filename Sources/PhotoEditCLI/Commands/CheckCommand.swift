@@ -1,6 +1,8 @@
 import Recipe
 
 enum CheckCommand {
+  static let repair = Flag("repair", help: "finish or roll back an interrupted edit")
+
   static let command = Command(
     name: "check",
     summary: "Verify originals and renders against their checksums; --repair finishes or rolls back.",
@@ -11,11 +13,11 @@ enum CheckCommand {
       interrupted edit when its new state is complete on disk, or rolls it back to the old one.
       """,
     options: CommonOptions.batch + [
-      OptionSpec(long: "repair", help: "finish or roll back an interrupted edit")
-    ] + EditSettings.options,
+      repair, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize, CommonOptions.timings,
+    ],
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)
-      let repair = args.flag("repair")
+      let repair = args[CheckCommand.repair]
       let status = try BatchRunner(arguments: args, console: console).run { path in
         var result = FileResult(
           try EditStore(settings: settings.store(for: path, console: console)).check(path, repair: repair))

@@ -21,7 +21,8 @@ enum CompletionCommand {
         console.print(Completion.candidates(Array(operands.dropFirst())).joined(separator: "\n"))
         return ExitStatus.success
       }
-      guard operands.count == 1, let shell = operands.first, let script = CompletionScripts.script(shell) else {
+      guard operands.count == 1, let shell = operands.first, let script = CompletionScripts.script(shell)
+      else {
         throw UsageError(
           "give one shell: \(shells.joined(separator: ", "))"
             + (operands.first.map { ", not '\($0)'" } ?? ""), command: "completion")
@@ -47,7 +48,9 @@ enum Completion {
     if current.hasPrefix("--"), let equals = current.firstIndex(of: "="),
       let option = command.options.first(where: { "--" + $0.long == current[..<equals] })
     {
-      return values(of: option, prefix: String(current[...equals]), partial: String(current[current.index(after: equals)...]))
+      return values(
+        of: option, prefix: String(current[...equals]),
+        partial: String(current[current.index(after: equals)...]))
     }
     if words.count > 2, let option = valueOption(previous, in: command) {
       return values(of: option, prefix: "", partial: current)
@@ -77,15 +80,17 @@ enum Completion {
     return option?.valueName == nil ? nil : option
   }
 
+  /// What the option's kind says may follow: files, folders, its words, or a filter word.
   private static func values(of option: OptionSpec, prefix: String, partial: String) -> [String] {
-    let valueName = option.valueName ?? ""
-    if option.long == "filter" {
+    if option.long == ApplyCommand.filter.spec.long {
       return ["words"] + filterWords(partial).map { prefix + $0 }
     }
-    if valueName == "DIR" { return ["dirs", prefix, partial] }
-    if valueName.hasSuffix("FILE") || valueName == "PAGE" { return ["files", prefix, partial] }
-    let choices = valueName.split(separator: "|").map(String.init)
-    return ["words"] + (choices.count > 1 ? choices.filter { $0.hasPrefix(partial) }.map { prefix + $0 } : [])
+    switch option.kind {
+    case .folder: return ["dirs", prefix, partial]
+    case .file: return ["files", prefix, partial]
+    case .choice(let words): return ["words"] + words.filter { $0.hasPrefix(partial) }.map { prefix + $0 }
+    default: return ["words"]
+    }
   }
 
   /// `--filter` values: a filter's name, then `name:key=value,key=value` with each parameter's name
@@ -99,13 +104,17 @@ enum Completion {
     let head = settings.lastIndex(of: ",").map { String(partial[...$0]) } ?? String(partial[...colon])
     let last = settings.lastIndex(of: ",").map { settings[settings.index(after: $0)...] } ?? settings
     if let equals = last.firstIndex(of: "=") {
-      let key = last[..<equals], typed = last[last.index(after: equals)...]
+      let key = last[..<equals]
+      let typed = last[last.index(after: equals)...]
       guard let parameter = filter.parameters.first(where: { $0.name == key }),
         case .choice(let words) = parameter.kind
       else { return [] }
       return words.filter { $0.hasPrefix(typed) }.map { head + key + "=" + $0 }
     }
-    let used = Set(settings.split(separator: ",", omittingEmptySubsequences: false).dropLast().compactMap { $0.split(separator: "=").first.map(String.init) })
+    let used = Set(
+      settings.split(separator: ",", omittingEmptySubsequences: false).dropLast().compactMap {
+        $0.split(separator: "=").first.map(String.init)
+      })
     return filter.parameters.map(\.name)
       .filter { $0.hasPrefix(last) && !used.contains($0) }
       .map { head + $0 + "=" }

@@ -1,3 +1,4 @@
+import Codecs
 import PhotoCore
 import Recipe
 
@@ -15,73 +16,94 @@ enum DetectCommand {
       cascade, with its detectMultiScale rules and boxes; haar+profile, centerface+haar and
       centerface+haar+profile unite several, one box per face. The README compares them.
       """,
-    options: CommonOptions.batch + [
-      OptionSpec(
-        long: "detector", valueName: "NAME",
-        help: "\(DetectorChoice.allCases.map(\.rawValue).joined(separator: "|")) (default centerface)"),
-      OptionSpec(
-        long: "threshold", valueName: "T",
-        help:
-          "CenterFace: the score a face needs, \(ValueText.range(.number(DetectionOptions.thresholdRange))) (default 0.3)"
-      ),
-      OptionSpec(
-        long: "scale-factor", valueName: "F",
-        help: "pyramid step, \(ValueText.range(.number(DetectionOptions.scaleFactorRange))) (default 1.1)"),
-      OptionSpec(
-        long: "min-neighbors", valueName: "N",
-        help:
-          "detections a face needs, \(ValueText.range(.integer(DetectionOptions.minNeighborsRange))) (default 3)"
-      ),
-      OptionSpec(long: "min-face", valueName: "PX", help: "smallest face side in pixels (default: none)"),
-      OptionSpec(long: "max-face", valueName: "PX", help: "largest face side in pixels (default: none)"),
+    options: CommonOptions.batch + DetectCommand.settings.map { $0.option as any OptionDeclaration } + [
       CommonOptions.cascade, CommonOptions.model, CommonOptions.maxPixels, CommonOptions.maxFileSize,
       CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in
-      var options = DetectionOptions()
-      if let name = args.value("detector") {
-        guard let choice = DetectorChoice(rawValue: name) else {
-          throw UsageError(
-            "--detector must be one of \(DetectorChoice.allCases.map(\.rawValue).joined(separator: ", ")), not '\(name)'",
-            command: "detect")
-        }
-        options.detector = choice
+      var values: [String: ParameterValue] = [:]
+      for setting in DetectCommand.settings {
+        if let value = args[setting.option] { values[setting.key] = value }
       }
-      options.threshold =
-        try args.decimal("threshold", in: DetectionOptions.thresholdRange) ?? options.threshold
-      // An option of a detector that is not searched would change nothing: say so, never ignore it.
-      if args.value("threshold") != nil, !options.detector.runsCenterFace {
-        throw UsageError(
-          "--threshold is CenterFace's; --detector \(options.detector.rawValue) does not run it",
-          command: "detect")
-      }
-      for haarOption in ["scale-factor", "min-neighbors"] where args.value(haarOption) != nil {
-        if !options.detector.runsHaar {
-          throw UsageError(
-            "--\(haarOption) is the Haar cascade's; --detector \(options.detector.rawValue) does not run it",
-            command: "detect")
-        }
-      }
-      options.scaleFactor =
-        try args.decimal("scale-factor", in: DetectionOptions.scaleFactorRange) ?? options.scaleFactor
-      options.minNeighbors =
-        try args.integer("min-neighbors", in: DetectionOptions.minNeighborsRange) ?? options.minNeighbors
-      options.minSize = try args.integer("min-face", in: DetectionOptions.faceSizeRange)
-      options.maxSize = try args.integer("max-face", in: DetectionOptions.faceSizeRange)
-      if let lo = options.minSize, let hi = options.maxSize, lo > hi {
-        throw UsageError("--max-face (\(hi)) must be at least --min-face (\(lo))", command: "detect")
-      }
-      let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max))
+      let options = try DetectCommand.detection(values)
+      let maxPixels = args[CommonOptions.maxPixels] ?? DecodeOptions.defaultMaxPixels
       let detectors = EditSettings.detectors(args)
-      let timings = args.flag("timings")
+      let timings = args[CommonOptions.timings]
       let search = options
       if let status = detectors.preflight([options.detector], console: console) { return status }
       return try BatchRunner(arguments: args, console: console).run { path in
         let clock = StageClock(console: console, file: path, enabled: timings)
         var settings = StoreSettings(detectors: detectors)
         settings.recordTiming = { stage, seconds in clock.record(stage, seconds) }
-        if let maxPixels { settings.maxPixels = maxPixels }
+        settings.maxPixels = maxPixels
         return FileResult(try EditStore(settings: settings).detect(path, options: search))
       }
     })
+
+  /// One of faceblur's detector settings as detect's option: `--min-face` is faceblur's
+  /// `minFace`, with its kind, range, default and help.
+  struct Setting: Sendable {
+    /// The parameter's name in faceblur's declaration.
+    var key: String
+    var option: Option<ParameterValue>
+  }
+
+  /// The faceblur parameters detect takes, with the value name its help gives each. Everything
+  /// else about them is faceblur's declaration (`FaceblurFilter.Parameters.fields`), and so are
+  /// the checks of their values against each other: detect finds the faces faceblur would.
+  static let settings: [Setting] = [
+    ("detector", "NAME"), ("threshold", "T"), ("scaleFactor", "F"), ("minNeighbors", "N"), ("minFace", "PX"),
+    ("maxFace", "PX"),
+  ].map { key, valueName in
+    guard let field = FaceblurFilter.Parameters.field(named: key) else {
+      preconditionFailure("faceblur has no parameter \(key)")
+    }
+    return Setting(key: key, option: .parameter(field, valueName: valueName))
+  }
+
+  /// The search the settings given ask for, checked as faceblur checks them.
+  static func detection(_ values: [String: ParameterValue]) throws(UsageError) -> DetectionOptions {
+    func flag(_ key: String) -> String {
+      let word = key.split(separator: "=", maxSplits: 1)
+      let option = settings.first { $0.key == word[0] }.map { "--" + $0.option.spec.long } ?? String(word[0])
+      return word.count == 2 ? "\(option) \(word[1])" : option
+    }
+    if case .integer(let lo)? = values["minFace"], case .integer(let hi)? = values["maxFace"], lo > hi {
+      throw UsageError(
+        "\(flag("maxFace")) (\(hi)) must be at least \(flag("minFace")) (\(lo))", command: "detect")
+    }
+    do throws(FilterError) {
+      return try FaceblurFilter.Parameters(filter: FaceblurFilter.name, values: values).detection
+    } catch {
+      // An option of a detector that is not searched would change nothing: say so, never ignore it.
+      if case .conflictingParameters(_, let keys) = error, keys.count == 2 {
+        throw UsageError(
+          "\(flag(keys[1])) changes nothing with \(flag(keys[0])), which does not run the detector it is for",
+          command: "detect")
+      }
+      throw UsageError(ErrorText.message(error), command: "detect")
+    }
+  }
+}
+
+extension Option where Value == ParameterValue {
+  /// A filter parameter as a command-line option: `minFace` is `--min-face`, with the parameter's
+  /// kind (a whole number, a number or a word), range, default and help.
+  static func parameter<P>(_ field: ParameterField<P>, valueName: String) -> Self {
+    let long = field.name.reduce(into: "") { out, c in out += c.isUppercase ? "-" + c.lowercased() : String(c)
+    }
+    let kind: OptionKind
+    let decode: @Sendable (String) -> ParameterValue?
+    switch field.kind {
+    case .integer(let r): (kind, decode) = (.integer(r), { Int($0).map(ParameterValue.integer) })
+    case .number(let r): (kind, decode) = (.number(r), { Double($0).map(ParameterValue.number) })
+    case .choice(let words): (kind, decode) = (.choice(words), { ParameterValue.choice($0) })
+    default: preconditionFailure("\(field.name): a \(field.kind) parameter has no option")
+    }
+    return Self(
+      spec: OptionSpec(
+        long: long, valueName: valueName, kind: kind, help: field.help,
+        defaultText: field.defaultValue.map(ValueText.value) ?? "none"),
+      decode: decode)
+  }
 }

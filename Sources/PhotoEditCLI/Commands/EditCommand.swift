@@ -2,9 +2,15 @@ import PhotoCore
 import Recipe
 
 enum EditCommand {
+  static let step = Option.integer("step", 1...1_000_000, help: "the step to change, from 1")
+  static let set = Option.text("set", valueName: "k=v,...", help: "new values for the step's parameters")
+  static let remove = Flag("remove", help: "take the step out of the recipe")
+  static let move = Option.integer(
+    "move", valueName: "M", 1...1_000_000, help: "move the step so that it becomes step M")
+
   static let command = Command(
     name: "edit", summary: "Change, remove or move one step of each photo's recipe, and re-render.",
-    usage: "photoedit edit FILE... --step N (--set key=value[,key=value...] | --remove | --move M) [options]",
+    usage: "photoedit edit FILE... --step N (--set k=v[,k=v...] | --remove | --move M) [options]",
     discussion: """
       Steps are numbered from 1, as 'photoedit show' lists them. --set changes parameters of step
       N, checked as apply checks them (a key no filter has, or a value no filter with that key
@@ -16,24 +22,22 @@ enum EditCommand {
       exclusion whose face is not found again is dropped, with a warning). undo takes the edit
       back.
       """,
-    options: CommonOptions.batch + [
-      OptionSpec(long: "step", valueName: "N", help: "the step to change, from 1"),
-      OptionSpec(long: "set", valueName: "k=v,...", help: "new values for the step's parameters"),
-      OptionSpec(long: "remove", help: "take the step out of the recipe"),
-      OptionSpec(long: "move", valueName: "M", help: "move the step so that it becomes step M"),
-    ] + EditSettings.encodingOptions + EditSettings.options,
+    options: CommonOptions.batch + [step, set, remove, move] + EditSettings.encodingOptions
+      + EditSettings.writing + EditSettings.detectorOptions,
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)
-      guard let step = try args.integer("step", in: 1...1_000_000) else {
+      guard let step = args[EditCommand.step] else {
         throw UsageError(
           "give --step N (steps count from 1, as 'photoedit show' lists them)", command: "edit")
       }
-      let actions = [args.value("set") != nil, args.flag("remove"), args.value("move") != nil].filter { $0 }
+      let actions = [args.has(EditCommand.set), args[EditCommand.remove], args.has(EditCommand.move)].filter {
+        $0
+      }
       guard actions.count == 1 else {
         throw UsageError("give exactly one of --set, --remove and --move", command: "edit")
       }
       let action: EditAction
-      if let text = args.value("set") {
+      if let text = args[EditCommand.set] {
         let (pairs, fileProblem, files) = try pairs(text)
         if let fileProblem, let status = FilterWords.reportFileProblem(fileProblem, console: console) {
           return status
@@ -41,7 +45,7 @@ enum EditCommand {
         action = .set(files: files) { n, filter throws(StoreError) in
           try values(pairs, step: n, filter: filter)
         }
-      } else if let to = try args.integer("move", in: 1...1_000_000) {
+      } else if let to = args[EditCommand.move] {
         action = .move(to: to)
       } else {
         action = .remove

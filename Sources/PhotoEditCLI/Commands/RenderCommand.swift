@@ -1,9 +1,11 @@
 import Recipe
 
 enum RenderCommand {
+  static let maxSize = Option.integer("max-size", 1...1_000_000, help: "longest side of the result in pixels")
+
   static let command = Command(
     name: "render", summary: "Re-render each photo from its original and recipe, or export a copy.",
-    usage: "photoedit render [options] FILE... [-o OUT | --output-dir DIR] [--max-size N] [--quality Q]",
+    usage: "photoedit render [options] FILE... [-o OUT | --output-dir DIR] [--max-size N]",
     discussion: """
       Without -o, an edited photo's render is made again in place (after a change of --quality,
       say). With -o or --output-dir the result is an export with no sidecar; its format follows the
@@ -14,13 +16,12 @@ enum RenderCommand {
       --max-size N makes the fast display-size image: the JPEG is decoded with DCT-domain scaling to
       the smallest size still at least N, then resampled to exactly N on the longest side.
       """,
-    options: CommonOptions.batch + OutputTarget.options + [
-      OptionSpec(long: "max-size", valueName: "N", help: "longest side of the result in pixels")
-    ] + EditSettings.encodingOptions + EditSettings.options,
+    options: CommonOptions.batch + OutputTarget.options + [maxSize] + EditSettings.encodingOptions
+      + EditSettings.writing,
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)
       let output = try OutputTarget(args)
-      let maxSize = try args.integer("max-size", in: 1...1_000_000)
+      let maxSize = args[RenderCommand.maxSize]
       if maxSize != nil && output.file == nil && output.folder == nil {
         throw UsageError("--max-size makes an export: give -o FILE or --output-dir DIR", command: "render")
       }

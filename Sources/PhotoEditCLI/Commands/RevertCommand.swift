@@ -9,7 +9,7 @@ enum RevertCommand {
       PHOTO.photoedit.json are removed. For an output made with -o, the output gets a copy of the
       original's bytes and its sidecar is removed; the original itself is never touched.
       """,
-    options: CommonOptions.batch + EditSettings.options,
+    options: CommonOptions.batch + [CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxFileSize],
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)
       return try BatchRunner(arguments: args, console: console, editsInPlace: true).run { path in

@@ -1,3 +1,4 @@
+import Codecs
 import Dispatch
 import Foundation
 import PhotoCore
@@ -6,6 +7,18 @@ import Synchronization
 
 enum ReviewCommand {
   static let defaultMaxSize = 1024
+  static let output = Option.file("output", short: "o", valueName: "PAGE.html", help: "the page to write")
+  static let noOriginals = Flag("no-originals", help: "show the renders only (no unredacted previews)")
+  static let maxSize = Option.integer(
+    "max-size", 16...8192, default: defaultMaxSize, help: "longest side of the previews in pixels")
+  static let recursive = Flag(
+    "recursive", short: "r", help: "accepted and ignored: folders are always walked")
+  static let scores = Flag(
+    "scores",
+    help:
+      "give each face its detector's score (CenterFace's): searches each original again, as detect does (slow)"
+  )
+  static let force = Flag("force", help: "replace a file at PAGE.html that is not a review page")
 
   static let command = Command(
     name: "review", summary: "Write a web page to check and correct what faceblur did to each photo.",
@@ -22,25 +35,12 @@ enum ReviewCommand {
       The page must be outside the reviewed folders.
       """,
     options: [
-      CommonOptions.help,
-      OptionSpec(long: "output", short: "o", valueName: "PAGE.html", help: "the page to write"),
-      OptionSpec(long: "no-originals", help: "show the renders only (no unredacted previews)"),
-      OptionSpec(
-        long: "max-size", valueName: "N",
-        help: "longest side of the previews in pixels (default \(defaultMaxSize))"),
-      OptionSpec(long: "recursive", short: "r", help: "accepted and ignored: folders are always walked"),
-      OptionSpec(
-        long: "scores",
-        help:
-          "give each face its detector's score (CenterFace's): searches each original again, as detect does (slow)"
-      ),
-      CommonOptions.cascade, CommonOptions.model,
-      CommonOptions.jobs, CommonOptions.quiet, CommonOptions.shard,
-      OptionSpec(long: "force", help: "replace a file at PAGE.html that is not a review page"),
+      CommonOptions.help, output, noOriginals, maxSize, recursive, scores, CommonOptions.cascade,
+      CommonOptions.model, CommonOptions.jobs, CommonOptions.quiet, CommonOptions.shard, force,
       CommonOptions.maxPixels, CommonOptions.maxFileSize,
     ],
     run: { args, console throws(UsageError) in
-      guard let page = args.value("output") else {
+      guard let page = args[output] else {
         throw UsageError("give the page to write with -o PAGE.html", command: "review")
       }
       let lower = page.lowercased()
@@ -50,23 +50,21 @@ enum ReviewCommand {
       guard !args.operands.isEmpty, !args.operands.contains("-") else {
         throw UsageError("give the photos or folders to review", command: "review")
       }
-      let maxSize = try args.integer("max-size", in: 16...8192) ?? defaultMaxSize
-      let jobs = try args.integer("jobs", in: 1...256) ?? Parallel.workerCount
+      let maxSize = args[ReviewCommand.maxSize] ?? defaultMaxSize
+      let jobs = args[CommonOptions.jobs] ?? Parallel.workerCount
       var settings = StoreSettings(detectors: EditSettings.detectors(args))
-      settings.maxFileBytes = try EditSettings.maxFileBytes(args)
-      if let maxPixels = try args.integer("max-pixels", in: 1...Int(Int32.max)) {
-        settings.maxPixels = maxPixels
-      }
-      let shard = try Shard(args)
+      settings.maxFileBytes = EditSettings.maxFileBytes(args)
+      settings.maxPixels = args[CommonOptions.maxPixels] ?? DecodeOptions.defaultMaxPixels
+      let shard = args[CommonOptions.shard]
       let selection = try ReviewSelection(args.operands, shard: shard)
-      if !args.flag("quiet"), !selection.skipped.isEmpty {
+      if !args[CommonOptions.quiet], !selection.skipped.isEmpty {
         // Not on the page: their faces were not looked for, let alone hidden.
         console.printError(
           "photoedit: \(FileResult.count(selection.skipped.count, "photo")) skipped: \(BatchRunner.skippedReason) ("
             + BatchRunner.distinct(selection.skipped).joined(separator: ", ") + ")")
       }
       if let shard, selection.photos.isEmpty {
-        if !args.flag("quiet") {
+        if !args[CommonOptions.quiet] {
           console.printError(
             "photoedit: nothing to do: shard \(shard.description) holds none of the \(FileResult.count(selection.total, "photo")); no page written"
           )
@@ -75,19 +73,19 @@ enum ReviewCommand {
       }
       var output = ReviewOutput(page: page)
       try refuseInside(output, operands: args.operands)
-      do throws(ReviewOutput.Failure) { try output.begin(force: args.flag("force")) } catch {
+      do throws(ReviewOutput.Failure) { try output.begin(force: args[force]) } catch {
         return report(error, console: console)
       }
-      let originals = !args.flag("no-originals")
+      let originals = !args[noOriginals]
       let items = makeItems(
         selection, output: output, settings: settings, maxSize: maxSize, originals: originals,
-        scores: args.flag("scores"), jobs: jobs, console: console, quiet: args.flag("quiet"))
+        scores: args[scores], jobs: jobs, console: console, quiet: args[CommonOptions.quiet])
       let failed = items.filter { $0.views.isEmpty && $0.problem != nil }
       if !items.isEmpty && failed.count == items.count {
         // A page of failures only shows nothing to check: none is written (one there stays).
         output.abandon()
         if items.count == 1 { return failed[0].status ?? ExitStatus.dataError }
-        if !args.flag("quiet") {
+        if !args[CommonOptions.quiet] {
           console.printError(
             "photoedit: none of the \(items.count) photos could be previewed; no page written")
         }
@@ -105,7 +103,7 @@ enum ReviewCommand {
         output.abandon()
         return report(error, console: console)
       }
-      if !args.flag("quiet") {
+      if !args[CommonOptions.quiet] {
         let faces = items.reduce(0) { $0 + $1.faces.count }
         let look = items.filter { !$0.flags.isEmpty }.count
         console.print(
@@ -115,7 +113,7 @@ enum ReviewCommand {
       if failed.isEmpty { return ExitStatus.success }
       // One photo: its failure's status (66 when it is missing), as every command gives.
       if items.count == 1 { return failed[0].status ?? ExitStatus.dataError }
-      if !args.flag("quiet") {
+      if !args[CommonOptions.quiet] {
         console.printError("photoedit: \(failed.count) of \(items.count) photos could not be previewed")
       }
       return ExitStatus.someFailed

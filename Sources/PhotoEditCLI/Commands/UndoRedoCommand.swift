@@ -18,7 +18,7 @@ enum UndoRedoCommand {
     Command(
       name: name, summary: summary, usage: "photoedit \(name) [options] FILE...",
       discussion: discussion,
-      options: CommonOptions.batch + EditSettings.metadataOptions + EditSettings.options,
+      options: CommonOptions.batch + EditSettings.metadataOptions + EditSettings.writing,
       run: { args, console throws(UsageError) in
         let settings = try EditSettings(args)
         return try BatchRunner(arguments: args, console: console, editsInPlace: true).run { path in

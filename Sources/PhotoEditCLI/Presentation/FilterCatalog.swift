@@ -13,17 +13,29 @@ enum FilterCatalog {
     }
   }
 
-  /// Every filter with its parameters, in aligned columns.
+  /// Every filter with its parameters, every line at most `TextLayout.width` columns: in aligned
+  /// columns (name, type, range, default, help) when they fit, else each parameter on two lines
+  /// or more (name, type and range, then its default and help below, indented).
   static func text(_ catalog: [Filters.Description] = Filters.catalog()) -> String {
+    func padded(_ row: [String], _ widths: [Int]) -> String {
+      zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }.joined(separator: "  ")
+    }
     var lines: [String] = []
     for filter in catalog {
-      lines.append("\(filter.name) (version \(filter.version)): \(filter.summary)")
+      lines += TextLayout.wrap("\(filter.name) (version \(filter.version)): \(filter.summary)", indent: 2)
       let rows = rows(filter)
       let widths = (0..<4).map { c in rows.map { $0[c].count }.max() ?? 0 }
+      let table = rows.map { "  " + padded(Array($0[0..<4]), widths) + "  " + $0[4] }
+      if table.allSatisfy({ $0.count <= TextLayout.width }) {
+        lines += table
+        continue
+      }
+      let below = 2 + widths[0] + 2
       for row in rows {
-        var line = "  "
-        for c in 0..<4 { line += row[c] + String(repeating: " ", count: widths[c] - row[c].count + 2) }
-        lines.append(line + row[4])
+        lines.append("  " + padded(Array(row[0..<2]), Array(widths[0..<2])) + "  " + row[2])
+        let value = row[3] == "-" ? "none" : row[3]
+        lines += TextLayout.wrap(
+          "default \(value); \(row[4])", first: String(repeating: " ", count: below), indent: below)
       }
     }
     return lines.joined(separator: "\n") + "\n"
