@@ -220,48 +220,76 @@ extension EditStore {
   public func checkCorrections(_ file: String, in folder: String) throws(CorrectionsError)
     -> [(path: String, entry: Corrections.Entry, done: Bool)]
   {
+    var checked: [(path: String, entry: Corrections.Entry, done: Bool)] = []
+    for result in try checkEachCorrection(file, in: folder) {
+      switch result.outcome {
+      case .success(let c): checked.append((c.path, result.entry, c.done))
+      case .failure(let error): throw error
+      }
+    }
+    return checked
+  }
+
+  /// A corrections file read and checked as `checkCorrections(_:in:)` does, but entry by entry:
+  /// a problem of the file itself (unreadable, not JSON, another format, a field of the wrong
+  /// shape, a photo named twice) throws, while an entry whose photo cannot take it (not under
+  /// `folder`, missing, damaged, edited since the review, a face it does not have) comes back
+  /// as that entry's failure, the others unaffected. Nothing is changed.
+  public func checkEachCorrection(_ file: String, in folder: String) throws(CorrectionsError)
+    -> [(entry: Corrections.Entry, outcome: Result<(path: String, done: Bool), CorrectionsError>)]
+  {
     let bytes: [UInt8]
     do { bytes = try Self.readFile(file, limit: settings.maxFileBytes) } catch { throw .unreadable(error) }
     let corrections = try Corrections.read(bytes)
-    var checked: [(path: String, entry: Corrections.Entry, done: Bool)] = []
-    for entry in corrections.photos {
-      let path = try Self.photoPath(entry.photo, in: folder)
-      let status: PhotoStatus
-      do { status = try show(path) } catch {
-        if case .missing = error {
-          throw .notFound(photo: entry.photo, folder: folder, recorded: corrections.folder)
-        }
-        throw .photo(photo: entry.photo, error)
+    return corrections.photos.map { entry in
+      do throws(CorrectionsError) {
+        return (entry, .success(try check(entry, in: folder, recorded: corrections.folder)))
+      } catch {
+        return (entry, .failure(error))
       }
-      if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
-        throw .photo(photo: entry.photo, e)
-      }
-      if status.state == .modified && !settings.force { throw .photo(photo: entry.photo, .renderModified) }
-      guard let data = status.data, !data.steps.isEmpty else {
-        throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: 0)
-      }
-      guard data.steps.indices.contains(entry.step - 1) else {
-        throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: data.steps.count)
-      }
-      let step = data.steps[entry.step - 1]
-      guard let (parameters, derived) = step.typed(FaceblurFilter.self) else {
-        throw .noFaceblurStep(
-          photo: entry.photo, step: entry.step, filter: step.filter, count: data.steps.count)
-      }
-      let found = Array(derived.faces.prefix(max(0, derived.faces.count - parameters.add.count)))
-      guard Self.sameBoxes(found, entry.found) else {
-        throw .facesChanged(
-          photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
-      }
-      let count = found.count + entry.add.count
-      if let face = FaceblurFilter.missingFace(in: entry.exclude, faces: count) {
-        throw .noSuchFace(photo: entry.photo, step: entry.step, face: face, count: count)
-      }
-      let added = derived.faces.suffix(parameters.add.count)
-      let done = Set(parameters.exclude) == Set(entry.exclude) && Self.sameBoxes(Array(added), entry.add)
-      checked.append((path, entry, done))
     }
-    return checked
+  }
+
+  /// One entry checked against its photo under `folder`: its path, and whether its step already
+  /// has these corrections.
+  private func check(_ entry: Corrections.Entry, in folder: String, recorded: String?)
+    throws(CorrectionsError) -> (path: String, done: Bool)
+  {
+    let path = try Self.photoPath(entry.photo, in: folder)
+    let status: PhotoStatus
+    do { status = try show(path) } catch {
+      if case .missing = error {
+        throw .notFound(photo: entry.photo, folder: folder, recorded: recorded)
+      }
+      throw .photo(photo: entry.photo, error)
+    }
+    if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
+      throw .photo(photo: entry.photo, e)
+    }
+    if status.state == .modified && !settings.force { throw .photo(photo: entry.photo, .renderModified) }
+    guard let data = status.data, !data.steps.isEmpty else {
+      throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: 0)
+    }
+    guard data.steps.indices.contains(entry.step - 1) else {
+      throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: data.steps.count)
+    }
+    let step = data.steps[entry.step - 1]
+    guard let (parameters, derived) = step.typed(FaceblurFilter.self) else {
+      throw .noFaceblurStep(
+        photo: entry.photo, step: entry.step, filter: step.filter, count: data.steps.count)
+    }
+    let found = Array(derived.faces.prefix(max(0, derived.faces.count - parameters.add.count)))
+    guard Self.sameBoxes(found, entry.found) else {
+      throw .facesChanged(
+        photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
+    }
+    let count = found.count + entry.add.count
+    if let face = FaceblurFilter.missingFace(in: entry.exclude, faces: count) {
+      throw .noSuchFace(photo: entry.photo, step: entry.step, face: face, count: count)
+    }
+    let added = derived.faces.suffix(parameters.add.count)
+    let done = Set(parameters.exclude) == Set(entry.exclude) && Self.sameBoxes(Array(added), entry.add)
+    return (path, done)
   }
 
   /// Applies one checked entry: `edit --step N --set exclude=...,add=...` through the store's

@@ -21,7 +21,7 @@ enum ApplyCommand {
       OptionSpec(
         long: "recipe", valueName: "FILE", repeatable: true,
         help: "append the portable edits of a sidecar or recipe file"),
-      ApplyCorrections.option,
+      ApplyCorrections.option, ApplyCorrections.allOrNothing,
     ] + OutputTarget.options + EditSettings.encodingOptions + EditSettings.options,
     moreHelp: { FilterCatalog.text() },
     run: { args, console throws(UsageError) in
