@@ -27,6 +27,19 @@ public struct Corrections: Sendable, Equatable {
   /// The reviewed folder as the page was given it (shown to the user; never used to find files).
   public var folder: String?
   public var photos: [Entry]
+  /// The photos a person approved or flagged on the page (`reviewed`; read and checked, not
+  /// recorded in the sidecars).
+  public var reviewed: [Review] = []
+
+  /// A photo's review state on the page.
+  public struct Review: Sendable, Equatable {
+    public enum State: String, Sendable, CaseIterable { case approved, flagged }
+    /// The photo's path relative to the reviewed folder.
+    public var photo: String
+    public var state: State
+
+    public init(photo: String, state: State) { (self.photo, self.state) = (photo, state) }
+  }
 
   /// One photo's corrections.
   public struct Entry: Sendable, Equatable {
@@ -46,7 +59,9 @@ public struct Corrections: Sendable, Equatable {
     }
   }
 
-  public init(folder: String? = nil, photos: [Entry]) { (self.folder, self.photos) = (folder, photos) }
+  public init(folder: String? = nil, photos: [Entry], reviewed: [Review] = []) {
+    (self.folder, self.photos, self.reviewed) = (folder, photos, reviewed)
+  }
 }
 
 /// Why a corrections file is refused. Nothing has been changed when one is thrown.
@@ -137,7 +152,31 @@ extension Corrections {
       entries.append(
         Entry(photo: photo, step: step, found: found, exclude: Array(Set(exclude)).sorted(), add: add))
     }
-    return Corrections(folder: folder, photos: entries)
+    var reviewed: [Review] = []
+    if let value = top["reviewed"] {
+      guard let list = value.array else { throw .badField(field: "reviewed", problem: .wrongType) }
+      if list.count > maxPhotos { throw .badField(field: "reviewed", problem: .tooMany(limit: maxPhotos)) }
+      var named: Set<String> = []
+      for (i, item) in list.enumerated() {
+        let field = "reviewed[\(i)]"
+        guard let o = item.object else { throw .badField(field: field, problem: .wrongType) }
+        guard let photoValue = o["photo"] else { throw .badField(field: "\(field).photo", problem: .missing) }
+        guard let photo = photoValue.string, !photo.isEmpty else {
+          throw .badField(field: "\(field).photo", problem: .wrongType)
+        }
+        guard let stateValue = o["state"] else { throw .badField(field: "\(field).state", problem: .missing) }
+        guard let word = stateValue.string else {
+          throw .badField(field: "\(field).state", problem: .wrongType)
+        }
+        guard let state = Review.State(rawValue: word) else {
+          throw .badField(field: "\(field).state", problem: .outOfRange(allowed: "approved or flagged"))
+        }
+        let key = PathName.bytes(photo).map { String($0, radix: 16) }.joined(separator: ",")
+        guard named.insert(key).inserted else { throw .duplicatePhoto(photo: photo) }
+        reviewed.append(Review(photo: photo, state: state))
+      }
+    }
+    return Corrections(folder: folder, photos: entries, reviewed: reviewed)
   }
 
   private static func integer(_ value: JSONValue?, _ field: String, in range: ClosedRange<Int>)
@@ -203,6 +242,10 @@ extension Corrections {
         }),
     ]
     if let folder { top["folder"] = .string(folder) }
+    if !reviewed.isEmpty {
+      top["reviewed"] = .array(
+        reviewed.map { .object(["photo": .string($0.photo), "state": .string($0.state.rawValue)]) })
+    }
     return JSONCoding.encode(JSONValue.object(top))
   }
 }

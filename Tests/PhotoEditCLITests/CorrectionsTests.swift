@@ -275,6 +275,27 @@ import Testing
           add: [])
       ])
     #expect(try Corrections.read(good.encoded()) == good)
+    // The photos approved or flagged on the page: read, each once, in one of two states.
+    var reviewed = good
+    reviewed.reviewed = [.init(photo: "a.jpg", state: .approved), .init(photo: "b.jpg", state: .flagged)]
+    #expect(try Corrections.read(reviewed.encoded()) == reviewed)
+    let head =
+      #"{"formatIdentifier": "org.photoedit.review-corrections", "formatVersion": 1, "photos": [], "reviewed": "#
+    #expect(
+      throws: CorrectionsError.badField(
+        field: "reviewed[0].state", problem: .outOfRange(allowed: "approved or flagged"))
+    ) {
+      try Corrections.read(Array((head + #"[{"photo": "a.jpg", "state": "published"}]}"#).utf8))
+    }
+    #expect(throws: CorrectionsError.duplicatePhoto(photo: "a.jpg")) {
+      try Corrections.read(
+        Array(
+          (head + #"[{"photo": "a.jpg", "state": "approved"}, {"photo": "a.jpg", "state": "flagged"}]}"#).utf8
+        ))
+    }
+    #expect(throws: CorrectionsError.badField(field: "reviewed", problem: .wrongType)) {
+      try Corrections.read(Array((head + #"{}}"#).utf8))
+    }
     #expect(throws: CorrectionsError.duplicatePhoto(photo: "a.jpg")) {
       try Corrections.read(Corrections(photos: good.photos + good.photos).encoded())
     }
