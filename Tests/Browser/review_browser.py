@@ -33,6 +33,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
@@ -97,9 +98,28 @@ def wait_for_images(driver: webdriver.Chrome) -> None:
 
 
 def key(driver: webdriver.Chrome, k: str) -> dict:
-    ActionChains(driver).send_keys(k).perform()
+    ActionChains(driver).send_keys({"Escape": Keys.ESCAPE}.get(k, k)).perform()
     return driver.execute_script(
         "return {key: arguments[0], current: photoeditReview.current(), face: photoeditReview.currentFace()}", k)
+
+
+# The loupe's scale (its image's width over the preview's on the page) and where the current
+# face's box is in it (from its middle, in pixels).
+LOUPE_JS = """
+const loupe = document.getElementById('loupe'), sec = document.querySelector('section.current');
+const li = sec.querySelector('li.current');
+const view = Array.from(sec.querySelectorAll('figure.view'))
+  .find((v) => v.querySelector('.stage img').getClientRects().length > 0);
+const shown = view.querySelector('.stage img').getBoundingClientRect();
+const big = loupe.querySelector('img').getBoundingClientRect();
+const l = loupe.getBoundingClientRect();
+const face = loupe.querySelector('.box[data-box="' + li.dataset.face + '"]').getBoundingClientRect();
+return {open: !loupe.hidden, zoom: big.width / shown.width, shownWidth: shown.width,
+        face: li.dataset.box.split(' ').map(Number), faceBoxes: loupe.querySelectorAll('.box').length,
+        faceFromMiddle: [face.left + face.width / 2 - (l.left + l.width / 2),
+                         face.top + face.height / 2 - (l.top + l.height / 2)],
+        src: loupe.querySelector('img').getAttribute('src')};
+"""
 
 
 ASKS_JS = """
@@ -142,8 +162,9 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
     geometry = driver.execute_script(
         "return {grid: document.body.classList.contains('view-grid'),"
         " scrollHeight: document.documentElement.scrollHeight, innerHeight, innerWidth,"
-        " images: document.images.length,"
-        " imagesLoaded: Array.from(document.images).filter((i) => i.complete && i.naturalWidth > 0).length,"
+        " images: document.querySelectorAll('.stage img').length,"
+        " imagesLoaded: Array.from(document.querySelectorAll('.stage img'))"
+        ".filter((i) => i.complete && i.naturalWidth > 0).length,"
         " columns: getComputedStyle(document.getElementById('photos')).gridTemplateColumns.split(' ').length}")
     # The whole grid scrolled through once, so that every card is laid out at its real size.
     driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
@@ -162,7 +183,17 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
         "const r = arguments[0].getBoundingClientRect(); return [r.width, r.height];", img)
     ActionChains(driver).move_to_element_with_offset(img, round(-0.4 * w), round(0.1 * h)).click_and_hold() \
         .move_by_offset(10, 8).move_by_offset(20, 20).release().perform()
-    steps += [key(driver, k) for k in ("a", "k", "k", "a")]
+    steps += [key(driver, k) for k in ("a", "k", "k", "a", "j", "n", "z")]
+    # The loupe on the fifth photo's face 0: its scale, and a box drawn in it around the face.
+    result["loupe"] = driver.execute_script(LOUPE_JS)
+    loupe = driver.find_element(By.ID, "loupe")
+    ActionChains(driver).move_to_element_with_offset(loupe, -30, -36).click_and_hold() \
+        .move_by_offset(30, 36).move_by_offset(30, 36).release().perform()
+    result["loupeDrawn"] = driver.execute_script(
+        "const items = document.querySelectorAll('section.current li[data-face]');"
+        " return items[items.length - 1].dataset.box.split(' ').map(Number)")
+    steps.append(key(driver, "Escape"))
+    result["loupeOpenAfterEscape"] = driver.execute_script("return !document.getElementById('loupe').hidden")
     result["steps"] = steps
     result["afterKeys"] = driver.execute_script(STATE_JS)
     if args.screenshot:
@@ -171,7 +202,7 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
         driver.save_screenshot(str(args.screenshot))
     # What the page's images are (Chromium keeps no resource timing for file:// pages).
     result["resources"] = driver.execute_script(
-        "return Array.from(document.images).map((i) => i.currentSrc || i.src)")
+        "return Array.from(document.images).map((i) => i.currentSrc || i.src).filter((u) => u)")
     # Leaving with work not exported asks first (the page cancels beforeunload).
     result["asksBeforeLeaving"] = driver.execute_script(ASKS_JS)
     reload(driver)

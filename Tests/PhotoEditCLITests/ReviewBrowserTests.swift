@@ -65,8 +65,20 @@ import Testing
       var current: String?
       var face: Int?
     }
+    struct Loupe: Decodable {
+      var open: Bool
+      var zoom: Double
+      var shownWidth: Double
+      var face: [Double]
+      var faceBoxes: Int
+      var faceFromMiddle: [Double]
+      var src: String
+    }
     var before: State
     var grid: Grid
+    var loupe: Loupe
+    var loupeDrawn: [Double]
+    var loupeOpenAfterEscape: Bool
     var steps: [Step]
     var afterKeys: State
     var asksBeforeLeaving: Bool
@@ -270,6 +282,8 @@ import Testing
       // After the click on o[2] and the drag on o[3]:
       Step(key: "a", current: o[4], face: nil), Step(key: "k", current: o[3], face: nil),
       Step(key: "k", current: o[2], face: nil), Step(key: "a", current: o[3], face: nil),
+      Step(key: "j", current: o[4], face: nil), Step(key: "n", current: o[4], face: 0),
+      Step(key: "z", current: o[4], face: 0), Step(key: "Escape", current: o[4], face: 0),
     ]
     #expect(run.steps == expected)
     let after = run.afterKeys
@@ -281,16 +295,32 @@ import Testing
     #expect(after.photos[o[2]]?.faces.count == faceCount, "and adds no box")
     #expect(after.photos[o[3]]?.faces["\(faceCount)"] == "added")
     #expect(after.photos[o[3]]?.review == "approved")
-    #expect(after.faceElements == run.before.faceElements + 1)
+    #expect(after.faceElements == run.before.faceElements + 2)
     #expect(after.photos[o[2]]?.review == "approved")
     #expect(after.photos.filter { $0.value.review != "unreviewed" }.keys.sorted() == [o[0], o[2], o[3]])
+
+    // The loupe ('z') on the fifth photo's face 0: the render at 4 times its size on the page,
+    // centred on the face, with every face's box; a drag in it of 60x72 loupe pixels around the
+    // face draws a box a quarter of that on the preview, where the face is.
+    #expect(run.loupe.open)
+    #expect(run.loupe.zoom >= 4 - 1e-6, "\(run.loupe)")
+    #expect(run.loupe.src.hasSuffix("-render.jpg"), "\(run.loupe.src)")
+    #expect(run.loupe.faceBoxes == faceCount)
+    #expect(abs(run.loupe.faceFromMiddle[0]) < 2 && abs(run.loupe.faceFromMiddle[1]) < 2, "\(run.loupe)")
+    let face = run.loupe.face
+    let drawn = run.loupeDrawn
+    let width = 60 / (4 * run.loupe.shownWidth)
+    #expect(abs(drawn[0] + drawn[2] / 2 - (face[0] + face[2] / 2)) < 0.01, "drawn \(drawn), face \(face)")
+    #expect(abs(drawn[2] - width) < 0.15 * width, "drawn \(drawn), expected width \(width)")
+    #expect(after.photos[o[4]]?.faces["\(faceCount)"] == "added")
+    #expect(!run.loupeOpenAfterEscape)
 
     // Leaving asks first while nothing is exported; a reload keeps every correction and
     // approval; after the export, leaving does not ask.
     #expect(run.asksBeforeLeaving)
     #expect(!run.asksAfterExport)
     #expect(run.afterReload.photos == after.photos)
-    #expect(run.saved.contains("Restored 3 photos"), "\(run.saved)")
+    #expect(run.saved.contains("Restored 4 photos"), "\(run.saved)")
     #expect(run.savedAfterExport.contains("exported"), "\(run.savedAfterExport)")
 
     // "Undo all" asks; declined, nothing changes; accepted, the page starts afresh.
@@ -305,7 +335,7 @@ import Testing
       try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: exported)))
       as! [String: Any]
     let entries = file["photos"] as! [[String: Any]]
-    #expect(entries.map { $0["photo"] as! String }.sorted() == [o[0], o[2], o[3]])
+    #expect(entries.map { $0["photo"] as! String }.sorted() == [o[0], o[2], o[3], o[4]])
     let approvals = (file["reviewed"] as! [[String: String]]).map { [$0["photo"]!, $0["state"]!] }
     #expect(
       approvals.sorted { $0[0] < $1[0] } == [[o[0], "approved"], [o[2], "approved"], [o[3], "approved"]])
@@ -326,6 +356,7 @@ import Testing
       "\(applied.err)")
     #expect(try Self.faceblur(folder.path("photos/\(o[0])")).exclude == [0])
     #expect(try Self.faceblur(folder.path("photos/\(o[3])")).add.count == 1)
+    #expect(try Self.faceblur(folder.path("photos/\(o[4])")).add.count == 1)
     #expect(try Self.faceblur(stale).exclude == [])
     let faces0 = try Self.faceblur(folder.path("photos/\(o[0])")).faces
     let render0 = try decodeFile(folder.path("photos/\(o[0])"))

@@ -101,6 +101,13 @@ enum ReviewAssets {
     kbd { font: 12px ui-monospace, monospace; border: 1px solid #999; border-radius: 3px; padding: 0 4px;
       background: #f6f6f6; }
     #saved { font-size: 12px; color: #555; }
+    /* The loupe ('z'): the preview under the pointer, or the current face, at 4 times its shown size. */
+    #loupe { position: fixed; right: 16px; bottom: 16px; width: 384px; height: 384px; overflow: hidden; z-index: 9;
+      border: 3px solid #1d1d1b; background: #333; cursor: crosshair; touch-action: none; user-select: none; }
+    #loupe[hidden] { display: none; }
+    #loupe img { position: absolute; max-width: none; max-height: none; pointer-events: none; }
+    #loupe .loupe-caption { position: absolute; left: 0; top: 0; z-index: 2; font-size: 12px; line-height: 1.3;
+      padding: 1px 6px; background: rgba(255, 255, 255, .85); }
     """
 
   static let script = #"""
@@ -327,6 +334,7 @@ enum ReviewAssets {
           : 'Saved in this browser; not exported yet.';
         const f = document.getElementById('filter').value;
         if (f === 'corrected' || reviewWords[f]) arrange();
+        drawLoupe();
       }
       function exportCorrections() {
         // One photo a line, so the file reads (and diffs) well. "reviewed" holds each photo a
@@ -381,6 +389,7 @@ enum ReviewAssets {
         const i = list.indexOf(currentSection);
         const next = i < 0 ? (step > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, i + step));
         select(list[next], true);
+        if (!loupe.hidden) aimLoupe(list[next]);
       }
       function moveFace(step) {
         if (!currentSection) { move(1); if (!currentSection) return; }
@@ -391,6 +400,7 @@ enum ReviewAssets {
           : (i + step + items.length) % items.length;
         faceIndex.set(currentSection, next);
         showFace(currentSection);
+        if (!loupe.hidden) aimLoupe(currentSection);
         const box = currentSection.querySelector('.box.current');
         if (box) box.scrollIntoView({ block: 'nearest' });
       }
@@ -415,6 +425,104 @@ enum ReviewAssets {
         document.body.classList.add('layout-' + layout);
       }
 
+      // The loupe: a preview shown at loupeZoom times its size on the page, around the pointer
+      // or the current face; a click in it switches the face under it, a drag draws a box.
+      const loupe = document.getElementById('loupe');
+      const loupeZoom = 4;
+      const loupeImage = document.createElement('img');
+      loupeImage.alt = '';
+      loupeImage.draggable = false;
+      const loupeBoxes = document.createElement('div');
+      const loupeCaption = document.createElement('p');
+      loupeCaption.className = 'loupe-caption';
+      loupe.append(loupeImage, loupeBoxes, loupeCaption);
+      let lens = null;
+      const viewImage = (view) => view.querySelector('.stage img');
+      const shownView = (sec) => Array.from(sec.querySelectorAll('figure.view'))
+        .find((v) => viewImage(v) && viewImage(v).getClientRects().length > 0) || null;
+      const boxFractions = (b) => ['left', 'top', 'width', 'height'].map((k) => parseFloat(b.style[k]) / 100);
+      function drawLoupe() {
+        if (loupe.hidden || !lens) return;
+        const img = viewImage(lens.view), r = img.getBoundingClientRect();
+        if (!r.width || !r.height) return;
+        const W = r.width * loupeZoom, H = r.height * loupeZoom;
+        const ox = lens.cx * W - loupe.clientWidth / 2, oy = lens.cy * H - loupe.clientHeight / 2;
+        lens.geometry = { W, H, ox, oy };
+        const src = img.currentSrc || img.src;
+        if (loupeImage.getAttribute('src') !== src) loupeImage.src = src;
+        loupeImage.style.cssText = 'left:' + (-ox) + 'px;top:' + (-oy) + 'px;width:' + W + 'px;height:' + H + 'px';
+        loupeBoxes.replaceChildren();
+        lens.view.querySelectorAll('.stage .box').forEach((b) => {
+          const f = boxFractions(b), d = b.cloneNode(true);
+          d.style.cssText = 'left:' + (f[0] * W - ox) + 'px;top:' + (f[1] * H - oy) + 'px;width:' + (f[2] * W) +
+            'px;height:' + (f[3] * H) + 'px';
+          loupeBoxes.appendChild(d);
+        });
+        loupeCaption.textContent = loupeZoom + 'x: ' + lens.view.dataset.kind + ' of ' + lens.sec.dataset.photo;
+      }
+      // The loupe on a photo: around its current face when it has one, else its middle.
+      function aimLoupe(sec) {
+        const view = sec && shownView(sec);
+        if (!view) return;
+        lens = { sec, view, cx: 0.5, cy: 0.5 };
+        const li = faceItems(sec)[faceIndex.get(sec)];
+        const box = li && view.querySelector('.stage .box[data-box="' + li.dataset.face + '"]');
+        if (box) {
+          const f = boxFractions(box);
+          lens.cx = f[0] + f[2] / 2;
+          lens.cy = f[1] + f[3] / 2;
+        }
+        drawLoupe();
+      }
+      function toggleLoupe() {
+        loupe.hidden = !loupe.hidden;
+        if (!loupe.hidden) aimLoupe(currentSection || shownSections()[0]);
+      }
+      (function () {
+        let start = null, band = null;
+        const at = (e) => { const r = loupe.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
+        loupe.addEventListener('pointerdown', (e) => {
+          if (e.button !== 0 || !lens || !lens.geometry) return;
+          e.preventDefault();
+          loupe.setPointerCapture(e.pointerId);
+          start = at(e);
+        });
+        loupe.addEventListener('pointermove', (e) => {
+          if (!start) return;
+          const p = at(e);
+          if (!band && Math.abs(p[0] - start[0]) < clickSlop && Math.abs(p[1] - start[1]) < clickSlop) return;
+          if (!band) { band = document.createElement('div'); band.className = 'band'; loupe.appendChild(band); }
+          band.style.cssText = 'left:' + Math.min(start[0], p[0]) + 'px;top:' + Math.min(start[1], p[1]) + 'px;width:' +
+            Math.abs(p[0] - start[0]) + 'px;height:' + Math.abs(p[1] - start[1]) + 'px';
+        });
+        loupe.addEventListener('pointerup', (e) => {
+          if (!start) return;
+          const p = at(e), s0 = start, isDrag = band !== null;
+          start = null;
+          if (band) band.remove();
+          band = null;
+          const { W, H, ox, oy } = lens.geometry, sec = lens.sec, view = lens.view;
+          if (!isDrag) {
+            const under = Array.from(loupeBoxes.querySelectorAll('.box')).filter((b) => {
+              const r = b.getBoundingClientRect();
+              return e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
+            }).sort((a, b) => a.offsetWidth * a.offsetHeight - b.offsetWidth * b.offsetHeight);
+            if (under[0]) toggle(sec, under[0].dataset.box);
+            return;
+          }
+          const m = matrix(view);
+          if (!m || sec.dataset.correctable !== 'true') return;
+          const clamp = (f) => Math.min(1, Math.max(0, f));
+          const x0 = clamp((Math.min(s0[0], p[0]) + ox) / W), x1 = clamp((Math.max(s0[0], p[0]) + ox) / W);
+          const y0 = clamp((Math.min(s0[1], p[1]) + oy) / H), y1 = clamp((Math.max(s0[1], p[1]) + oy) / H);
+          if (x1 <= x0 || y1 <= y0) return;
+          const box = mapBox(inverse(m), [x0, y0, x1 - x0, y1 - y0]).map(round6);
+          box[2] = Math.min(box[2], round6(1 - box[0]));
+          box[3] = Math.min(box[3], round6(1 - box[1]));
+          if (box[2] > 0 && box[3] > 0) addFace(sec, box);
+        });
+      })();
+
       // Pointer: a press that moves less than a few pixels is a click, on the face under it; a
       // drag on a preview that maps onto the step's image draws a box.
       const clickSlop = 5;
@@ -431,6 +539,15 @@ enum ReviewAssets {
           if (document.body.classList.contains('view-grid') && !e.target.closest('.box, button, li')) {
             openPhoto(sec, !sec.classList.contains('open'));
           }
+        });
+        sec.querySelectorAll('figure.view').forEach((view) => {
+          const stage = view.querySelector('.stage');
+          stage.addEventListener('pointermove', (e) => {
+            if (loupe.hidden || e.buttons) return;
+            const r = stage.getBoundingClientRect();
+            lens = { sec, view, cx: (e.clientX - r.left) / r.width, cy: (e.clientY - r.top) / r.height };
+            drawLoupe();
+          });
         });
         sec.querySelectorAll('figure.view[data-transform]').forEach((view) => {
           const stage = view.querySelector('.stage');
@@ -554,8 +671,10 @@ enum ReviewAssets {
           'o': () => act.Enter(),
           'Escape': () => {
             if (!keys.hidden) keys.hidden = true;
+            else if (!loupe.hidden) loupe.hidden = true;
             else if (currentSection && currentSection.classList.contains('open')) openPhoto(currentSection, false);
           },
+          'z': () => toggleLoupe(),
           'g': () => setView(document.getElementById('view').value === 'grid' ? 'list' : 'grid'),
           't': () => setLayout(document.getElementById('layout').value === 'original' ? 'render' : 'original'),
           '?': () => { keys.hidden = !keys.hidden; },

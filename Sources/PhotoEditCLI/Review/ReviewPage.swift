@@ -101,8 +101,8 @@ struct ReviewPage {
       <p class="help">Click a face, on a preview or in its list, to switch it between hidden and \
       excluded. Drag on a preview to add a face the detector missed. Approve each photo you have \
       checked, or flag it. Keys: <kbd>j</kbd>/<kbd>k</kbd> next and previous photo, <kbd>n</kbd>/<kbd>p</kbd> \
-      face, <kbd>x</kbd> hide or exclude it, <kbd>a</kbd> approve, <kbd>f</kbd> flag, <kbd>u</kbd> undo, \
-      <kbd>?</kbd> all keys. Your work is kept in this browser until you export it, but nothing is \
+      face, <kbd>x</kbd> hide or exclude it, <kbd>z</kbd> loupe, <kbd>a</kbd> approve, <kbd>f</kbd> flag, \
+      <kbd>u</kbd> undo, <kbd>?</kbd> all keys. Your work is kept in this browser until you export it, but nothing is \
       changed until you apply the exported file with photoedit (the page writes no file).</p>
       <div id="keys" role="dialog" aria-label="Keys" hidden>
       <h2>Keys</h2>
@@ -116,6 +116,8 @@ struct ReviewPage {
       <tr><td><kbd>f</kbd></td><td>flag the photo, then go to the next</td></tr>
       <tr><td><kbd>u</kbd> or <kbd>Ctrl</kbd>+<kbd>z</kbd></td><td>undo the last change</td></tr>
       <tr><td><kbd>Enter</kbd> or <kbd>o</kbd></td><td>open the photo side by side, or close it</td></tr>
+      <tr><td><kbd>z</kbd></td><td>the loupe: the current face, or the preview under the pointer, at 4 times \
+      its size; click in it to switch a face, drag to draw a box (<kbd>Esc</kbd> closes it)</td></tr>
       <tr><td><kbd>g</kbd></td><td>switch between the grid and one photo per row</td></tr>
       <tr><td><kbd>t</kbd></td><td>switch the previews between the render and the original</td></tr>
       <tr><td><kbd>?</kbd></td><td>show or hide this list (<kbd>Esc</kbd> hides it)</td></tr>
@@ -133,6 +135,7 @@ struct ReviewPage {
       <p class="help">or the same, photo by photo:</p>
       <pre id="commands"></pre>
       </aside>
+      <div id="loupe" hidden></div>
       <main id="photos">
 
       """
