@@ -26,6 +26,19 @@ public struct Corrections: Sendable, Equatable {
   /// The reviewed folder as the page was given it (shown to the user; never used to find files).
   public var folder: String?
   public var photos: [Entry]
+  /// The photos a person approved or flagged on the page (`reviewed`; read and checked, not
+  /// recorded in the sidecars).
+  public var reviewed: [Review] = []
+
+  /// A photo's review state on the page.
+  public struct Review: Sendable, Equatable {
+    public enum State: String, Sendable, CaseIterable { case approved, flagged }
+    /// The photo's path relative to the reviewed folder.
+    public var photo: String
+    public var state: State
+
+    public init(photo: String, state: State) { (self.photo, self.state) = (photo, state) }
+  }
 
   /// One photo's corrections.
   public struct Entry: Sendable, Equatable {
@@ -45,7 +58,9 @@ public struct Corrections: Sendable, Equatable {
     }
   }
 
-  public init(folder: String? = nil, photos: [Entry]) { (self.folder, self.photos) = (folder, photos) }
+  public init(folder: String? = nil, photos: [Entry], reviewed: [Review] = []) {
+    (self.folder, self.photos, self.reviewed) = (folder, photos, reviewed)
+  }
 }
 
 /// Why a corrections file is refused. Nothing has been changed when one is thrown.
@@ -136,7 +151,31 @@ extension Corrections {
       entries.append(
         Entry(photo: photo, step: step, found: found, exclude: Array(Set(exclude)).sorted(), add: add))
     }
-    return Corrections(folder: folder, photos: entries)
+    var reviewed: [Review] = []
+    if let value = top["reviewed"] {
+      guard let list = value.array else { throw .badField(field: "reviewed", problem: .wrongType) }
+      if list.count > maxPhotos { throw .badField(field: "reviewed", problem: .tooMany(limit: maxPhotos)) }
+      var named: Set<String> = []
+      for (i, item) in list.enumerated() {
+        let field = "reviewed[\(i)]"
+        guard let o = item.object else { throw .badField(field: field, problem: .wrongType) }
+        guard let photoValue = o["photo"] else { throw .badField(field: "\(field).photo", problem: .missing) }
+        guard let photo = photoValue.string, !photo.isEmpty else {
+          throw .badField(field: "\(field).photo", problem: .wrongType)
+        }
+        guard let stateValue = o["state"] else { throw .badField(field: "\(field).state", problem: .missing) }
+        guard let word = stateValue.string else {
+          throw .badField(field: "\(field).state", problem: .wrongType)
+        }
+        guard let state = Review.State(rawValue: word) else {
+          throw .badField(field: "\(field).state", problem: .outOfRange(allowed: "approved or flagged"))
+        }
+        let key = PathName.bytes(photo).map { String($0, radix: 16) }.joined(separator: ",")
+        guard named.insert(key).inserted else { throw .duplicatePhoto(photo: photo) }
+        reviewed.append(Review(photo: photo, state: state))
+      }
+    }
+    return Corrections(folder: folder, photos: entries, reviewed: reviewed)
   }
 
   private static func integer(_ value: JSONValue?, _ field: String, in range: ClosedRange<Int>)
@@ -202,6 +241,10 @@ extension Corrections {
         }),
     ]
     if let folder { top["folder"] = .string(folder) }
+    if !reviewed.isEmpty {
+      top["reviewed"] = .array(
+        reviewed.map { .object(["photo": .string($0.photo), "state": .string($0.state.rawValue)]) })
+    }
     return JSONCoding.encode(JSONValue.object(top))
   }
 }
@@ -219,48 +262,76 @@ extension EditStore {
   public func checkCorrections(_ file: String, in folder: String) throws(CorrectionsError)
     -> [(path: String, entry: Corrections.Entry, done: Bool)]
   {
+    var checked: [(path: String, entry: Corrections.Entry, done: Bool)] = []
+    for result in try checkEachCorrection(file, in: folder) {
+      switch result.outcome {
+      case .success(let c): checked.append((c.path, result.entry, c.done))
+      case .failure(let error): throw error
+      }
+    }
+    return checked
+  }
+
+  /// A corrections file read and checked as `checkCorrections(_:in:)` does, but entry by entry:
+  /// a problem of the file itself (unreadable, not JSON, another format, a field of the wrong
+  /// shape, a photo named twice) throws, while an entry whose photo cannot take it (not under
+  /// `folder`, missing, damaged, edited since the review, a face it does not have) comes back
+  /// as that entry's failure, the others unaffected. Nothing is changed.
+  public func checkEachCorrection(_ file: String, in folder: String) throws(CorrectionsError)
+    -> [(entry: Corrections.Entry, outcome: Result<(path: String, done: Bool), CorrectionsError>)]
+  {
     let bytes: [UInt8]
     do { bytes = try Self.readFile(file, limit: settings.maxFileBytes) } catch { throw .unreadable(error) }
     let corrections = try Corrections.read(bytes)
-    var checked: [(path: String, entry: Corrections.Entry, done: Bool)] = []
-    for entry in corrections.photos {
-      let path = try Self.photoPath(entry.photo, in: folder)
-      let status: PhotoStatus
-      do { status = try show(path) } catch {
-        if case .missing = error {
-          throw .notFound(photo: entry.photo, folder: folder, recorded: corrections.folder)
-        }
-        throw .photo(photo: entry.photo, error)
+    return corrections.photos.map { entry in
+      do throws(CorrectionsError) {
+        return (entry, .success(try check(entry, in: folder, recorded: corrections.folder)))
+      } catch {
+        return (entry, .failure(error))
       }
-      if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
-        throw .photo(photo: entry.photo, e)
-      }
-      if status.state == .modified && !settings.force { throw .photo(photo: entry.photo, .renderModified) }
-      guard let data = status.data, !data.steps.isEmpty else {
-        throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: 0)
-      }
-      guard data.steps.indices.contains(entry.step - 1) else {
-        throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: data.steps.count)
-      }
-      let step = data.steps[entry.step - 1]
-      guard let (parameters, derived) = step.typed(FaceblurFilter.self) else {
-        throw .noFaceblurStep(
-          photo: entry.photo, step: entry.step, filter: step.filter, count: data.steps.count)
-      }
-      let found = Array(derived.faces.prefix(max(0, derived.faces.count - parameters.add.count)))
-      guard Self.sameBoxes(found, entry.found) else {
-        throw .facesChanged(
-          photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
-      }
-      let count = found.count + entry.add.count
-      if let face = FaceblurFilter.missingFace(in: entry.exclude, faces: count) {
-        throw .noSuchFace(photo: entry.photo, step: entry.step, face: face, count: count)
-      }
-      let added = derived.faces.suffix(parameters.add.count)
-      let done = Set(parameters.exclude) == Set(entry.exclude) && Self.sameBoxes(Array(added), entry.add)
-      checked.append((path, entry, done))
     }
-    return checked
+  }
+
+  /// One entry checked against its photo under `folder`: its path, and whether its step already
+  /// has these corrections.
+  private func check(_ entry: Corrections.Entry, in folder: String, recorded: String?)
+    throws(CorrectionsError) -> (path: String, done: Bool)
+  {
+    let path = try Self.photoPath(entry.photo, in: folder)
+    let status: PhotoStatus
+    do { status = try show(path) } catch {
+      if case .missing = error {
+        throw .notFound(photo: entry.photo, folder: folder, recorded: recorded)
+      }
+      throw .photo(photo: entry.photo, error)
+    }
+    if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
+      throw .photo(photo: entry.photo, e)
+    }
+    if status.state == .modified && !settings.force { throw .photo(photo: entry.photo, .renderModified) }
+    guard let data = status.data, !data.steps.isEmpty else {
+      throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: 0)
+    }
+    guard data.steps.indices.contains(entry.step - 1) else {
+      throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: data.steps.count)
+    }
+    let step = data.steps[entry.step - 1]
+    guard let (parameters, derived) = step.typed(FaceblurFilter.self) else {
+      throw .noFaceblurStep(
+        photo: entry.photo, step: entry.step, filter: step.filter, count: data.steps.count)
+    }
+    let found = Array(derived.faces.prefix(max(0, derived.faces.count - parameters.add.count)))
+    guard Self.sameBoxes(found, entry.found) else {
+      throw .facesChanged(
+        photo: entry.photo, step: entry.step, reviewed: entry.found.count, now: found.count)
+    }
+    let count = found.count + entry.add.count
+    if let face = FaceblurFilter.missingFace(in: entry.exclude, faces: count) {
+      throw .noSuchFace(photo: entry.photo, step: entry.step, face: face, count: count)
+    }
+    let added = derived.faces.suffix(parameters.add.count)
+    let done = Set(parameters.exclude) == Set(entry.exclude) && Self.sameBoxes(Array(added), entry.add)
+    return (path, done)
   }
 
   /// Applies one checked entry: `edit --step N --set exclude=...,add=...` through the store's

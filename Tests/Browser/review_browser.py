@@ -7,6 +7,12 @@ Tests/PhotoEditCLITests/ReviewBrowserTests.swift, which checks what this prints.
     review_browser.py PAGE --downloads DIR --screenshot PNG
         [--click PHOTO:K] [--draw PHOTO:X0,Y0,X1,Y1] [--export] [--screenshot-at PHOTO]
     review_browser.py PAGE --open-only     # how long the page takes to open (make bench)
+    review_browser.py PAGE --event --downloads DIR --screenshot PNG --size 1400,900
+
+--event drives a review of many photos as a person checking an event would: the grid measured,
+keys to move between photos and faces, toggle a face, approve, flag and undo; a click that moves
+3 px on a thumbnail's face, a drag that draws a box; whether leaving would ask; a reload and
+what it kept; the export; "Undo all" declined, then accepted.
 
 --click clicks face K's box on PHOTO's render; --draw drags on PHOTO's original preview from
 (X0, Y0) to (X1, Y1), fractions of the preview; --export clicks "Export corrections" and waits
@@ -27,6 +33,9 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 # What the page shows: per photo, its faces and their states; counted in the DOM, where scripts
@@ -36,7 +45,8 @@ const out = {};
 document.querySelectorAll('[data-photo]').forEach((sec) => {
   const faces = {};
   sec.querySelectorAll('[data-face]').forEach((f) => { faces[f.dataset.face] = f.dataset.state; });
-  out[sec.dataset.photo] = {faces, hidden: sec.hidden, boxes: sec.querySelectorAll('.box').length};
+  out[sec.dataset.photo] = {faces, hidden: sec.hidden, boxes: sec.querySelectorAll('.box').length,
+                            review: sec.dataset.review};
 });
 return {photos: out, photoElements: document.querySelectorAll('[data-photo]').length,
         faceElements: document.querySelectorAll('[data-face]').length,
@@ -53,6 +63,8 @@ def browser(downloads: Path | None, width: int, height: int) -> webdriver.Chrome
                 "--hide-scrollbars", f"--window-size={width},{height}", "--force-device-scale-factor=1"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # Dialogs (beforeunload, confirm) are left open for the script to answer.
+    options.set_capability("unhandledPromptBehavior", "ignore")
     if downloads:
         options.add_experimental_option("prefs", {
             "download.default_directory": str(downloads), "download.prompt_for_download": False})
@@ -80,8 +92,144 @@ def section(driver: webdriver.Chrome, photo: str):
 
 def wait_for_images(driver: webdriver.Chrome) -> None:
     WebDriverWait(driver, 30).until(lambda d: d.execute_script(
-        "return Array.from(document.images).filter((i) => i.getBoundingClientRect().top < innerHeight)"
+        "return Array.from(document.images).filter((i) => { const r = i.getBoundingClientRect();"
+        " return i.getClientRects().length > 0 && r.top < innerHeight && r.bottom > 0; })"
         ".every((i) => i.complete && i.naturalWidth > 0)"))
+
+
+def key(driver: webdriver.Chrome, k: str) -> dict:
+    ActionChains(driver).send_keys({"Escape": Keys.ESCAPE}.get(k, k)).perform()
+    return driver.execute_script(
+        "return {key: arguments[0], current: photoeditReview.current(), face: photoeditReview.currentFace()}", k)
+
+
+# The loupe's scale (its image's width over the preview's on the page) and where the current
+# face's box is in it (from its middle, in pixels).
+LOUPE_JS = """
+const loupe = document.getElementById('loupe'), sec = document.querySelector('section.current');
+const li = sec.querySelector('li.current');
+const view = Array.from(sec.querySelectorAll('figure.view'))
+  .find((v) => v.querySelector('.stage img').getClientRects().length > 0);
+const shown = view.querySelector('.stage img').getBoundingClientRect();
+const big = loupe.querySelector('img').getBoundingClientRect();
+const l = loupe.getBoundingClientRect();
+const face = loupe.querySelector('.box[data-box="' + li.dataset.face + '"]').getBoundingClientRect();
+return {open: !loupe.hidden, zoom: big.width / shown.width, shownWidth: shown.width,
+        face: li.dataset.box.split(' ').map(Number), faceBoxes: loupe.querySelectorAll('.box').length,
+        faceFromMiddle: [face.left + face.width / 2 - (l.left + l.width / 2),
+                         face.top + face.height / 2 - (l.top + l.height / 2)],
+        src: loupe.querySelector('img').getAttribute('src')};
+"""
+
+
+ASKS_JS = """
+const e = new Event('beforeunload', {cancelable: true});
+window.dispatchEvent(e);
+return e.defaultPrevented;
+"""
+
+
+def reload(driver: webdriver.Chrome) -> None:
+    """Reloads the page (WebDriver answers a "leave?" question itself: ASKS_JS checks it)."""
+    driver.execute_script("window.reviewOld = true")
+    driver.refresh()
+    wait_for_new_page(driver)
+
+
+def wait_for_new_page(driver: webdriver.Chrome) -> None:
+    def fresh(d):
+        try:
+            return d.execute_script(
+                "return !window.reviewOld && document.documentElement.dataset.ready === 'true'")
+        except WebDriverException:
+            return False
+    WebDriverWait(driver, 60).until(fresh)
+
+
+def thumbnail(driver: webdriver.Chrome, photo: str, what: str):
+    sec = section(driver, photo)
+    el = sec.find_element(By.CSS_SELECTOR, what)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", el)
+    wait_for_images(driver)
+    return el
+
+
+def event(driver: webdriver.Chrome, args, result: dict) -> None:
+    # The viewport itself at the size asked (the window's frame takes some of the window).
+    inner = driver.execute_script("return [innerWidth, innerHeight]")
+    outer = driver.get_window_size()
+    driver.set_window_size(outer["width"] + args.width - inner[0], outer["height"] + args.height - inner[1])
+    geometry = driver.execute_script(
+        "return {grid: document.body.classList.contains('view-grid'),"
+        " scrollHeight: document.documentElement.scrollHeight, innerHeight, innerWidth,"
+        " images: document.querySelectorAll('.stage img').length,"
+        " imagesLoaded: Array.from(document.querySelectorAll('.stage img'))"
+        ".filter((i) => i.complete && i.naturalWidth > 0).length,"
+        " columns: getComputedStyle(document.getElementById('photos')).gridTemplateColumns.split(' ').length}")
+    # The whole grid scrolled through once, so that every card is laid out at its real size.
+    driver.execute_script("window.scrollTo(0, document.documentElement.scrollHeight)")
+    geometry["scrollHeightScrolled"] = driver.execute_script(
+        "return document.documentElement.scrollHeight")
+    driver.execute_script("window.scrollTo(0, 0)")
+    result["grid"] = geometry
+    order = driver.execute_script(STATE_JS)["order"]
+    steps = [key(driver, k) for k in ("j", "j", "k", "n", "n", "p", "x", "a", "f", "u")]
+    # A press on face 3 of the third photo's thumbnail that moves 3 px: a click, not a box.
+    box = thumbnail(driver, order[2], 'figure[data-kind="render"] .box[data-box="3"]')
+    ActionChains(driver).move_to_element(box).click_and_hold().move_by_offset(3, 2).release().perform()
+    # A drag on the fourth photo's thumbnail: a box.
+    img = thumbnail(driver, order[3], 'figure[data-kind="render"] .stage img')
+    w, h = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.width, r.height];", img)
+    ActionChains(driver).move_to_element_with_offset(img, round(-0.4 * w), round(0.1 * h)).click_and_hold() \
+        .move_by_offset(10, 8).move_by_offset(20, 20).release().perform()
+    steps += [key(driver, k) for k in ("a", "k", "k", "a", "j", "n", "z")]
+    # The loupe on the fifth photo's face 0: its scale, and a box drawn in it around the face.
+    result["loupe"] = driver.execute_script(LOUPE_JS)
+    loupe = driver.find_element(By.ID, "loupe")
+    ActionChains(driver).move_to_element_with_offset(loupe, -30, -36).click_and_hold() \
+        .move_by_offset(30, 36).move_by_offset(30, 36).release().perform()
+    result["loupeDrawn"] = driver.execute_script(
+        "const items = document.querySelectorAll('section.current li[data-face]');"
+        " return items[items.length - 1].dataset.box.split(' ').map(Number)")
+    steps.append(key(driver, "Escape"))
+    result["loupeOpenAfterEscape"] = driver.execute_script("return !document.getElementById('loupe').hidden")
+    result["steps"] = steps
+    result["afterKeys"] = driver.execute_script(STATE_JS)
+    if args.screenshot:
+        driver.execute_script("window.scrollTo(0, 0)")
+        wait_for_images(driver)
+        driver.save_screenshot(str(args.screenshot))
+    # What the page's images are (Chromium keeps no resource timing for file:// pages).
+    result["resources"] = driver.execute_script(
+        "return Array.from(document.images).map((i) => i.currentSrc || i.src).filter((u) => u)")
+    # Leaving with work not exported asks first (the page cancels beforeunload).
+    result["asksBeforeLeaving"] = driver.execute_script(ASKS_JS)
+    reload(driver)
+    result["afterReload"] = driver.execute_script(STATE_JS)
+    result["saved"] = driver.find_element(By.ID, "saved").text
+    driver.find_element(By.ID, "export").click()
+    target = args.downloads / "corrections.json"
+    deadline = time.monotonic() + 20
+    while not target.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    result["corrections"] = str(target) if target.exists() else None
+    result["savedAfterExport"] = driver.find_element(By.ID, "saved").text
+    result["asksAfterExport"] = driver.execute_script(ASKS_JS)
+    # "Undo all" asks: declined, nothing changes; accepted, the page starts afresh.
+    driver.find_element(By.ID, "reset").click()
+    WebDriverWait(driver, 5).until(EC.alert_is_present())
+    result["undoAllQuestion"] = driver.switch_to.alert.text
+    driver.switch_to.alert.dismiss()
+    result["afterUndoAllDeclined"] = driver.execute_script(STATE_JS)
+    driver.execute_script("window.reviewOld = true")
+    driver.find_element(By.ID, "reset").click()
+    WebDriverWait(driver, 5).until(EC.alert_is_present())
+    driver.switch_to.alert.accept()
+    wait_for_new_page(driver)
+    result["afterUndoAll"] = driver.execute_script(STATE_JS)
+    result["storedAfterUndoAll"] = driver.execute_script(
+        "return localStorage.getItem(photoeditReview.storageKey)")
 
 
 def main() -> int:
@@ -94,9 +242,11 @@ def main() -> int:
     parser.add_argument("--export", action="store_true")
     parser.add_argument("--screenshot-at", help="scroll this photo to the top for the screenshot")
     parser.add_argument("--open-only", action="store_true")
+    parser.add_argument("--event", action="store_true")
     parser.add_argument("--size", default="1280,900")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split(","))
+    args.width, args.height = width, height
 
     driver = browser(args.downloads, width, height)
     try:
@@ -108,6 +258,12 @@ def main() -> int:
             print(json.dumps(result))
             return 0
         result["before"] = driver.execute_script(STATE_JS)
+        if args.event:
+            event(driver, args, result)
+            result["console"] = [e["message"] for e in driver.get_log("browser")
+                                 if e.get("level") in ("SEVERE", "ERROR")]
+            print(json.dumps(result))
+            return 0
         for click in args.click:
             photo, k = click.rsplit(":", 1)
             sec = section(driver, photo)

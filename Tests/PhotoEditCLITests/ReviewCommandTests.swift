@@ -49,6 +49,26 @@ import Testing
     #expect(f.html.range(of: "Unredacted")!.lowerBound < f.html.range(of: "<main")!.lowerBound)
   }
 
+  /// Up to 50 photos the page opens with one photo per row; above, as the grid. Every photo starts
+  /// unreviewed, with its Approve and Flag buttons.
+  @Test(arguments: [50, 51])
+  func aPageOfMoreThan50PhotosOpensAsAGrid(count: Int) throws {
+    let root = try TemporaryFolder()
+    try FileManager.default.createDirectory(atPath: root.path("photos"), withIntermediateDirectories: false)
+    for i in 0..<count { try root.copy("photos/coffee.png", as: "photos/p\(i).png") }
+    let r = runCLI(["review", root.path("photos"), "-o", root.path("review.html"), "-q"])
+    #expect(r.status == 0, "\(r.err)")
+    let html = try String(contentsOfFile: root.path("review.html"), encoding: .utf8)
+    let grid = count > 50
+    #expect(html.contains(grid ? "<body class=\"layout-both view-grid\">" : "<body class=\"layout-both\">"))
+    #expect(html.contains(grid ? "<option value=\"grid\" selected>" : "<option value=\"list\" selected>"))
+    let markup = PageMarkup(html)
+    #expect(markup.sections.count == count)
+    #expect(markup.count(" data-review=\"unreviewed\"") == count)
+    #expect(markup.count("data-review-to=\"approved\"") == count)
+    #expect(markup.count("data-review-to=\"flagged\"") == count)
+  }
+
   @Test func thePageIsSelfContained() throws {
     let f = try ReviewFixture()
     #expect(f.review().status == 0)

@@ -20,7 +20,8 @@ enum ApplyCommand {
       --output-dir the input is left untouched and is itself the original. --corrections applies the
       corrections a 'photoedit review' page exported to the photos under the reviewed folder DIR.
       """,
-    options: CommonOptions.batch + [filter, recipe, ApplyCorrections.option] + OutputTarget.options
+    options: CommonOptions.batch + [filter, recipe, ApplyCorrections.option, ApplyCorrections.allOrNothing]
+      + OutputTarget.options
       + EditSettings.encodingOptions + EditSettings.writing + EditSettings.detectorOptions,
     moreHelp: { FilterCatalog.text() },
     run: { args, console throws(UsageError) in

@@ -32,7 +32,10 @@ enum ReviewCommand {
       --no-originals. The page writes no file: clicking a face switches it between hidden and
       excluded, dragging on a preview adds a box, and the corrections are exported as a JSON file
       for 'photoedit apply --corrections FILE DIR', or as the equivalent 'photoedit edit' lines.
-      The page must be outside the reviewed folders.
+      More than 50 photos open as a grid. Keys ('?' on the page lists them) move between photos and
+      faces, switch a face, approve or flag a photo, undo, and open a 4x loupe; the work is kept in
+      the browser's local storage until exported, and the export carries the approvals. The page
+      must be outside the reviewed folders.
       """,
     options: [
       CommonOptions.help, output, noOriginals, maxSize, recursive, scores, CommonOptions.cascade,

@@ -63,6 +63,51 @@ enum ReviewAssets {
     ol.faces .size { color: #777; }
     .steps h3 { font-size: 13px; margin: 8px 0 2px; }
     .steps pre { margin: 0; font-size: 12px; white-space: pre-wrap; }
+    /* Review states: approved (green), flagged (orange); the photo and face the keys act on. */
+    section.photo[data-review="approved"] { border-left: 6px solid #2e7d32; }
+    section.photo[data-review="flagged"] { border-left: 6px solid #ef6c00; }
+    .review-state { font-size: 12px; padding: 1px 6px; border-radius: 8px; background: #e6e6e6; }
+    section[data-review="approved"] .review-state { background: #2e7d32; color: #fff; }
+    section[data-review="flagged"] .review-state { background: #ef6c00; color: #fff; }
+    section.photo > header button { font: inherit; font-size: 12px; padding: 0 6px; }
+    section.photo.current { outline: 3px solid #1d1d1b; outline-offset: 1px; }
+    .box.current { outline: 2px solid #fff; box-shadow: 0 0 0 4px #1d1d1b; z-index: 1; }
+    ol.faces li.current button { outline: 3px solid #1d1d1b; }
+    /* The grid: many photos, several per row, each its render (or original) with its boxes; a
+       photo opened (Enter, "Open") spans the row with both previews and its faces. */
+    body.view-grid main#photos { display: grid; grid-template-columns: repeat(auto-fill, minmax(180px, 1fr));
+      gap: 8px; align-content: start; }
+    body.view-grid section.photo:not(.open) { margin: 0; padding: 4px 6px; contain-intrinsic-size: auto 212px; }
+    body.view-grid section.photo.open { grid-column: 1 / -1; }
+    body:not(.view-grid) .open-photo { display: none; }
+    body.view-grid section.photo:not(.open) > header { overflow: hidden; gap: 2px 4px; height: 42px;
+      align-items: center; }
+    body.view-grid section.photo:not(.open) h2 { font-size: 12px; white-space: nowrap; overflow: hidden;
+      text-overflow: ellipsis; min-width: 0; flex: 1 0 100%; margin: 0; word-break: normal; }
+    body.view-grid section.photo:not(.open) :is(.badge, .summary, .problem, ol.faces, .steps, figcaption,
+      header button:not(.open-photo)) { display: none; }
+    body.view-grid section.photo:not(.open) .review-state { display: inline; }
+    body.view-grid.layout-both section.photo:not(.open) figure.view + figure.view { display: none; }
+    body.view-grid section.photo:not(.open) .views { height: 150px; justify-content: center; }
+    body.view-grid section.photo:not(.open) figure.view { flex: 0 1 auto; }
+    body.view-grid section.photo:not(.open) .stage img { max-height: 150px; }
+    body.view-grid section.photo:not(.open) .box span { display: none; }
+    body.view-grid section.photo:not(.open) .box { border-width: 1px; }
+    #keys { position: fixed; inset: 10vh 20vw auto; z-index: 10; background: #fff; border: 2px solid #1d1d1b;
+      border-radius: 6px; padding: 12px 20px; box-shadow: 0 8px 30px rgba(0, 0, 0, .3); }
+    #keys[hidden] { display: none; }
+    #keys table { border-collapse: collapse; }
+    #keys td { padding: 2px 12px 2px 0; vertical-align: top; }
+    kbd { font: 12px ui-monospace, monospace; border: 1px solid #999; border-radius: 3px; padding: 0 4px;
+      background: #f6f6f6; }
+    #saved { font-size: 12px; color: #555; }
+    /* The loupe ('z'): the preview under the pointer, or the current face, at 4 times its shown size. */
+    #loupe { position: fixed; right: 16px; bottom: 16px; width: 384px; height: 384px; overflow: hidden; z-index: 9;
+      border: 3px solid #1d1d1b; background: #333; cursor: crosshair; touch-action: none; user-select: none; }
+    #loupe[hidden] { display: none; }
+    #loupe img { position: absolute; max-width: none; max-height: none; pointer-events: none; }
+    #loupe .loupe-caption { position: absolute; left: 0; top: 0; z-index: 2; font-size: 12px; line-height: 1.3;
+      padding: 1px 6px; background: rgba(255, 255, 255, .85); }
     """
 
   static let script = #"""
@@ -71,11 +116,16 @@ enum ReviewAssets {
       const config = JSON.parse(document.getElementById('review-config').textContent);
       const main = document.getElementById('photos');
       const sections = Array.from(main.querySelectorAll('section[data-photo]'));
+      const byName = new Map(sections.map((sec) => [sec.dataset.photo, sec]));
       const words = { hidden: 'hidden', excluded: 'excluded (left visible)', added: 'added, hidden' };
-      const faceItems = (sec) => Array.from(sec.querySelectorAll('li[data-face]'));
+      const reviewWords = { unreviewed: 'unreviewed', approved: 'approved', flagged: 'flagged' };
+      const faceItems = (sec) => Array.from(sec.querySelectorAll('li[data-face]'))
+        .sort((a, b) => Number(a.dataset.face) - Number(b.dataset.face));
       const snapshot = (sec) =>
         faceItems(sec).map((li) => li.dataset.face + ':' + li.dataset.state + ':' + li.dataset.box).join(',');
       const initial = new Map(sections.map((sec) => [sec, snapshot(sec)]));
+      // The faces the page was written with (found ones and the step's own add= boxes), per photo.
+      const written = new Map(sections.map((sec) => [sec, faceItems(sec).length]));
       const boxOf = (li) => li.dataset.box.split(' ').map(Number);
 
       function matrix(view) {
@@ -97,18 +147,28 @@ enum ReviewAssets {
       const pct = (f) => (Math.round(f * 100000) / 1000) + '%';
       const round6 = (f) => Math.round(f * 1e6) / 1e6;
 
+      // Every change goes through these, so it can be undone ('u') and is saved in this browser.
+      const undoStack = [];
+      let restoring = false;
+      function changed(action) {
+        if (restoring) return;
+        undoStack.push(action);
+        update();
+      }
+
       function setState(sec, li, state) {
         li.dataset.state = state;
-        li.querySelector('.what').textContent = words[state];
+        li.querySelector('.what').textContent = words[state] + (li.dataset.added === 'page' ? ' (drawn here)' : '');
         sec.querySelectorAll('.box[data-box="' + li.dataset.face + '"]').forEach((b) => { b.dataset.look = state; });
       }
       function toggle(sec, k) {
         if (sec.dataset.correctable !== 'true') return;
         const li = sec.querySelector('li[data-face="' + k + '"]');
         if (!li) return;
-        const next = li.dataset.state !== 'excluded' ? 'excluded' : (li.dataset.found === 'true' ? 'hidden' : 'added');
+        const before = li.dataset.state;
+        const next = before !== 'excluded' ? 'excluded' : (li.dataset.found === 'true' ? 'hidden' : 'added');
         setState(sec, li, next);
-        update();
+        changed({ undo: () => setState(sec, li, before) });
       }
       function drawBox(sec, view, k, box, look, found) {
         const m = matrix(view);
@@ -126,6 +186,7 @@ enum ReviewAssets {
       }
       function addFace(sec, box) {
         const list = sec.querySelector('ol.faces');
+        if (!list || sec.dataset.correctable !== 'true') return null;
         const k = faceItems(sec).reduce((n, li) => Math.max(n, Number(li.dataset.face) + 1), 0);
         const li = document.createElement('li');
         li.dataset.face = String(k);
@@ -138,13 +199,28 @@ enum ReviewAssets {
         li.querySelector('.what').textContent = words.added + ' (drawn here)';
         list.appendChild(li);
         sec.querySelectorAll('figure.view').forEach((view) => drawBox(sec, view, k, box, 'added', false));
-        update();
+        changed({ undo: () => {
+          li.remove();
+          sec.querySelectorAll('.box[data-box="' + k + '"]').forEach((b) => b.remove());
+          if (faceIndex.get(sec) >= faceItems(sec).length) faceIndex.set(sec, -1);
+        } });
+        return li;
+      }
+      function setReview(sec, state) {
+        const before = sec.dataset.review;
+        if (before === state) return;
+        const show = (s) => {
+          sec.dataset.review = s;
+          sec.querySelector('.review-state').textContent = reviewWords[s];
+        };
+        show(state);
+        changed({ undo: () => show(before) });
       }
 
       // What the page would change for one photo, or null.
       function correction(sec) {
         if (sec.dataset.correctable !== 'true' || snapshot(sec) === initial.get(sec)) return null;
-        const items = faceItems(sec).sort((a, b) => Number(a.dataset.face) - Number(b.dataset.face));
+        const items = faceItems(sec);
         const found = items.filter((li) => li.dataset.found === 'true');
         const exclude = [], add = [];
         found.forEach((li) => { if (li.dataset.state === 'excluded') exclude.push(Number(li.dataset.face)); });
@@ -158,27 +234,119 @@ enum ReviewAssets {
         return 'photoedit edit ' + sec.dataset.commandPath + ' --step ' + c.step +
           ' --set exclude=' + c.exclude.join('/') + ',add=' + boxes;
       }
-      let corrections = [];
+
+      // Saving in this browser's local storage, under the page's identity: a hash of the folder
+      // and of every photo's faces as the page was written, so that a page made again after the
+      // corrections were applied starts afresh, and two reviews never share their work.
+      function hash(text) {
+        let h1 = 0x811c9dc5, h2 = 0x01000193;
+        for (let i = 0; i < text.length; i++) {
+          const c = text.charCodeAt(i);
+          h1 = Math.imul(h1 ^ c, 0x01000193) >>> 0;
+          h2 = Math.imul(h2 ^ c, 0x5bd1e995) >>> 0;
+        }
+        return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
+      }
+      const identity = hash(JSON.stringify([config.folder, sections.map((sec) =>
+        [sec.dataset.photo, sec.dataset.step || '', initial.get(sec)])]));
+      const storageKey = 'photoedit-review:' + identity;
+      document.documentElement.dataset.identity = identity;
+      // The work on the page: per photo that differs from how it was written, each written
+      // face's state, the faces drawn here, and the review state.
+      function work() {
+        const photos = {};
+        sections.forEach((sec) => {
+          const items = faceItems(sec);
+          const s = items.slice(0, written.get(sec)).map((li) => li.dataset.state);
+          const d = items.slice(written.get(sec)).map((li) => boxOf(li).concat([li.dataset.state]));
+          const r = sec.dataset.review;
+          if (snapshot(sec) !== initial.get(sec) || r !== 'unreviewed') photos[sec.dataset.photo] = { s, d, r };
+        });
+        return photos;
+      }
+      let saved = null, exported = JSON.stringify({}), storageProblem = null;
+      function save(text) {
+        try {
+          localStorage.setItem(storageKey, JSON.stringify({ version: 1, photos: JSON.parse(text), exported }));
+          storageProblem = null;
+        } catch (error) {
+          storageProblem = String(error && error.name || error);
+        }
+      }
+      const isBox = (b) => Array.isArray(b) && b.length === 4 && b.every((f) => typeof f === 'number' && isFinite(f)) &&
+        b[0] >= 0 && b[1] >= 0 && b[2] > 0 && b[3] > 0 && b[0] + b[2] <= 1 + 1e-9 && b[1] + b[3] <= 1 + 1e-9;
+      // The saved work, checked as strictly as a file (another local page could have written it).
+      function restore() {
+        let stored;
+        try { stored = JSON.parse(localStorage.getItem(storageKey) || 'null'); } catch (error) { return 0; }
+        if (!stored || stored.version !== 1 || typeof stored.photos !== 'object' || !stored.photos) return 0;
+        let restored = 0;
+        restoring = true;
+        for (const name of Object.keys(stored.photos)) {
+          const sec = byName.get(name), p = stored.photos[name];
+          if (!sec || !p || typeof p !== 'object') continue;
+          const items = faceItems(sec).slice(0, written.get(sec));
+          const s = Array.isArray(p.s) ? p.s : [], d = Array.isArray(p.d) ? p.d : [];
+          const statesOK = s.length === items.length && s.every((st, i) =>
+            st === 'excluded' || st === (items[i].dataset.found === 'true' ? 'hidden' : 'added'));
+          const drawnOK = d.length <= 1000 && d.every((b) => Array.isArray(b) && b.length === 5 &&
+            isBox(b.slice(0, 4)) && (b[4] === 'added' || b[4] === 'excluded'));
+          const reviewOK = Object.prototype.hasOwnProperty.call(reviewWords, p.r);
+          if (!statesOK || !drawnOK || !reviewOK) continue;
+          if (sec.dataset.correctable === 'true') {
+            items.forEach((li, i) => { if (li.dataset.state !== s[i]) setState(sec, li, s[i]); });
+            d.forEach((b) => {
+              const li = addFace(sec, b.slice(0, 4).map(round6));
+              if (li && b[4] === 'excluded') setState(sec, li, 'excluded');
+            });
+          }
+          setReview(sec, p.r);
+          restored += 1;
+        }
+        if (typeof stored.exported === 'string') exported = stored.exported;
+        restoring = false;
+        return restored;
+      }
+
+      let corrections = [], current = JSON.stringify({});
       function update() {
         corrections = [];
         const lines = [];
+        const counts = { unreviewed: 0, approved: 0, flagged: 0 };
         sections.forEach((sec) => {
           const c = correction(sec);
           sec.classList.toggle('corrected', c !== null);
           if (c) { corrections.push(c); lines.push(commandLine(sec, c)); }
+          counts[sec.dataset.review] += 1;
         });
+        current = JSON.stringify(work());
+        if (current !== saved) { save(current); saved = current; }
+        const reviewed = counts.approved + counts.flagged;
         document.getElementById('correction-count').textContent = String(corrections.length);
+        document.getElementById('review-counts').textContent = counts.approved + ' approved, ' +
+          counts.flagged + ' flagged, ' + counts.unreviewed + ' unreviewed';
         document.getElementById('commands').textContent = lines.join('\n');
-        document.getElementById('export').disabled = corrections.length === 0;
-        document.getElementById('reset').disabled = corrections.length === 0;
-        if (document.getElementById('filter').value === 'corrected') arrange();
+        document.getElementById('export').disabled = corrections.length === 0 && reviewed === 0;
+        document.getElementById('reset').disabled = current === '{}';
+        document.getElementById('saved').textContent = storageProblem
+          ? 'Not saved in this browser (' + storageProblem + '): export before you leave.'
+          : current === '{}' ? '' : current === exported ? 'Saved in this browser; exported.'
+          : 'Saved in this browser; not exported yet.';
+        const f = document.getElementById('filter').value;
+        if (f === 'corrected' || reviewWords[f]) arrange();
+        drawLoupe();
       }
       function exportCorrections() {
-        // One photo a line, so the file reads (and diffs) well.
+        // One photo a line, so the file reads (and diffs) well. "reviewed" holds each photo a
+        // person approved or flagged.
+        const reviewed = sections.filter((sec) => sec.dataset.review !== 'unreviewed')
+          .map((sec) => ({ photo: sec.dataset.photo, state: sec.dataset.review }));
+        const list = (items) => (items.length ? '\n' + items.map((c) => '  ' + JSON.stringify(c)).join(',\n') + '\n ' : '');
         const text = '{\n "formatIdentifier": ' + JSON.stringify(config.formatIdentifier) +
           ',\n "formatVersion": ' + JSON.stringify(config.formatVersion) +
           ',\n "folder": ' + JSON.stringify(config.folder) +
-          ',\n "photos": [\n' + corrections.map((c) => '  ' + JSON.stringify(c)).join(',\n') + '\n ]\n}\n';
+          ',\n "photos": [' + list(corrections) + ']' +
+          ',\n "reviewed": [' + list(reviewed) + ']\n}\n';
         const blob = new Blob([text], { type: 'application/json' });
         const a = document.createElement('a');
         a.href = URL.createObjectURL(blob);
@@ -186,72 +354,279 @@ enum ReviewAssets {
         document.body.appendChild(a);
         a.click();
         setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 60000);
+        exported = current;
+        save(current);
+        update();
       }
 
-      // Drawing: drag on a preview that maps onto the step's image.
+      // The photo and face the keys act on.
+      let currentSection = null;
+      const faceIndex = new Map();
+      const shownSections = () => Array.from(main.children).filter((sec) => sec.matches('section[data-photo]') && !sec.hidden);
+      function showFace(sec) {
+        sec.querySelectorAll('.current').forEach((el) => el.classList.remove('current'));
+        const items = faceItems(sec), i = faceIndex.get(sec);
+        if (i === undefined || i < 0 || i >= items.length) return;
+        items[i].classList.add('current');
+        sec.querySelectorAll('.box[data-box="' + items[i].dataset.face + '"]').forEach((b) => b.classList.add('current'));
+      }
+      function select(sec, scroll) {
+        if (currentSection && currentSection !== sec) {
+          currentSection.classList.remove('current');
+          currentSection.removeAttribute('aria-current');
+          currentSection.querySelectorAll('.current').forEach((el) => el.classList.remove('current'));
+        }
+        currentSection = sec;
+        if (!sec) return;
+        sec.classList.add('current');
+        sec.setAttribute('aria-current', 'true');
+        showFace(sec);
+        if (scroll) sec.scrollIntoView({ block: 'nearest' });
+      }
+      function move(step) {
+        const list = shownSections();
+        if (!list.length) return;
+        const i = list.indexOf(currentSection);
+        const next = i < 0 ? (step > 0 ? 0 : list.length - 1) : Math.min(list.length - 1, Math.max(0, i + step));
+        select(list[next], true);
+        if (!loupe.hidden) aimLoupe(list[next]);
+      }
+      function moveFace(step) {
+        if (!currentSection) { move(1); if (!currentSection) return; }
+        const items = faceItems(currentSection);
+        if (!items.length) return;
+        const i = faceIndex.get(currentSection);
+        const next = i === undefined || i < 0 ? (step > 0 ? 0 : items.length - 1)
+          : (i + step + items.length) % items.length;
+        faceIndex.set(currentSection, next);
+        showFace(currentSection);
+        if (!loupe.hidden) aimLoupe(currentSection);
+        const box = currentSection.querySelector('.box.current');
+        if (box) box.scrollIntoView({ block: 'nearest' });
+      }
+      function currentFace() {
+        if (!currentSection) return null;
+        const i = faceIndex.get(currentSection);
+        if (i === undefined || i < 0) { moveFace(1); return null; }
+        return faceItems(currentSection)[i] || null;
+      }
+      function openPhoto(sec, open) {
+        sec.classList.toggle('open', open);
+        sec.scrollIntoView({ block: 'nearest' });
+      }
+      function setView(view) {
+        document.getElementById('view').value = view;
+        document.body.classList.toggle('view-grid', view === 'grid');
+        if (currentSection) currentSection.scrollIntoView({ block: 'nearest' });
+      }
+      function setLayout(layout) {
+        document.getElementById('layout').value = layout;
+        document.body.classList.remove('layout-both', 'layout-render', 'layout-original');
+        document.body.classList.add('layout-' + layout);
+      }
+
+      // The loupe: a preview shown at loupeZoom times its size on the page, around the pointer
+      // or the current face; a click in it switches the face under it, a drag draws a box.
+      const loupe = document.getElementById('loupe');
+      const loupeZoom = 4;
+      const loupeImage = document.createElement('img');
+      loupeImage.alt = '';
+      loupeImage.draggable = false;
+      const loupeBoxes = document.createElement('div');
+      const loupeCaption = document.createElement('p');
+      loupeCaption.className = 'loupe-caption';
+      loupe.append(loupeImage, loupeBoxes, loupeCaption);
+      let lens = null;
+      const viewImage = (view) => view.querySelector('.stage img');
+      const shownView = (sec) => Array.from(sec.querySelectorAll('figure.view'))
+        .find((v) => viewImage(v) && viewImage(v).getClientRects().length > 0) || null;
+      const boxFractions = (b) => ['left', 'top', 'width', 'height'].map((k) => parseFloat(b.style[k]) / 100);
+      function drawLoupe() {
+        if (loupe.hidden || !lens) return;
+        const img = viewImage(lens.view), r = img.getBoundingClientRect();
+        if (!r.width || !r.height) return;
+        const W = r.width * loupeZoom, H = r.height * loupeZoom;
+        const ox = lens.cx * W - loupe.clientWidth / 2, oy = lens.cy * H - loupe.clientHeight / 2;
+        lens.geometry = { W, H, ox, oy };
+        const src = img.currentSrc || img.src;
+        if (loupeImage.getAttribute('src') !== src) loupeImage.src = src;
+        loupeImage.style.cssText = 'left:' + (-ox) + 'px;top:' + (-oy) + 'px;width:' + W + 'px;height:' + H + 'px';
+        loupeBoxes.replaceChildren();
+        lens.view.querySelectorAll('.stage .box').forEach((b) => {
+          const f = boxFractions(b), d = b.cloneNode(true);
+          d.style.cssText = 'left:' + (f[0] * W - ox) + 'px;top:' + (f[1] * H - oy) + 'px;width:' + (f[2] * W) +
+            'px;height:' + (f[3] * H) + 'px';
+          loupeBoxes.appendChild(d);
+        });
+        loupeCaption.textContent = loupeZoom + 'x: ' + lens.view.dataset.kind + ' of ' + lens.sec.dataset.photo;
+      }
+      // The loupe on a photo: around its current face when it has one, else its middle.
+      function aimLoupe(sec) {
+        const view = sec && shownView(sec);
+        if (!view) return;
+        lens = { sec, view, cx: 0.5, cy: 0.5 };
+        const li = faceItems(sec)[faceIndex.get(sec)];
+        const box = li && view.querySelector('.stage .box[data-box="' + li.dataset.face + '"]');
+        if (box) {
+          const f = boxFractions(box);
+          lens.cx = f[0] + f[2] / 2;
+          lens.cy = f[1] + f[3] / 2;
+        }
+        drawLoupe();
+      }
+      function toggleLoupe() {
+        loupe.hidden = !loupe.hidden;
+        if (!loupe.hidden) aimLoupe(currentSection || shownSections()[0]);
+      }
+      (function () {
+        let start = null, band = null;
+        const at = (e) => { const r = loupe.getBoundingClientRect(); return [e.clientX - r.left, e.clientY - r.top]; };
+        loupe.addEventListener('pointerdown', (e) => {
+          if (e.button !== 0 || !lens || !lens.geometry) return;
+          e.preventDefault();
+          loupe.setPointerCapture(e.pointerId);
+          start = at(e);
+        });
+        loupe.addEventListener('pointermove', (e) => {
+          if (!start) return;
+          const p = at(e);
+          if (!band && Math.abs(p[0] - start[0]) < clickSlop && Math.abs(p[1] - start[1]) < clickSlop) return;
+          if (!band) { band = document.createElement('div'); band.className = 'band'; loupe.appendChild(band); }
+          band.style.cssText = 'left:' + Math.min(start[0], p[0]) + 'px;top:' + Math.min(start[1], p[1]) + 'px;width:' +
+            Math.abs(p[0] - start[0]) + 'px;height:' + Math.abs(p[1] - start[1]) + 'px';
+        });
+        loupe.addEventListener('pointerup', (e) => {
+          if (!start) return;
+          const p = at(e), s0 = start, isDrag = band !== null;
+          start = null;
+          if (band) band.remove();
+          band = null;
+          const { W, H, ox, oy } = lens.geometry, sec = lens.sec, view = lens.view;
+          if (!isDrag) {
+            const under = Array.from(loupeBoxes.querySelectorAll('.box')).filter((b) => {
+              const r = b.getBoundingClientRect();
+              return e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
+            }).sort((a, b) => a.offsetWidth * a.offsetHeight - b.offsetWidth * b.offsetHeight);
+            if (under[0]) toggle(sec, under[0].dataset.box);
+            return;
+          }
+          const m = matrix(view);
+          if (!m || sec.dataset.correctable !== 'true') return;
+          const clamp = (f) => Math.min(1, Math.max(0, f));
+          const x0 = clamp((Math.min(s0[0], p[0]) + ox) / W), x1 = clamp((Math.max(s0[0], p[0]) + ox) / W);
+          const y0 = clamp((Math.min(s0[1], p[1]) + oy) / H), y1 = clamp((Math.max(s0[1], p[1]) + oy) / H);
+          if (x1 <= x0 || y1 <= y0) return;
+          const box = mapBox(inverse(m), [x0, y0, x1 - x0, y1 - y0]).map(round6);
+          box[2] = Math.min(box[2], round6(1 - box[0]));
+          box[3] = Math.min(box[3], round6(1 - box[1]));
+          if (box[2] > 0 && box[3] > 0) addFace(sec, box);
+        });
+      })();
+
+      // Pointer: a press that moves less than a few pixels is a click, on the face under it; a
+      // drag on a preview that maps onto the step's image draws a box.
+      const clickSlop = 5;
       sections.forEach((sec) => {
+        sec.addEventListener('pointerdown', () => { if (currentSection !== sec) select(sec, false); });
         sec.addEventListener('click', (e) => {
-          const box = e.target.closest('.box');
-          if (box) { toggle(sec, box.dataset.box); return; }
+          const button = e.target.closest('button[data-review-to]');
+          if (button) { setReview(sec, sec.dataset.review === button.dataset.reviewTo ? 'unreviewed' : button.dataset.reviewTo); return; }
+          if (e.target.closest('button.open-photo')) { openPhoto(sec, !sec.classList.contains('open')); return; }
           const li = e.target.closest('li[data-face]');
           if (li) toggle(sec, li.dataset.face);
         });
+        sec.addEventListener('dblclick', (e) => {
+          if (document.body.classList.contains('view-grid') && !e.target.closest('.box, button, li')) {
+            openPhoto(sec, !sec.classList.contains('open'));
+          }
+        });
+        sec.querySelectorAll('figure.view').forEach((view) => {
+          const stage = view.querySelector('.stage');
+          stage.addEventListener('pointermove', (e) => {
+            if (loupe.hidden || e.buttons) return;
+            const r = stage.getBoundingClientRect();
+            lens = { sec, view, cx: (e.clientX - r.left) / r.width, cy: (e.clientY - r.top) / r.height };
+            drawLoupe();
+          });
+        });
         sec.querySelectorAll('figure.view[data-transform]').forEach((view) => {
           const stage = view.querySelector('.stage');
-          let start = null, band = null;
+          let start = null, startPx = null, onBox = null, band = null;
           const at = (e) => {
             const r = stage.getBoundingClientRect();
             return [Math.min(1, Math.max(0, (e.clientX - r.left) / r.width)),
                     Math.min(1, Math.max(0, (e.clientY - r.top) / r.height))];
           };
           stage.addEventListener('pointerdown', (e) => {
-            if (e.button !== 0 || e.target.closest('.box')) return;
+            if (e.button !== 0) return;
             e.preventDefault();
             stage.setPointerCapture(e.pointerId);
             start = at(e);
-            band = document.createElement('div');
-            band.className = 'band';
-            stage.appendChild(band);
+            startPx = [e.clientX, e.clientY];
+            onBox = e.target.closest('.box');
           });
+          const dragged = (e) => Math.abs(e.clientX - startPx[0]) >= clickSlop || Math.abs(e.clientY - startPx[1]) >= clickSlop;
           stage.addEventListener('pointermove', (e) => {
-            if (!start) return;
+            if (!start || (!band && !dragged(e))) return;
+            if (!band) {
+              band = document.createElement('div');
+              band.className = 'band';
+              stage.appendChild(band);
+            }
             const p = at(e);
             band.style.cssText = 'left:' + pct(Math.min(start[0], p[0])) + ';top:' + pct(Math.min(start[1], p[1])) +
               ';width:' + pct(Math.abs(p[0] - start[0])) + ';height:' + pct(Math.abs(p[1] - start[1]));
           });
           const finish = (e) => {
             if (!start) return;
-            const p = at(e);
+            const p = at(e), isDrag = band !== null || dragged(e), box0 = onBox;
             const rect = [Math.min(start[0], p[0]), Math.min(start[1], p[1]),
                           Math.abs(p[0] - start[0]), Math.abs(p[1] - start[1])];
             start = null;
-            band.remove();
+            onBox = null;
+            if (band) band.remove();
             band = null;
-            if (rect[2] < 0.005 || rect[3] < 0.005) return;
+            if (!isDrag) {
+              // A click: the face under the pointer, the smallest when boxes overlap.
+              let hit = box0;
+              if (!hit) {
+                const under = Array.from(stage.querySelectorAll('.box')).filter((b) => {
+                  const r = b.getBoundingClientRect();
+                  return e.clientX >= r.left && e.clientX <= r.right && e.clientY >= r.top && e.clientY <= r.bottom;
+                }).sort((a, b) => a.offsetWidth * a.offsetHeight - b.offsetWidth * b.offsetHeight);
+                hit = under[0] || null;
+              }
+              if (hit) toggle(sec, hit.dataset.box);
+              return;
+            }
+            if (rect[2] <= 0 || rect[3] <= 0) return;
             const box = mapBox(inverse(matrix(view)), rect).map(round6);
             box[2] = Math.min(box[2], round6(1 - box[0]));
             box[3] = Math.min(box[3], round6(1 - box[1]));
             if (box[2] > 0 && box[3] > 0) addFace(sec, box);
           };
           stage.addEventListener('pointerup', finish);
-          stage.addEventListener('pointercancel', () => { if (band) band.remove(); start = null; band = null; });
+          stage.addEventListener('pointercancel', () => { if (band) band.remove(); start = null; band = null; onBox = null; });
         });
       });
 
       // Sorting and filtering.
       const number = (sec, key, missing) => (sec.dataset[key] === undefined ? missing : Number(sec.dataset[key]));
-      const byName = (a, b) => (a.dataset.photo < b.dataset.photo ? -1 : a.dataset.photo > b.dataset.photo ? 1 : 0);
+      const byPhoto = (a, b) => (a.dataset.photo < b.dataset.photo ? -1 : a.dataset.photo > b.dataset.photo ? 1 : 0);
       const orders = {
-        look: (a, b) => number(a, 'urgency', 9) - number(b, 'urgency', 9) || byName(a, b),
-        name: byName,
-        faces: (a, b) => number(b, 'count', 0) - number(a, 'count', 0) || byName(a, b),
-        smallest: (a, b) => number(a, 'smallest', Infinity) - number(b, 'smallest', Infinity) || byName(a, b),
+        look: (a, b) => number(a, 'urgency', 9) - number(b, 'urgency', 9) || byPhoto(a, b),
+        name: byPhoto,
+        faces: (a, b) => number(b, 'count', 0) - number(a, 'count', 0) || byPhoto(a, b),
+        smallest: (a, b) => number(a, 'smallest', Infinity) - number(b, 'smallest', Infinity) || byPhoto(a, b),
       };
       const flagsOf = (sec) => sec.dataset.flags.split(' ');
       const filters = {
         all: () => true,
         look: (sec) => sec.dataset.flags !== '',
         corrected: (sec) => sec.classList.contains('corrected'),
+        unreviewed: (sec) => sec.dataset.review === 'unreviewed',
+        approved: (sec) => sec.dataset.review === 'approved',
+        flagged: (sec) => sec.dataset.review === 'flagged',
       };
       function arrange() {
         const order = orders[document.getElementById('sort').value] || orders.look;
@@ -265,8 +640,8 @@ enum ReviewAssets {
           if (!hide) shown += 1;
         });
         // Sections are moved only when the order changed (the page opens in the first order).
-        const current = Array.from(main.children);
-        if (sorted.some((sec, i) => current[i] !== sec)) {
+        const present = Array.from(main.children);
+        if (sorted.some((sec, i) => present[i] !== sec)) {
           const fragment = document.createDocumentFragment();
           sorted.forEach((sec) => fragment.appendChild(sec));
           main.appendChild(fragment);
@@ -275,20 +650,69 @@ enum ReviewAssets {
       }
       document.getElementById('sort').addEventListener('change', arrange);
       document.getElementById('filter').addEventListener('change', arrange);
-      document.getElementById('layout').addEventListener('change', (e) => {
-        document.body.className = 'layout-' + e.target.value;
-      });
+      document.getElementById('layout').addEventListener('change', (e) => setLayout(e.target.value));
+      document.getElementById('view').addEventListener('change', (e) => setView(e.target.value));
+      const keys = document.getElementById('keys');
+      document.getElementById('show-keys').addEventListener('click', () => { keys.hidden = !keys.hidden; });
+
+      // The keys (each listed in the help, '?').
       document.addEventListener('keydown', (e) => {
-        if (e.key !== 't' || e.target.closest('input, select, textarea')) return;
-        const layout = document.getElementById('layout');
-        layout.value = layout.value === 'original' ? 'render' : 'original';
-        document.body.className = 'layout-' + layout.value;
+        if (e.target.closest('input, select, textarea') || e.altKey || e.metaKey) return;
+        if (e.ctrlKey && e.key !== 'z') return;
+        const act = {
+          'j': () => move(1), 'ArrowRight': () => move(1), 'k': () => move(-1), 'ArrowLeft': () => move(-1),
+          'n': () => moveFace(1), 'p': () => moveFace(-1),
+          'x': () => { const li = currentFace(); if (li) toggle(currentSection, li.dataset.face); },
+          'a': () => { if (currentSection) { setReview(currentSection, 'approved'); move(1); } else move(1); },
+          'f': () => { if (currentSection) { setReview(currentSection, 'flagged'); move(1); } else move(1); },
+          'u': () => { const a = undoStack.pop(); if (a) { a.undo(); update(); } },
+          'z': () => { if (e.ctrlKey) act.u(); },
+          'Enter': () => { if (currentSection) openPhoto(currentSection, !currentSection.classList.contains('open')); },
+          'o': () => act.Enter(),
+          'Escape': () => {
+            if (!keys.hidden) keys.hidden = true;
+            else if (!loupe.hidden) loupe.hidden = true;
+            else if (currentSection && currentSection.classList.contains('open')) openPhoto(currentSection, false);
+          },
+          'z': () => toggleLoupe(),
+          'g': () => setView(document.getElementById('view').value === 'grid' ? 'list' : 'grid'),
+          't': () => setLayout(document.getElementById('layout').value === 'original' ? 'render' : 'original'),
+          '?': () => { keys.hidden = !keys.hidden; },
+        };
+        if (e.target.closest('button') && (e.key === 'Enter' || e.key === ' ')) return;
+        const f = act[e.key];
+        if (!f) return;
+        e.preventDefault();
+        f();
       });
       document.getElementById('export').addEventListener('click', exportCorrections);
-      document.getElementById('reset').addEventListener('click', () => { location.reload(); });
-      window.photoeditReview = { corrections: () => corrections, toggle, addFace };
+      document.getElementById('reset').addEventListener('click', () => {
+        if (!window.confirm('Undo every correction and approval on this page? They are also removed from this browser.')) return;
+        try { localStorage.removeItem(storageKey); } catch (error) { /* nothing saved */ }
+        leaving = true;
+        location.reload();
+      });
+      // Leaving with work that was not exported asks first (it is saved in this browser, but a
+      // person may be leaving for good).
+      let leaving = false;
+      window.addEventListener('beforeunload', (e) => {
+        if (leaving || current === '{}' || current === exported) return;
+        e.preventDefault();
+        e.returnValue = '';
+      });
+      window.photoeditReview = {
+        corrections: () => corrections, toggle, addFace, identity, storageKey,
+        current: () => currentSection && currentSection.dataset.photo,
+        currentFace: () => { const li = currentSection && faceItems(currentSection)[faceIndex.get(currentSection)]; return li ? Number(li.dataset.face) : null; },
+      };
       arrange();
+      const restored = restore();
+      saved = JSON.stringify(work());
       update();
+      if (restored) {
+        document.getElementById('saved').textContent += ' Restored ' + restored + (restored === 1 ? ' photo' : ' photos') +
+          ' from this browser.';
+      }
       document.documentElement.dataset.ready = 'true';
     })();
     """#

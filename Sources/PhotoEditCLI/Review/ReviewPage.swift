@@ -24,6 +24,8 @@ struct ReviewPage {
 
   /// The marker that tells photoedit's own page from any other file (kept in the first bytes).
   static let generator = "photoedit review"
+  /// Above this many photos the page opens as a grid of thumbnails.
+  static let gridAbove = 50
 
   func html() -> String {
     var out = ""
@@ -40,7 +42,7 @@ struct ReviewPage {
       <title>\(Self.escape(title))</title>
       <style>\(ReviewAssets.css)</style>
       </head>
-      <body class="layout-both">
+      <body class="layout-both\(items.count > Self.gridAbove ? " view-grid" : "")">
       <header class="top">
       <h1>\(Self.escape(title)): \(FileResult.count(items.count, "photo")), \(FileResult.count(faces, "face"))</h1>
 
@@ -74,6 +76,9 @@ struct ReviewPage {
       <option value="strengthened">faces the check found again, hidden more strongly</option>
       <option value="weak-hiding">steps hidden more weakly than now allowed</option>
       <option value="corrected">corrected on this page</option>
+      <option value="unreviewed">not yet approved or flagged</option>
+      <option value="approved">approved</option>
+      <option value="flagged">flagged</option>
       </select></label>
       <label>Order <select id="sort">
       <option value="look">what needs a look first</option>
@@ -81,26 +86,56 @@ struct ReviewPage {
       <option value="faces">most faces first</option>
       <option value="smallest">smallest face first</option>
       </select></label>
+      <label>View <select id="view">
+      <option value="list"\(items.count > Self.gridAbove ? "" : " selected")>one photo per row</option>
+      <option value="grid"\(items.count > Self.gridAbove ? " selected" : "")>grid</option>
+      </select></label>
       <label>Previews <select id="layout">
       <option value="both">render and original side by side</option>
       <option value="render">render only</option>
       <option value="original">original only</option>
       </select></label>
       <span id="shown"></span>
+      <button type="button" id="show-keys">Keys (?)</button>
       </div>
       <p class="help">Click a face, on a preview or in its list, to switch it between hidden and \
-      excluded. Drag on a preview to add a face the detector missed. Nothing is changed until you \
-      export the corrections and apply them with photoedit (the page writes no file).</p>
+      excluded. Drag on a preview to add a face the detector missed. Approve each photo you have \
+      checked, or flag it. Keys: <kbd>j</kbd>/<kbd>k</kbd> next and previous photo, <kbd>n</kbd>/<kbd>p</kbd> \
+      face, <kbd>x</kbd> hide or exclude it, <kbd>z</kbd> loupe, <kbd>a</kbd> approve, <kbd>f</kbd> flag, \
+      <kbd>u</kbd> undo, <kbd>?</kbd> all keys. Your work is kept in this browser until you export it, but nothing is \
+      changed until you apply the exported file with photoedit (the page writes no file).</p>
+      <div id="keys" role="dialog" aria-label="Keys" hidden>
+      <h2>Keys</h2>
+      <table>
+      <tr><td><kbd>j</kbd> or <kbd>→</kbd></td><td>next photo</td></tr>
+      <tr><td><kbd>k</kbd> or <kbd>←</kbd></td><td>previous photo</td></tr>
+      <tr><td><kbd>n</kbd></td><td>next face of the photo</td></tr>
+      <tr><td><kbd>p</kbd></td><td>previous face of the photo</td></tr>
+      <tr><td><kbd>x</kbd></td><td>switch the face between hidden and excluded</td></tr>
+      <tr><td><kbd>a</kbd></td><td>approve the photo, then go to the next</td></tr>
+      <tr><td><kbd>f</kbd></td><td>flag the photo, then go to the next</td></tr>
+      <tr><td><kbd>u</kbd> or <kbd>Ctrl</kbd>+<kbd>z</kbd></td><td>undo the last change</td></tr>
+      <tr><td><kbd>Enter</kbd> or <kbd>o</kbd></td><td>open the photo side by side, or close it</td></tr>
+      <tr><td><kbd>z</kbd></td><td>the loupe: the current face, or the preview under the pointer, at 4 times \
+      its size; click in it to switch a face, drag to draw a box (<kbd>Esc</kbd> closes it)</td></tr>
+      <tr><td><kbd>g</kbd></td><td>switch between the grid and one photo per row</td></tr>
+      <tr><td><kbd>t</kbd></td><td>switch the previews between the render and the original</td></tr>
+      <tr><td><kbd>?</kbd></td><td>show or hide this list (<kbd>Esc</kbd> hides it)</td></tr>
+      </table>
+      </div>
       </header>
       <aside id="corrections" aria-live="polite">
       <h2>Corrections: <span id="correction-count">0</span> photos</h2>
+      <p id="review-counts"></p>
       <p><button type="button" id="export" disabled>Export corrections (JSON)</button> \
       <button type="button" id="reset" disabled>Undo all</button></p>
+      <p id="saved"></p>
       <p class="help">Apply the exported file from the folder where you ran <code>photoedit review</code>:</p>
       <pre id="apply-command">photoedit apply --corrections corrections.json \(Self.escape(Self.shellQuoted(folder)))</pre>
       <p class="help">or the same, photo by photo:</p>
       <pre id="commands"></pre>
       </aside>
+      <div id="loupe" hidden></div>
       <main id="photos">
 
       """
@@ -133,13 +168,18 @@ struct ReviewPage {
     if let step = item.step { out += attribute("data-step", "\(step)") }
     if let detector = item.detector { out += attribute("data-detector", detector) }
     out += attribute("data-correctable", item.correctable ? "true" : "false")
+    out += attribute("data-review", "unreviewed")
     out += attribute("data-command-path", Self.shellQuoted(item.path))
     out += ">\n<header><h2>\(Self.escape(PathName.display(item.name)))</h2>"
     out += " <span class=\"badge status-\(item.state)\">\(item.state)</span>"
     for flag in item.flags where flag != .problem {
       out += " <span class=\"badge flag-\(flag.rawValue)\">\(Self.words(flag))</span>"
     }
-    out += " <span class=\"badge corrected-badge\">corrected</span></header>\n"
+    out += " <span class=\"badge corrected-badge\">corrected</span>"
+    out += " <span class=\"review-state\">unreviewed</span>"
+    out += " <button type=\"button\" data-review-to=\"approved\">Approve</button>"
+    out += "<button type=\"button\" data-review-to=\"flagged\">Flag</button>"
+    out += "<button type=\"button\" class=\"open-photo\">Open</button></header>\n"
     if let problem = item.problem {
       out += "<p class=\"problem\">\(Self.escape(PathName.display(problem)))</p>\n"
     }
@@ -165,7 +205,8 @@ struct ReviewPage {
         out += "</span>"
         if let side = face.side { out += " <span class=\"size\">\(Self.number(side.rounded())) px</span>" }
         if face.level > 0 {
-          out += " <span class=\"stronger\">hidden more strongly (level \(face.level)): the check found it</span>"
+          out +=
+            " <span class=\"stronger\">hidden more strongly (level \(face.level)): the check found it</span>"
         }
         if let score = face.score {
           out += " <span class=\"score\">score \(Self.number((score * 100).rounded() / 100))</span>"
