@@ -104,6 +104,7 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
     .executableTarget(name: "FuzzStrokes", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzStrokes"),
     .executableTarget(name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
     .executableTarget(name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
+    .executableTarget(name: "FuzzWebP", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzWebP"),
     .executableTarget(
       name: "FuzzModel", dependencies: ["CenterFace", "PhotoCore"], path: "Tests/Fuzz/FuzzModel"),
   ]

@@ -144,7 +144,7 @@ public struct EditStore: Sendable {
   ///
   /// The sidecar is untrusted, so the original it names is used only when it is this photo's own
   /// `PHOTO.original` (an edit in place), or, for an output made elsewhere, a regular file (no
-  /// link, no pipe, no device, of bounded size) that is a JPEG or PNG with the recorded size and
+  /// link, no pipe, no device, of bounded size) that is an image photoedit reads with the recorded size and
   /// checksum: a planted sidecar can only name bytes its author already knows, and only an image
   /// reaches the photo's files. A sidecar naming anything else beside a preserved original is
   /// damage.
