@@ -9,10 +9,8 @@ SWIFT ?= swift
 # page's browser test), man-db (the manual page is rendered with man -l), and webp (cwebp, dwebp,
 # img2webp and webpinfo make and check WebP photos at test time). `make build`, `make install` and
 # `make demo` install the first list only; `make test` both.
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libssl-dev zlib1g-dev \
-  libwebp-dev opencv-data
-TEST_PACKAGES := parallel openssh-server openssh-client chromium chromium-driver python3-selenium man-db \
-  webp
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libssl-dev zlib1g-dev opencv-data
+TEST_PACKAGES := parallel openssh-server openssh-client chromium chromium-driver python3-selenium man-db webp
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 

@@ -58,7 +58,8 @@ import Testing
   }
 
   /// A lossless WebP's render is lossless: outside the hidden face, every pixel is the
-  /// original's; `revert` gives back the original's exact bytes and leaves nothing else.
+  /// original's; `--quality` makes it lossy from then on; `revert` gives back the original's
+  /// exact bytes and leaves nothing else.
   @Test func aLosslessOriginalGetsALosslessRenderAndRevertsExactly() throws {
     let folder = try TemporaryFolder()
     let photo = try Self.webp("faces/astronaut.png", ["-lossless"], in: folder, as: "a.webp")
@@ -76,6 +77,12 @@ import Testing
       #expect(before[x, y] == after[x, y])
     }
     #expect(try launch(["show", photo]).out.contains("render: webp, lossless, sha256"))
+    // A quality asked for makes the render lossy, and stays (pinned) for later renders.
+    #expect(try launch(["render", "--quality", "80", photo]).status == 0)
+    #expect(try #require(folder.read("a.webp")).hasBytes("VP8 ", at: 12))
+    #expect(try launch(["apply", "-f", "sepia", photo]).status == 0)
+    #expect(try #require(folder.read("a.webp")).hasBytes("VP8 ", at: 12))
+    #expect(try launch(["show", photo]).out.contains("render: webp, quality 80, pinned, sha256"))
 
     let reverted = try launch(["revert", photo])
     #expect(reverted.status == 0, "\(reverted.err)")
