@@ -71,7 +71,7 @@ extension AdjustmentData {
       after = later
     }
     var data = AdjustmentData(
-      original: try JSONCoding.decode(Original.self, from: original, field: "original"),
+      original: try Original(json: original),
       render: try RenderRecord(json: render), steps: steps, history: history, undone: undone)
     data.formatVersion = currentVersion
     if let request = object["request"] {

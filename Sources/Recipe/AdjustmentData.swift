@@ -32,7 +32,7 @@ public struct AdjustmentData: Equatable, Sendable {
   public var request: String?
 
   /// The untouched original this recipe applies to.
-  public struct Original: Codable, Equatable, Sendable {
+  public struct Original: Equatable, Sendable {
     /// Relative to the sidecar's folder (or absolute, when the original is on another root).
     public var path: String
     /// Lowercase hexadecimal SHA-256 of the original file's bytes.
@@ -44,6 +44,48 @@ public struct AdjustmentData: Equatable, Sendable {
     public var height: Int
     /// The EXIF orientation the original file had, 1...8.
     public var orientation: Int
+
+    public init(path: String, sha256: String, bytes: Int, width: Int, height: Int, orientation: Int) {
+      (self.path, self.sha256, self.bytes) = (path, sha256, bytes)
+      (self.width, self.height, self.orientation) = (width, height, orientation)
+    }
+
+    var json: JSONValue {
+      .object([
+        "path": .string(path), "sha256": .string(sha256), "bytes": .number(Double(bytes)),
+        "width": .number(Double(width)), "height": .number(Double(height)),
+        "orientation": .number(Double(orientation)),
+      ])
+    }
+
+    /// Reads and checks the sidecar's `original` object: a path (not empty, no NUL), 64
+    /// lowercase hex digits, a size the store could have read, a size in pixels and an EXIF
+    /// orientation. A planted sidecar's values reach `show` and `status`, so none may be out of
+    /// range (the path is a file name, shown as every file name is: `PathName.display`).
+    ///
+    /// - Throws: `.invalidRecipe` naming the field and what it holds.
+    init(json: JSONValue) throws(StoreError) {
+      guard let o = json.object else { throw .invalidRecipe(.wrongType(field: "original")) }
+      func integer(_ key: String, _ range: ClosedRange<Int>) throws(StoreError) -> Int {
+        guard let value = o[key] else { throw .invalidRecipe(.missing(field: "original." + key)) }
+        guard let n = value.number, n == n.rounded(), let i = Int(exactly: n), range.contains(i) else {
+          throw .invalidRecipe(.badValue(field: "original." + key, value: value))
+        }
+        return i
+      }
+      guard let pathValue = o["path"] else { throw .invalidRecipe(.missing(field: "original.path")) }
+      guard let path = pathValue.string, !path.isEmpty, !path.unicodeScalars.contains("\0") else {
+        throw .invalidRecipe(.badValue(field: "original.path", value: pathValue))
+      }
+      guard let shaValue = o["sha256"] else { throw .invalidRecipe(.missing(field: "original.sha256")) }
+      guard let sha = shaValue.string, SHA256.isHex(sha) else {
+        throw .invalidRecipe(.badValue(field: "original.sha256", value: shaValue))
+      }
+      self.init(
+        path: path, sha256: sha, bytes: try integer("bytes", 1...FileLimits.photoBytes),
+        width: try integer("width", 1...Int(Int32.max)), height: try integer("height", 1...Int(Int32.max)),
+        orientation: try integer("orientation", 1...8))
+    }
   }
 
   public init(
@@ -74,7 +116,7 @@ public struct AdjustmentData: Equatable, Sendable {
       "history": .array(history.map(\.stored)),
       "undone": .array(undone.map(\.stored)),
     ]
-    if let original { object["original"] = JSONCoding.value(of: original) }
+    if let original { object["original"] = original.json }
     if let render { object["render"] = render.json }
     if let request { object["request"] = .string(request) }
     return JSONCoding.encode(JSONValue.object(object))

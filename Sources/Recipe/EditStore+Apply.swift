@@ -59,7 +59,7 @@ extension EditStore {
       if !settings.dryRun {
         try commitEdit(
           paths, data: made.data, render: made.bytes, preserve: base == nil,
-          mode: Self.mode(of: paths.name, in: paths))
+          access: Self.access(of: paths.name, in: paths))
       }
       return outcome(made, output: nil, recovery: recovery)
     }
@@ -125,7 +125,7 @@ extension EditStore {
       if !settings.dryRun {
         try commitEdit(
           paths, data: made.data, render: made.bytes, preserve: false,
-          mode: Self.mode(of: paths.name, in: paths, fallback: input))
+          access: Self.access(of: paths.name, in: paths, fallback: input))
       }
       return outcome(made, output: output, recovery: recovery)
     }

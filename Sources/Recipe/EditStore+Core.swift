@@ -52,19 +52,19 @@ public struct EditStore: Sendable {
     if PhotoPaths.isStoreFile(photo) { throw .isStoreFile }
   }
 
-  /// The file mode new files get: the existing file's, else the fallback's, without execute bits.
-  static func mode(of path: String, fallback: String? = nil) -> UInt32 {
-    for candidate in [path, fallback].compactMap({ $0 }) {
-      if let info = try? FileSystem.info(candidate), info.isRegular { return info.mode & 0o666 }
+  /// What new files of the photo get: the mode and group of its file `entry` (a name in its
+  /// folder, the file they replace); when there is none, the fallback path's mode (the photo an
+  /// output is made from) and the folder's default group; else 0644. Never execute bits.
+  static func access(of entry: String, in paths: PhotoPaths, fallback: String? = nil)
+    -> FileSystem.NewFileAccess
+  {
+    if let info = try? paths.info(entry, followingLinks: true), info.isRegular {
+      return .init(mode: info.mode, group: info.group)
     }
-    return 0o644
-  }
-
-  /// The mode new files of the photo get: that of its file `entry` (a name in its folder), else
-  /// the fallback path's, without execute bits.
-  static func mode(of entry: String, in paths: PhotoPaths, fallback: String? = nil) -> UInt32 {
-    if let info = try? paths.info(entry, followingLinks: true), info.isRegular { return info.mode & 0o666 }
-    return fallback.map { mode(of: $0) } ?? 0o644
+    if let fallback, let info = try? FileSystem.info(fallback), info.isRegular {
+      return .init(mode: info.mode)
+    }
+    return .init(mode: 0o644)
   }
 
   /// Takes the photo's lock, finishes or cleans up what a crash left, and runs `body`.
@@ -335,7 +335,8 @@ public struct EditStore: Sendable {
     let pinned = reencodingIsPinned(existing: existing)
     let asked = pinned ? existing?.quality : nil
     var options = EncodeOptions(
-      quality: settings.quality ?? asked ?? details.quality ?? existing?.quality ?? EncodeOptions.defaultQuality,
+      quality: settings.quality ?? asked ?? details.quality ?? existing?.quality
+        ?? EncodeOptions.defaultQuality,
       subsampling: settings.subsampling ?? existing?.subsampling ?? details.subsampling ?? .s420,
       metadata: details.metadata, metadataPolicy: metadataPolicy(existing: existing),
       hidesFaces: steps.contains { $0.filter == FaceblurFilter.name })
@@ -366,12 +367,13 @@ public struct EditStore: Sendable {
   /// Writes a new render and sidecar through the journal; with `preserve`, first keeps the
   /// unedited photo as `PHOTO.original` (a hard link, or a copy).
   func commitEdit(
-    _ paths: PhotoPaths, data: AdjustmentData, render: [UInt8], preserve: Bool, mode: UInt32
+    _ paths: PhotoPaths, data: AdjustmentData, render: [UInt8], preserve: Bool,
+    access: FileSystem.NewFileAccess
   ) throws(StoreError) {
     var transaction = Transaction(paths)
     let sidecar = data.encoded()
-    let renderTemp = try transaction.stage(render, mode: mode)
-    let sidecarTemp = try transaction.stage(sidecar, mode: mode)
+    let renderTemp = try transaction.stage(render, access: access)
+    let sidecarTemp = try transaction.stage(sidecar, access: access)
     if preserve {
       transaction.add(
         .preserve(sha256: data.original!.sha256))

@@ -87,7 +87,7 @@ extension EditStore {
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       if !settings.dryRun {
         try commitEdit(
-          paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: paths.name, in: paths))
+          paths, data: data, render: bytes, preserve: false, access: Self.access(of: paths.name, in: paths))
       }
       var made = RecipeChange(
         change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery,

@@ -20,7 +20,7 @@ extension EditStore {
       let unchanged = edited.renderSHA256 == data.render!.sha256 && data == edited.data && !edited.migrated
       if !settings.dryRun && !unchanged {
         try commitEdit(
-          paths, data: data, render: bytes, preserve: false, mode: Self.mode(of: paths.name, in: paths))
+          paths, data: data, render: bytes, preserve: false, access: Self.access(of: paths.name, in: paths))
       }
       return RenderOutcome(
         changed: !unchanged, renderSHA256: data.render!.sha256, stepCount: data.steps.count,
@@ -88,7 +88,7 @@ extension EditStore {
       if !settings.dryRun {
         var transaction = Transaction(outPaths)
         let temp = try transaction.stage(
-          bytes, mode: Self.mode(of: outPaths.name, in: outPaths, fallback: photo))
+          bytes, access: Self.access(of: outPaths.name, in: outPaths, fallback: photo))
         transaction.add(.replace(temp: temp, role: .render, sha256: record.sha256))
         try transaction.commit()
       }

@@ -37,7 +37,7 @@ extension EditStore {
           // The preserved original's own inode goes back under the photo's name.
           let temp = try transaction.stageCopy(
             of: paths.originalName, bytes: edited.originalBytes,
-            mode: Self.mode(of: paths.originalName, in: paths))
+            access: Self.access(of: paths.originalName, in: paths))
           transaction.add(.replace(temp: temp, role: .render, sha256: originalSHA))
           transaction.add(.remove(role: .sidecar, guardSHA256: nil))
           transaction.add(
@@ -48,7 +48,7 @@ extension EditStore {
           // in the format its name says (the output's format follows its extension).
           let bytes = conversion?.bytes ?? edited.originalBytes
           let temp = try transaction.stage(
-            bytes, mode: Self.mode(of: paths.name, in: paths, fallback: edited.originalPath))
+            bytes, access: Self.access(of: paths.name, in: paths, fallback: edited.originalPath))
           transaction.add(
             .replace(temp: temp, role: .render, sha256: conversion?.record.sha256 ?? originalSHA)
           )
@@ -85,7 +85,7 @@ extension EditStore {
     let sidecarName = paths.name + PhotoPaths.sidecarSuffix
     if !settings.dryRun {
       var transaction = Transaction(paths)
-      let temp = try transaction.stageCopy(of: entry, bytes: bytes, mode: Self.mode(of: entry, in: paths))
+      let temp = try transaction.stageCopy(of: entry, bytes: bytes, access: Self.access(of: entry, in: paths))
       transaction.add(.replace(temp: temp, role: .render, sha256: sha))
       transaction.add(.remove(role: .sidecar, guardSHA256: nil))
       transaction.add(.remove(role: .original, guardSHA256: sha))

@@ -68,11 +68,11 @@ extension PhotoPaths {
   }
 
   /// Creates the file exclusively (never through a link), writes, fsyncs and closes it.
-  func createSynced(_ entry: String, bytes: [UInt8], mode: UInt32, midWrite: () -> Void = {})
-    throws(FileSystem.FileError)
-  {
+  func createSynced(
+    _ entry: String, bytes: [UInt8], access: FileSystem.NewFileAccess, midWrite: () -> Void = {}
+  ) throws(FileSystem.FileError) {
     let folder = try held.folder()
-    try FileSystem.createSynced(entry, in: folder.fd, bytes: bytes, mode: mode, midWrite: midWrite)
+    try FileSystem.createSynced(entry, in: folder.fd, bytes: bytes, access: access, midWrite: midWrite)
   }
 
   /// renameat(2) within the folder.

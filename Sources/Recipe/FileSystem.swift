@@ -65,6 +65,8 @@ public enum FileSystem {
     public var modified: Int
     /// The owner's user id.
     public var owner: UInt32
+    /// The owning group's id.
+    public var group: UInt32
     public var isRegular: Bool { mode & S_IFMT == S_IFREG }
     /// True when both describe one file (the same device and inode), under any names.
     public func isSameFile(as other: Info) -> Bool { device == other.device && inode == other.inode }
@@ -198,12 +200,29 @@ public enum FileSystem {
     return bytes
   }
 
+  /// What a new file of a photo takes from the file it replaces (or, for a new output, from the
+  /// photo it is made from): its permission bits, and the group of the file it replaces.
+  struct NewFileAccess: Equatable, Sendable {
+    /// The permission bits, never execute, setuid, setgid or sticky.
+    var mode: UInt32
+    /// The group to give the file, or nil for the folder's default (a new file).
+    var group: UInt32?
+    init(mode: UInt32, group: UInt32? = nil) {
+      self.mode = mode & 0o666
+      self.group = group
+    }
+  }
+
   /// Creates `path` exclusively (it must not exist), writes `bytes`, fsyncs and closes it.
   ///
-  /// On any failure the half-written file is removed. `midWrite` runs once, after half the bytes
+  /// The file gets `access`'s mode (open's is filtered by the umask) and its group when it can:
+  /// the owner may give a file only a group it belongs to, so a photo of a group the user has
+  /// left gets the user's default group instead (EPERM is not an error). On any failure the
+  /// half-written file is removed. `midWrite` runs once, after half the bytes
   /// are written and before the rest (the `temp-partial` crash point).
   static func createSynced(
-    _ path: String, in folder: Int32 = AT_FDCWD, bytes: [UInt8], mode: UInt32, midWrite: () -> Void = {}
+    _ path: String, in folder: Int32 = AT_FDCWD, bytes: [UInt8], access: NewFileAccess,
+    midWrite: () -> Void = {}
   ) throws(FileError) {
     let flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC
     let fd = PathName.withCString(path) { openat(folder, $0, flags, mode_t(0o600)) }
@@ -215,9 +234,11 @@ public enum FileSystem {
         pathUnlink(path, in: folder)
       }
     }
-    // Set the final mode explicitly: open's mode is filtered by the umask, and the render keeps
-    // the photo's permissions.
-    if fchmod(fd, mode_t(mode & 0o7777)) != 0 { throw failure("fchmod") }
+    // The group first: fchown by a non-root owner clears setgid, and the mode is set after it.
+    if let group = access.group, fchown(fd, uid_t.max, gid_t(group)) != 0, errno != EPERM {
+      throw failure("fchown")
+    }
+    if fchmod(fd, mode_t(access.mode)) != 0 { throw failure("fchmod") }
     let half = bytes.count / 2
     try writeAll(fd, bytes, 0..<half)
     midWrite()
@@ -493,7 +514,8 @@ extension FileSystem.Info {
   init(_ s: stat) {
     self.init(
       device: UInt64(s.st_dev), inode: UInt64(s.st_ino), size: Int(s.st_size), mode: UInt32(s.st_mode),
-      links: Int(s.st_nlink), modified: Int(s.st_mtim.tv_sec), owner: UInt32(s.st_uid))
+      links: Int(s.st_nlink), modified: Int(s.st_mtim.tv_sec), owner: UInt32(s.st_uid),
+      group: UInt32(s.st_gid))
   }
 }
 

@@ -35,34 +35,4 @@ enum JSONCoding {
     }
     return out
   }
-
-  /// A Codable value as JSON.
-  static func value<T: Encodable>(of value: T) -> JSONValue {
-    (try? JSONDecoder().decode(JSONValue.self, from: Data(encode(value)))) ?? .null
-  }
-
-  /// Decodes the JSON of the sidecar's field `field` as `type`.
-  ///
-  /// - Throws: `.invalidRecipe` naming the field that is missing or has the wrong type.
-  static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue, field: String) throws(StoreError)
-    -> T
-  {
-    do {
-      return try JSONDecoder().decode(type, from: Data(encode(json)))
-    } catch {
-      func path(_ keys: [any CodingKey]) -> String {
-        ([field] + keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }).joined()
-          .replacingOccurrences(of: ".[", with: "[")
-      }
-      switch error {
-      case DecodingError.keyNotFound(let key, let context):
-        throw .invalidRecipe(.missing(field: path(context.codingPath + [key])))
-      case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-        DecodingError.dataCorrupted(let context):
-        throw .invalidRecipe(.wrongType(field: path(context.codingPath)))
-      default:
-        throw .invalidRecipe(.wrongType(field: field))
-      }
-    }
-  }
 }

@@ -118,11 +118,11 @@ struct Transaction {
   init(_ paths: PhotoPaths) { self.paths = paths }
 
   /// Writes `bytes` to a new synced temporary file in the photo's folder; returns its name.
-  mutating func stage(_ bytes: [UInt8], mode: UInt32) throws(StoreError) -> String {
+  mutating func stage(_ bytes: [UInt8], access: FileSystem.NewFileAccess) throws(StoreError) -> String {
     let name = paths.newTempName()
     let first = staged.isEmpty
     do {
-      try paths.createSynced(name, bytes: bytes, mode: mode) {
+      try paths.createSynced(name, bytes: bytes, access: access) {
         if first { CrashPoint.midTemp.reached(in: paths.directory) }
       }
     } catch {
@@ -135,7 +135,9 @@ struct Transaction {
 
   /// A temporary name for an existing file of the folder (`entry`, a name in it): a hard link,
   /// or a synced copy where the file system has none.
-  mutating func stageCopy(of entry: String, bytes: [UInt8], mode: UInt32) throws(StoreError) -> String {
+  mutating func stageCopy(
+    of entry: String, bytes: [UInt8], access: FileSystem.NewFileAccess
+  ) throws(StoreError) -> String {
     let name = paths.newTempName()
     do {
       try paths.link(entry, to: name)
@@ -144,7 +146,7 @@ struct Transaction {
         abandon()
         throw .cannotWrite(path: paths.inFolder(name), error.system)
       }
-      return try stage(bytes, mode: mode)
+      return try stage(bytes, access: access)
     }
     staged.append(name)
     return name
@@ -205,7 +207,7 @@ struct Transaction {
     let journal = Journal(steps: steps)
     let journalTemp = paths.newTempName()
     do {
-      try paths.createSynced(journalTemp, bytes: journal.encoded(), mode: 0o644)
+      try paths.createSynced(journalTemp, bytes: journal.encoded(), access: .init(mode: 0o644))
       try paths.rename(journalTemp, to: paths.journalName)
       try paths.syncFolder()
     } catch {

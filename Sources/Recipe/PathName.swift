@@ -80,14 +80,41 @@ public enum PathName {
     var out = ""
     for scalar in text.unicodeScalars {
       if isEscape(scalar) {
-        let byte = scalar.value - escapeBase
-        let digits = Array("0123456789ABCDEF")
-        out += "\\x\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
+        out += hex(scalar.value - escapeBase)
       } else {
         out.unicodeScalars.append(scalar)
       }
     }
     return out
+  }
+
+  /// The text for a terminal: as `display`, and each byte of a control character other than
+  /// newline and tab (C0, DEL, and C1 as its two UTF-8 bytes) as `\xHH` too. File names are
+  /// escaped where they are put in a message (`\n`, `\r`, as JSON does); this is the last net,
+  /// for values read from a planted file, so that nothing photoedit prints can send a
+  /// terminal an escape sequence (`\x1B[2J`) or rewrite a line.
+  public static func terminalSafe(_ text: String) -> String {
+    let shown = display(text)
+    guard shown.unicodeScalars.contains(where: isControl) else { return shown }
+    var out = ""
+    for scalar in shown.unicodeScalars {
+      if isControl(scalar) {
+        for byte in String(scalar).utf8 { out += hex(UInt32(byte)) }
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  private static func hex(_ byte: UInt32) -> String {
+    let digits = Array("0123456789ABCDEF")
+    return "\\x\(digits[Int(byte >> 4)])\(digits[Int(byte & 15)])"
+  }
+
+  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    let v = scalar.value
+    return (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v)
   }
 
   private static func isEscape(_ scalar: Unicode.Scalar) -> Bool { escapes.contains(scalar.value) }

@@ -206,8 +206,9 @@ enum Recovery {
         let temp = paths.newTempName()
         try attempt(paths.inFolder(temp)) { () throws(FileSystem.FileError) in
           let bytes = try paths.read(source, limit: FileLimits.photoBytes, followingLinks: true)
-          let mode = (try paths.info(source, followingLinks: true)?.mode ?? 0o644) & 0o666
-          try paths.createSynced(temp, bytes: bytes, mode: mode)
+          let info = try paths.info(source, followingLinks: true)
+          let access = FileSystem.NewFileAccess(mode: info?.mode ?? 0o644, group: info?.group)
+          try paths.createSynced(temp, bytes: bytes, access: access)
           try paths.rename(temp, to: target)
         }
       }

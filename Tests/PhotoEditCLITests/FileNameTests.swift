@@ -98,4 +98,28 @@ import Testing
     #expect(missing.status == 66)
     #expect(missing.err == "photoedit: gone\\xE9.jpg: no such file\n")
   }
+
+  /// A name holding a terminal's escape sequence, or a carriage return, is shown as bytes, never
+  /// sent to the terminal: on standard output, on standard error and in `--json`.
+  @Test func controlCharactersInNamesAreShownAsHex() throws {
+    let folder = try TemporaryFolder()
+    defer {
+      _ = try? Self.shell("rm -rf ./*", in: folder)
+      folder.cleanUp()
+    }
+    try folder.copy("jpeg/testorig.jpg", as: "ok.jpg")
+    let name = "n=$(printf 'x\\033[2Jy\\rz.jpg'); "
+    _ = try Self.shell(name + "cp ok.jpg \"$n\"", in: folder)
+    let applied = try Self.shell(name + "$P apply --filter sepia \"$n\"", in: folder)
+    #expect(applied.status == 0, "\(applied.err)")
+    #expect(applied.out.hasPrefix("x\\x1B[2Jy\\rz.jpg: applied sepia"), "\(applied.out)")
+    let json = try Self.shell(name + "$P show --json \"$n\"", in: folder)
+    #expect(json.out.hasPrefix(#"{"file": "x\u001b[2Jy\rz.jpg""#), "\(json.out)")
+    let missing = try Self.shell("$P show \"$(printf 'gone\\033]0;title\\007.jpg')\"", in: folder)
+    #expect(missing.status == 66)
+    #expect(missing.err == "photoedit: gone\\x1B]0;title\\x07.jpg: no such file\n")
+    for text in [applied.out, applied.err, json.out, json.err, missing.err] {
+      #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D || $0.value == 0x07 })
+    }
+  }
 }

@@ -235,6 +235,26 @@ import Testing
     #expect(error == .invalidRecipe(.badValue(field: "render.\(field)", value: value)))
   }
 
+  /// The original's record is checked as the render's is: a planted sidecar cannot put a
+  /// terminal's escape sequence in `show`'s checksum, or an impossible size or orientation.
+  @Test(arguments: [
+    ("sha256", JSONValue.string("\u{1B}[31m" + String(repeating: "a", count: 59))),
+    ("sha256", .string(String(repeating: "A", count: 64))), ("sha256", .number(1)),
+    ("bytes", .number(-1)), ("bytes", .number(0)), ("bytes", .number(1.5)), ("bytes", .number(1e300)),
+    ("width", .number(0)), ("height", .number(-5)), ("orientation", .number(99)),
+    ("orientation", .number(0)), ("orientation", .string("1")), ("path", .string("")),
+    ("path", .string("a\u{0}b")), ("path", .number(3)),
+  ])
+  func impossibleOriginalRecordIsRefused(field: String, value: JSONValue) {
+    let error = refusal(
+      sampleJSON {
+        var original = $0["original"]!.object!
+        original[field] = value
+        $0["original"] = .object(original)
+      })
+    #expect(error == .invalidRecipe(.badValue(field: "original.\(field)", value: value)))
+  }
+
   @Test func recipeFileNeedsNoProvenance() throws {
     let json = """
       {"formatIdentifier": "org.photoedit.adjustments", "formatVersion": 1,

@@ -391,6 +391,25 @@ import Testing
     #expect(mode == 0o640)
   }
 
+  /// An in-place render, its sidecar and a revert keep the photo's group (a shared folder's
+  /// group stays able to read the photo). Only root may give a file any group.
+  @Test(.enabled(if: getuid() == 0)) func keepsThePhotosGroup() throws {
+    let group: UInt32 = 65534
+    #expect(chown(photo, uid_t.max, gid_t(group)) == 0)
+    func groupOf(_ path: String) throws -> UInt32? { try FileSystem.info(path)?.group }
+    _ = try fakeStore().apply([step("invert")], to: photo, output: nil)
+    #expect(try groupOf(photo) == group)
+    #expect(try groupOf(photo + ".photoedit.json") == group)
+    _ = try fakeStore().apply([step("mark")], to: photo, output: nil)
+    #expect(try groupOf(photo) == group)
+    _ = try fakeStore().revert(photo)
+    #expect(try groupOf(photo) == group)
+    // A new output does not take the input's group: the folder's default applies.
+    let output = folder.path("out.jpg")
+    _ = try fakeStore().apply([step("invert")], to: photo, output: output)
+    #expect(try groupOf(output) == getegid())
+  }
+
   @Test func concurrentAppliesAllLandInOrder() async throws {
     let store = fakeStore()
     _ = try store.apply([step("mark")], to: photo, output: nil)

@@ -17,6 +17,14 @@ import Testing
     Array("\u{10FEE9}".utf8),  // a genuine scalar from the escape range
   ]
 
+  /// The terminal's last net: C0 (but newline and tab), DEL and C1 controls go out as their
+  /// bytes in hex, with the non-UTF-8 bytes `display` shows; other text is as it was.
+  @Test func terminalSafeTextHoldsNoControlCharacter() {
+    #expect(PathName.terminalSafe("a\u{1B}[2J\rb\u{7F}\u{9B}c") == "a\\x1B[2J\\x0Db\\x7F\\xC2\\x9Bc")
+    #expect(PathName.terminalSafe("line\none\ttab café") == "line\none\ttab café")
+    #expect(PathName.terminalSafe(PathName.string([0x61, 0xE9, 0x1B])) == "a\\xE9\\x1B")
+  }
+
   @Test(arguments: names)
   func bytesRoundTripExactly(bytes: [UInt8]) {
     let string = PathName.string(bytes)
@@ -43,7 +51,7 @@ import Testing
     let folder = try! TemporaryFolder()
     let name = PathName.string([0x6E, 0xF6, 0x2E, 0x6A, 0x70, 0x67])  // "n\xF6.jpg"
     let path = folder.path(name)
-    try FileSystem.createSynced(path, bytes: [1, 2, 3], mode: 0o644)
+    try FileSystem.createSynced(path, bytes: [1, 2, 3], access: .init(mode: 0o644))
     #expect(try FileSystem.list(folder.url.path) == [name])
     #expect(try FileSystem.read(path, limit: 1 << 20) == [1, 2, 3])
     // The limit is inclusive: a file of exactly `limit` bytes reads, one byte more is refused.

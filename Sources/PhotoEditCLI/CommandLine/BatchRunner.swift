@@ -435,7 +435,7 @@ final class Progress: Sendable {
       let now = DispatchTime.now().uptimeNanoseconds
       guard s.done == total || now - s.lastDraw > 100_000_000 else { return }
       s.lastDraw = now
-      console.writeError("\r\u{1B}[K" + line(done: s.done, seconds: Double(now - start) / 1e9))
+      console.redrawErrorLine(line(done: s.done, seconds: Double(now - start) / 1e9))
     }
   }
 
@@ -445,7 +445,7 @@ final class Progress: Sendable {
   /// the next tick).
   func clear() {
     guard enabled else { return }
-    state.withLock { _ in console.writeError("\r\u{1B}[K") }
+    state.withLock { _ in console.redrawErrorLine("") }
   }
 
   private func line(done: Int, seconds: Double) -> String {

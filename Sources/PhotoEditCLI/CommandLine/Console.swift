@@ -28,15 +28,21 @@ public final class Console: Sendable {
     readInput: { [UInt8](FileHandle.standardInput.readDataToEndOfFile()) },
     errorIsTerminal: isatty(2) == 1)
 
-  // Every text goes out through `PathName.display`, so a file name's bytes that are not UTF-8
-  // show as \xHH in messages and JSON alike.
+  // Every text goes out through `PathName.terminalSafe`, so a file name's bytes that are not
+  // UTF-8 show as \xHH in messages and JSON alike, and no control character (a terminal's
+  // escape sequence) goes out raw. The progress bar's line control is the one escape written.
 
   /// Writes one line (a newline is added) to standard output.
-  public func print(_ line: String) { lock.withLock { _ in writeOut(PathName.display(line) + "\n") } }
+  public func print(_ line: String) { lock.withLock { _ in writeOut(PathName.terminalSafe(line) + "\n") } }
   /// Writes one line (a newline is added) to standard error.
-  public func printError(_ line: String) { lock.withLock { _ in writeErr(PathName.display(line) + "\n") } }
-  /// Writes raw text to standard error (progress bars).
-  public func writeError(_ text: String) { lock.withLock { _ in writeErr(PathName.display(text)) } }
+  public func printError(_ line: String) {
+    lock.withLock { _ in writeErr(PathName.terminalSafe(line) + "\n") }
+  }
+  /// Redraws the line standard error's cursor is on (the progress bar): a carriage return and
+  /// the terminal's erase-line, then `text`, without a newline.
+  public func redrawErrorLine(_ text: String) {
+    lock.withLock { _ in writeErr("\r\u{1B}[K" + PathName.terminalSafe(text)) }
+  }
   /// Everything on standard input.
   public func readInput() -> [UInt8] { readIn() }
 }
