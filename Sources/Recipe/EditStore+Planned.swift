@@ -161,7 +161,8 @@ extension EditStore {
     let bytes: [UInt8]
     do throws(CodecError) {
       let fill = Filters.transparencyFill(for: steps + added) ?? RGBA(255, 255, 255, 255)
-      guard let made = try format.codec.sink(size: size, opacity: opacity, fill: fill, options: options) else {
+      guard let made = try format.codec.sink(size: size, opacity: opacity, fill: fill, options: options)
+      else {
         throw CodecError.encodingFailed(format, "no band-by-band writer")  // `writesBands` said there is
       }
       let (sink, finish) = (made.sink, made.finish)
@@ -199,7 +200,8 @@ extension EditStore {
     _ original: [UInt8], format: ImageFormat, stored: ImageFormat, existing: RenderRecord?,
     detects: Bool, allowLossless: Bool
   ) -> JPEGScanIndex? {
-    guard format.capabilities.losslessRoute, stored == format, allowLossless, !reencodingIsPinned(existing: existing), detects,
+    guard format.capabilities.losslessRoute, stored == format, allowLossless,
+      !reencodingIsPinned(existing: existing), detects,
       settings.scansAhead ?? (Parallel.workerCount > 1 && Self.rendersUnderWay.load(ordering: .relaxed) == 1)
     else { return nil }
     return JPEGScanIndex.start(original)

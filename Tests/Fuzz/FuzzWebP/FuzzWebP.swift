@@ -14,7 +14,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
   options.maxMemoryBytes = 32 << 20
   _ = try? ImageCodec.readInfo(bytes)
   _ = ImageCodec.metadataFindings(in: bytes)
-  if let decoded = try? ImageCodec.decode(bytes, options: options), decoded.image.width * decoded.image.height <= 4096 {
+  if let decoded = try? ImageCodec.decode(bytes, options: options),
+    decoded.image.width * decoded.image.height <= 4096
+  {
     var encode = EncodeOptions(metadata: decoded.metadata)
     encode.lossless = decoded.details.storedLossless
     _ = try? ImageCodec.encode(decoded.image, as: .webp, options: encode)
