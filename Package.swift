@@ -38,9 +38,11 @@ let package = Package(
       name: "HaarKernelsAVX512", dependencies: ["HaarKernels", "HaarKernelsAVX2"],
       swiftSettings: [.define("HAAR_AVX512")] + noMathErrno + avx512Flags),
 
-    // C libraries from Debian. Their C names appear only in Codecs and Recipe's one file each.
+    // C libraries from Debian. Their C names appear only in Codecs (each format's folder;
+    // libwebp's in WebP/WebPLibrary.swift alone) and in Recipe's one file.
     .systemLibrary(
       name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+    .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // Our own small C target around libpng's classic API: setjmp/longjmp stay inside C.
     .target(
@@ -50,7 +52,7 @@ let package = Package(
     // And around libjpeg's scanline API, to decode a JPEG a band of rows at a time.
     .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
 
-    .target(name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim"]),
+    .target(name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim", "CWebP"]),
     .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CenterFace", "CCrypto"]),
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
@@ -102,6 +104,7 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
     .executableTarget(name: "FuzzStrokes", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzStrokes"),
     .executableTarget(name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
     .executableTarget(name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
+    .executableTarget(name: "FuzzWebP", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzWebP"),
     .executableTarget(
       name: "FuzzModel", dependencies: ["CenterFace", "PhotoCore"], path: "Tests/Fuzz/FuzzModel"),
   ]

@@ -5,7 +5,7 @@
 public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
   /// Zero bytes.
   case empty
-  /// The bytes start with neither a JPEG nor a PNG signature.
+  /// The bytes start with the signature of no format photoedit reads or knows.
   case notAnImage
   /// The bytes are a photo in a format photoedit does not read (`UnreadablePhotoFormat`): its
   /// name (`GIF`, `HEIC`, `CR2`).
@@ -32,7 +32,7 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
   public var description: String {
     switch self {
     case .empty: "empty file"
-    case .notAnImage: "not a JPEG or PNG image"
+    case .notAnImage: "not a \(FormatRegistry.list(FormatRegistry.formats.map(\.name), and: "or")) image"
     case .unreadableFormat(let name):
       "\(name) is not supported (photoedit reads \(ImageFormat.readableNames))"
     case .truncated(let format): "truncated \(format.displayName) (the file ends early)"
@@ -57,17 +57,6 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
 private func mebibytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) == 0 ? 0 : 1) }
 
 extension ImageFormat {
-  /// "JPEG and PNG": the formats photoedit reads, for messages.
-  public static var readableNames: String {
-    let names = allCases.map(\.displayName)
-    return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
-  }
-
-  /// "JPEG" or "PNG", for messages.
-  public var displayName: String {
-    switch self {
-    case .jpeg: "JPEG"
-    case .png: "PNG"
-    }
-  }
+  /// "JPEG, PNG and WebP": the formats photoedit reads, for messages.
+  public static var readableNames: String { FormatRegistry.readableNames }
 }

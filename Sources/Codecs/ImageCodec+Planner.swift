@@ -18,41 +18,7 @@ extension ImageCodec {
   public static func withSource<R>(
     _ bytes: [UInt8], options: DecodeOptions = DecodeOptions(), _ body: (PhotoSource?) throws -> R
   ) throws -> R {
-    switch try format(of: bytes) {
-    case .jpeg:
-      let header = try JPEGMarkers.parseHeader(bytes, metadata: true)
-      let info = ImageInfo(jpeg: header)
-      try checkStreamLimits(info, options: options)
-      let scans = try JPEGMarkers.checkComplete(bytes, from: header.firstScanOffset)
-      if scans > JPEGMarkers.maxScans {
-        throw CodecError.tooManyScans(count: scans, limit: JPEGMarkers.maxScans)
-      }
-      let details = ImageDetails(
-        format: .jpeg, orientation: info.orientation, subsampling: header.subsampling,
-        metadata: header.metadata,
-        fullWidth: info.width, fullHeight: info.height, quality: header.quality)
-      return try bytes.withUnsafeBufferPointer { data in
-        try body(PhotoSource(source: JPEGSource(data, header: header), details: details))
-      }
-    case .png:
-      let structure = try PNGCodec.walk(bytes, full: true)
-      let info = ImageInfo(png: structure)
-      guard !structure.interlaced else { return try body(nil) }
-      try checkStreamLimits(info, options: options)
-      var metadata = ImageMetadata()
-      metadata.pngChunks = structure.colourChunks
-      metadata.icc = structure.icc
-      metadata.exif = structure.exif
-      metadata.xmp = structure.xmp
-      metadata = metadata.rendered(keepingMakerNote: true)
-      let details = ImageDetails(
-        format: .png, orientation: structure.orientation, metadata: metadata, fullWidth: info.width,
-        fullHeight: info.height)
-      return try bytes.withUnsafeBufferPointer { data in
-        let source = PNGSource(data, structure: structure, hasTransparency: structure.mayHaveTransparency)
-        return try body(PhotoSource(source: source, details: details))
-      }
-    }
+    try format(of: bytes).codec.withSource(bytes, options: options, body)
   }
 
   /// The memory a stream of the file `info` describes needs: the decoder's own buffers (a

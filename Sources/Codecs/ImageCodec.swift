@@ -1,22 +1,5 @@
 import PhotoCore
 
-/// The file formats photoedit reads and writes.
-public enum ImageFormat: String, Sendable, CaseIterable, Codable {
-  case jpeg, png
-
-  /// The format an output path's extension names (.jpg, .jpeg, .png; any case), or nil.
-  public init?(pathExtension path: String) {
-    let lower = path.lowercased()
-    if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
-      self = .jpeg
-    } else if lower.hasSuffix(".png") {
-      self = .png
-    } else {
-      return nil
-    }
-  }
-}
-
 /// JPEG chroma subsampling for encoding.
 public enum ChromaSubsampling: String, Sendable, CaseIterable, Codable {
   case s444 = "444"
@@ -65,15 +48,19 @@ public struct ImageDetails: Sendable, Equatable {
   public var fullWidth: Int, fullHeight: Int
   /// A JPEG's quality, estimated from its quantisation tables (1...100); nil for PNG.
   public var quality: Int?
+  /// True when the file stores its pixels losslessly (a PNG, a lossless WebP): a WebP render of
+  /// it is lossless too (docs/formats.md).
+  public var storedLossless: Bool
 
   public init(
     format: ImageFormat, orientation: Int = 1, subsampling: ChromaSubsampling? = nil,
     metadata: ImageMetadata = ImageMetadata(), warnings: [String] = [], fullWidth: Int, fullHeight: Int,
-    quality: Int? = nil
+    quality: Int? = nil, storedLossless: Bool = false
   ) {
     (self.format, self.orientation, self.subsampling, self.quality) = (
       format, orientation, subsampling, quality
     )
+    self.storedLossless = storedLossless
     (self.metadata, self.warnings, self.fullWidth, self.fullHeight) = (
       metadata, warnings, fullWidth, fullHeight
     )
@@ -125,6 +112,8 @@ public struct EncodeOptions: Sendable {
   /// True for a render that hides faces (a faceblur step): its metadata keeps no MakerNote, an
   /// opaque structure in which cameras keep previews of the original.
   public var hidesFaces: Bool
+  /// WebP: write lossless instead of lossy at `quality` (JPEG and PNG ignore it).
+  public var lossless: Bool = false
   /// JPEG quality: 1...100.
   public static let qualityRange = 1...100
   /// The quality of a render unless the command line or the sidecar says otherwise.
@@ -169,7 +158,7 @@ public struct DecoderBuffers: Sendable, Equatable {
   public init() {}
 }
 
-/// Decodes and encodes JPEG and PNG.
+/// Decodes and encodes the registry's formats (`FormatRegistry`): JPEG, PNG and WebP.
 ///
 ///     let decoded = try ImageCodec.decode(bytes)          // upright RGBA + metadata
 ///     var options = EncodeOptions()
@@ -183,12 +172,15 @@ public enum ImageCodec {
   ///   signature.
   public static func format(of bytes: [UInt8]) throws(CodecError) -> ImageFormat {
     if bytes.isEmpty { throw .empty }
-    if bytes.count >= 2, bytes[0] == 0xFF, bytes[1] == 0xD8 { return .jpeg }
-    if bytes.hasBytes(PNGCodec.signature, at: 0) { return .png }
-    if bytes.count < PNGCodec.signature.count, PNGCodec.signature.starts(with: bytes) {
-      throw .truncated(.png)
+    var truncated: ImageFormat? = nil
+    for codec in FormatRegistry.formats {
+      switch codec.sniff(bytes) {
+      case .matches: return codec.format
+      case .truncated: truncated = truncated ?? codec.format
+      case .none: break
+      }
     }
-    if bytes == [0xFF] { throw .truncated(.jpeg) }
+    if let truncated { throw .truncated(truncated) }
     if let name = UnreadablePhotoFormat.name(ofSignature: bytes) { throw .unreadableFormat(name) }
     throw .notAnImage
   }
@@ -205,33 +197,7 @@ public enum ImageCodec {
   public static func decode(_ bytes: [UInt8], options: DecodeOptions = DecodeOptions())
     throws(CodecError) -> DecodedImage
   {
-    switch try format(of: bytes) {
-    case .jpeg:
-      let decoded = try JPEGCodec.decode(bytes, options: options)
-      let header = decoded.header
-      let turned = header.orientation >= 5
-      return DecodedImage(
-        image: decoded.image.uprighted(exifOrientation: header.orientation),
-        details: ImageDetails(
-          format: .jpeg, orientation: header.orientation, subsampling: header.subsampling,
-          metadata: header.metadata, warnings: decoded.warnings,
-          fullWidth: turned ? header.height : header.width,
-          fullHeight: turned ? header.width : header.height, quality: header.quality))
-    case .png:
-      let (image, structure) = try PNGCodec.decode(bytes, options: options)
-      var metadata = ImageMetadata()
-      metadata.pngChunks = structure.colourChunks
-      metadata.icc = structure.icc
-      metadata.exif = structure.exif
-      metadata.xmp = structure.xmp
-      metadata = metadata.rendered(keepingMakerNote: true)
-      let upright = image.uprighted(exifOrientation: structure.orientation)
-      return DecodedImage(
-        image: upright,
-        details: ImageDetails(
-          format: .png, orientation: structure.orientation, metadata: metadata, fullWidth: upright.width,
-          fullHeight: upright.height))
-    }
+    try format(of: bytes).codec.decode(bytes, options: options)
   }
 
   /// Reads the format, upright size, orientation and the decoder's buffers from the headers
@@ -240,12 +206,7 @@ public enum ImageCodec {
   ///
   /// - Throws: `CodecError` when the header itself is missing or damaged.
   public static func readInfo(_ bytes: [UInt8]) throws(CodecError) -> ImageInfo {
-    switch try format(of: bytes) {
-    case .jpeg:
-      return ImageInfo(jpeg: try JPEGMarkers.parseHeader(bytes, metadata: false))
-    case .png:
-      return ImageInfo(png: try PNGCodec.walk(bytes, full: false))
-    }
+    try format(of: bytes).codec.readInfo(bytes)
   }
 
   /// Renders carry only the metadata of the allow-lists (`ImageMetadata.rendered`: never an
@@ -278,9 +239,6 @@ public enum ImageCodec {
   {
     var options = options
     options.metadata = renderable(options)
-    switch format {
-    case .jpeg: return try JPEGCodec.encode(image, options: options)
-    case .png: return try PNGCodec.encode(image, options: options)
-    }
+    return try format.codec.encode(image, options: options)
   }
 }

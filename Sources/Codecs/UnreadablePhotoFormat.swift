@@ -1,4 +1,4 @@
-/// Photo formats photoedit knows but cannot read yet (HEIC, AVIF, WebP, TIFF, GIF, BMP, JPEG XL,
+/// Photo formats photoedit knows but cannot read yet (HEIC, AVIF, TIFF, GIF, BMP, JPEG XL,
 /// JPEG 2000, camera raws): a folder walk counts each such file as skipped instead of passing over
 /// it in silence (its faces would stay unhidden), and naming one is refused with its format's name.
 ///
@@ -14,7 +14,7 @@ public enum UnreadablePhotoFormat {
 
   /// The other formats' extensions, for a file too short or too damaged to show a signature.
   static let names: [String: String] = [
-    "heic": "HEIC", "heif": "HEIF", "hif": "HEIF", "avif": "AVIF", "webp": "WebP", "tif": "TIFF",
+    "heic": "HEIC", "heif": "HEIF", "hif": "HEIF", "avif": "AVIF", "tif": "TIFF",
     "tiff": "TIFF", "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "jp2": "JPEG 2000",
   ]
 
@@ -27,12 +27,12 @@ public enum UnreadablePhotoFormat {
 
   /// The format a file is, from its name and its first bytes (`signatureLength` of them are
   /// enough), or nil when it is not one of these: a camera raw's extension first, then the
-  /// signature, then any other extension of the list. A file whose bytes are a JPEG or a PNG is
-  /// never one of these, whatever its name.
+  /// signature, then any other extension of the list. A file whose bytes are in a format
+  /// photoedit reads (`FormatRegistry`) is never one of these, whatever its name.
   public static func name(of path: String, firstBytes bytes: [UInt8]) -> String? {
     if let ext = pathExtension(path), raws.contains(ext) { return ext.uppercased() }
     if let signed = name(ofSignature: bytes) { return signed }
-    if bytes.starts(with: [0xFF, 0xD8]) || bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return nil }
+    if FormatRegistry.formats.contains(where: { $0.sniff(bytes) == .matches }) { return nil }
     return name(of: path)
   }
 
@@ -42,7 +42,6 @@ public enum UnreadablePhotoFormat {
   public static func name(ofSignature bytes: [UInt8]) -> String? {
     func starts(_ text: String, at offset: Int = 0) -> Bool { bytes.hasBytes(Array(text.utf8), at: offset) }
     if starts("GIF87a") || starts("GIF89a") { return "GIF" }
-    if starts("RIFF"), starts("WEBP", at: 8) { return "WebP" }
     if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
       return "TIFF"
     }

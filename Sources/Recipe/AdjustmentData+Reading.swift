@@ -1,3 +1,4 @@
+import Codecs
 import PhotoCore
 
 /// Reading adjustment data, after Photos' `canHandleAdjustmentData`: decode the identifier and
@@ -222,18 +223,18 @@ extension AdjustmentData {
 }
 
 /// What a file that should be JSON looks like instead, so a refusal can say what it got.
-public enum ContentKind: String, Sendable, Equatable {
-  case jpeg, png, xml, binary
+public enum ContentKind: Sendable, Equatable {
+  /// A photo in a format photoedit reads (`ImageCodec.format(of:)`).
+  case image(ImageFormat)
+  case xml, binary
 
   /// The kind of `bytes` when it is clearly not JSON text, else nil.
   init?(_ bytes: [UInt8]) {
     let start = bytes.drop {
       $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
     }
-    if bytes.starts(with: [0xFF, 0xD8]) {
-      self = .jpeg
-    } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-      self = .png
+    if let format = try? ImageCodec.format(of: bytes) {
+      self = .image(format)
     } else if start.first == UInt8(ascii: "<") {
       self = .xml
     } else if bytes.prefix(512).contains(0) {

@@ -143,13 +143,16 @@ public struct RenderRecord: Equatable, Sendable {
   /// True when a command line's `--quality` or `--subsampling` pinned the re-encoding route:
   /// every later render re-encodes too (`render.pinned`; absent when false).
   public var pinned: Bool
+  /// True for a render of a lossy format written losslessly (a WebP of a lossless original:
+  /// `render.lossless`; absent when false).
+  public var lossless: Bool
 
   public init(
     sha256: String, format: ImageFormat, quality: Int, subsampling: ChromaSubsampling?,
-    metadata: MetadataPolicy = .kept, route: RenderRoute? = nil, pinned: Bool = false
+    metadata: MetadataPolicy = .kept, route: RenderRoute? = nil, pinned: Bool = false, lossless: Bool = false
   ) {
     (self.sha256, self.format, self.quality, self.subsampling) = (sha256, format, quality, subsampling)
-    (self.metadata, self.route, self.pinned) = (metadata, route, pinned)
+    (self.metadata, self.route, self.pinned, self.lossless) = (metadata, route, pinned, lossless)
   }
 
   /// What the sidecar records of a render's bytes, encoded with `options` by `route` (nil for
@@ -157,8 +160,10 @@ public struct RenderRecord: Equatable, Sendable {
   init(of bytes: [UInt8], format: ImageFormat, options: EncodeOptions, route: RenderRoute?, pinned: Bool) {
     self.init(
       sha256: SHA256.hex(bytes), format: format, quality: options.quality,
-      subsampling: format == .jpeg ? options.subsampling : nil, metadata: options.metadataPolicy,
-      route: format == .jpeg ? route : nil, pinned: format == .jpeg && pinned)
+      subsampling: format.capabilities.subsampling ? options.subsampling : nil,
+      metadata: options.metadataPolicy, route: format.capabilities.losslessRoute ? route : nil,
+      pinned: format.capabilities.lossy && pinned,
+      lossless: format.capabilities.lossy && !format.capabilities.losslessRoute && options.lossless)
   }
 
   var json: JSONValue {
@@ -169,6 +174,7 @@ public struct RenderRecord: Equatable, Sendable {
     if metadata != .kept { o["metadata"] = .string(metadata.rawValue) }
     if let route { o["route"] = .string(route.rawValue) }
     if pinned { o["pinned"] = .bool(true) }
+    if lossless { o["lossless"] = .bool(true) }
     return .object(o)
   }
 
@@ -212,10 +218,14 @@ public struct RenderRecord: Equatable, Sendable {
       guard let value = p.bool else { throw .invalidRecipe(.badValue(field: "render.pinned", value: p)) }
       pinned = value
     }
+    var lossless = false
+    if let l = o["lossless"] {
+      guard let value = l.bool else { throw .invalidRecipe(.badValue(field: "render.lossless", value: l)) }
+      lossless = value
+    }
     self.init(
       sha256: sha, format: format, quality: Int(q), subsampling: subsampling, metadata: metadata,
-      route: route,
-      pinned: pinned)
+      route: route, pinned: pinned, lossless: lossless)
   }
 }
 

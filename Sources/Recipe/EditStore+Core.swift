@@ -144,7 +144,7 @@ public struct EditStore: Sendable {
   ///
   /// The sidecar is untrusted, so the original it names is used only when it is this photo's own
   /// `PHOTO.original` (an edit in place), or, for an output made elsewhere, a regular file (no
-  /// link, no pipe, no device, of bounded size) that is a JPEG or PNG with the recorded size and
+  /// link, no pipe, no device, of bounded size) that is an image photoedit reads with the recorded size and
   /// checksum: a planted sidecar can only name bytes its author already knows, and only an image
   /// reaches the photo's files. A sidecar naming anything else beside a preserved original is
   /// damage.
@@ -332,13 +332,17 @@ public struct EditStore: Sendable {
   /// the original's (4:2:0 for PNG originals); with the original's metadata, kept or stripped as
   /// `metadataPolicy` says, and without a MakerNote when `steps` hide faces (a faceblur step).
   func encodeOptions(existing: RenderRecord?, details: ImageDetails, steps: [Step]) -> EncodeOptions {
-    let asked = reencodingIsPinned(existing: existing) ? existing?.quality : nil
-    return EncodeOptions(
+    let pinned = reencodingIsPinned(existing: existing)
+    let asked = pinned ? existing?.quality : nil
+    var options = EncodeOptions(
       quality: settings.quality ?? asked ?? details.quality ?? existing?.quality
         ?? EncodeOptions.defaultQuality,
       subsampling: settings.subsampling ?? existing?.subsampling ?? details.subsampling ?? .s420,
       metadata: details.metadata, metadataPolicy: metadataPolicy(existing: existing),
       hidesFaces: steps.contains { $0.filter == FaceblurFilter.name })
+    // A WebP render of a losslessly stored original is lossless, unless a quality was asked for.
+    options.lossless = details.storedLossless && !pinned
+    return options
   }
 
   /// Whether a render keeps or strips identifying metadata: the command line's choice, else the
@@ -354,7 +358,7 @@ public struct EditStore: Sendable {
     -> [UInt8]
   {
     var image = image
-    if format == .jpeg && !image.isOpaque {
+    if !format.capabilities.alpha && !image.isOpaque {
       image = image.flattened(over: Filters.transparencyFill(for: steps) ?? RGBA(255, 255, 255, 255))
     }
     do { return try engine.encode(image, as: format, options: options) } catch { throw .codec(error) }

@@ -122,8 +122,8 @@ extension EditStore {
       data.render = RenderRecord(
         sha256: SHA256.hex(original), format: format,
         quality: data.render?.quality ?? EncodeOptions.defaultQuality,
-        subsampling: format == .jpeg ? data.render?.subsampling : nil,
-        pinned: format == .jpeg && reencodingIsPinned(existing: data.render))
+        subsampling: format.capabilities.subsampling ? data.render?.subsampling : nil,
+        pinned: format.capabilities.lossy && reencodingIsPinned(existing: data.render))
       return (original, [])
     }
     let (rendered, bytes, record) = try renderEncoded(

@@ -42,7 +42,9 @@ extension EditStore {
     _ opened: PhotoSource, original: [UInt8], steps: [Step], adding requests: [StepRequest],
     as format: ImageFormat, existing: RenderRecord?, allowLossless: Bool = true
   ) throws(StoreError) -> (rendered: Rendered, bytes: [UInt8], record: RenderRecord)? {
-    if format == .jpeg && !JPEGSink.isAvailable { return nil }
+    // The band-by-band writer, made once the output's size and opacity are known; a format
+    // written whole only (WebP) is rendered whole by `render`.
+    guard format.codec.writesBands else { return nil }
     let source = opened.source
     var details = opened.details
     // The detectors load while the photo is decoded for them.
@@ -123,11 +125,12 @@ extension EditStore {
       let entering = held.map { $0.isOpaque ? Opacity.opaque : .transparent } ?? source.opacity
       return kernels.reduce(entering) { $1.opacity(given: $0) }
     }
-    // A PNG is RGB or RGBA as its pixels say: when that is not known ahead, look at them.
-    if format == .png && opacity == .unknown { _ = try hold() }
+    // A format with alpha is RGB or RGBA as its pixels say: when that is not known ahead, look
+    // at them.
+    if format.capabilities.alpha && opacity == .unknown { _ = try hold() }
     let options = encodeOptions(existing: existing, details: details, steps: steps + added)
     let pinned = reencodingIsPinned(existing: existing)
-    if format == .jpeg && details.format == .jpeg && !pinned && allowLossless,
+    if format.capabilities.losslessRoute && details.format == format && !pinned && allowLossless,
       let (moved, chain) = fromSource.flatMap(Self.lossless), LosslessJPEG.accepts(original, transform: moved)
     {
       // The detection's image, when it is the stored pixels, spares the splice a second decode;
@@ -157,18 +160,12 @@ extension EditStore {
     }
     let bytes: [UInt8]
     do throws(CodecError) {
-      let sink: any PixelSink
-      let finish: () throws(CodecError) -> [UInt8]
-      switch format {
-      case .jpeg:
-        let fill =
-          opacity == .opaque ? nil : Filters.transparencyFill(for: steps + added) ?? RGBA(255, 255, 255, 255)
-        let jpeg = try JPEGSink(size: size, options: options, fill: fill)
-        (sink, finish) = (jpeg, jpeg.finish)
-      case .png:
-        let png = try PNGSink(size: size, withAlpha: opacity == .transparent, options: options)
-        (sink, finish) = (png, png.finish)
+      let fill = Filters.transparencyFill(for: steps + added) ?? RGBA(255, 255, 255, 255)
+      guard let made = try format.codec.sink(size: size, opacity: opacity, fill: fill, options: options)
+      else {
+        throw CodecError.encodingFailed(format, "no band-by-band writer")  // `writesBands` said there is
       }
+      let (sink, finish) = (made.sink, made.finish)
       if var image = held {
         held = nil
         let plan = RenderPlan(
@@ -203,7 +200,8 @@ extension EditStore {
     _ original: [UInt8], format: ImageFormat, stored: ImageFormat, existing: RenderRecord?,
     detects: Bool, allowLossless: Bool
   ) -> JPEGScanIndex? {
-    guard format == .jpeg, stored == .jpeg, allowLossless, !reencodingIsPinned(existing: existing), detects,
+    guard format.capabilities.losslessRoute, stored == format, allowLossless,
+      !reencodingIsPinned(existing: existing), detects,
       settings.scansAhead ?? (Parallel.workerCount > 1 && Self.rendersUnderWay.load(ordering: .relaxed) == 1)
     else { return nil }
     return JPEGScanIndex.start(original)

@@ -4,7 +4,7 @@ import Codecs
 /// without the store's own files.
 public enum PhotoFolder {
   /// The extensions of the photos a folder walk finds (any case).
-  public static let photoExtensions: Set<String> = ["jpg", "jpeg", "png"]
+  public static let photoExtensions = Set(FormatRegistry.extensions)
 
   /// A file's identity: its device and inode.
   public struct Identity: Hashable, Sendable {

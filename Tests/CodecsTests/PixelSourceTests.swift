@@ -22,6 +22,7 @@ import Testing
     switch try ImageCodec.format(of: bytes) {
     case .jpeg: try JPEGCodec.decode(bytes, options: DecodeOptions()).image
     case .png: try PNGCodec.decode(bytes, options: DecodeOptions()).0
+    case let other: throw CodecError.unsupported("no stored-pixel decoder for \(other) in this test")
     }
   }
 

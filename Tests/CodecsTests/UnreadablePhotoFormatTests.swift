@@ -19,7 +19,6 @@ import Testing
     let cases: [([UInt8], String)] = [
       (Array("GIF87a".utf8) + [1, 0, 1, 0], "GIF"),
       (Array("GIF89a".utf8) + [1, 0, 1, 0], "GIF"),
-      (Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8), "WebP"),
       ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "TIFF"),
       ([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8], "TIFF"),
       ([0xFF, 0x0A, 0xFA], "JPEG XL"),
@@ -42,7 +41,8 @@ import Testing
     }
   }
 
-  /// Text, videos, JPEG and PNG, and anything too short are none of these.
+  /// Text, videos, the formats photoedit reads (JPEG, PNG, WebP), and anything too short are
+  /// none of these.
   @Test func notASignature() {
     let cases: [[UInt8]] = [
       [], [0x47], Array("GIF8".utf8), Array("BMW service notes, 2024\n".utf8),
@@ -50,9 +50,25 @@ import Testing
       Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WAVEfmt ".utf8),
       Self.ftyp(["isom", "isom", "iso2", "mp41"]), Self.ftyp(["qt  "]),
       [0xFF, 0xD8, 0xFF, 0xE0], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
+      Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8),
       [0, 0, 0, 0x0C] + Array("ftyp".utf8),
     ]
     for bytes in cases { #expect(UnreadablePhotoFormat.name(ofSignature: bytes) == nil, "\(bytes)") }
+  }
+
+  /// The formats photoedit reads are known by their signatures, whatever the file's name: a
+  /// WebP's bytes under a `.jpg` name are a WebP; a RIFF cut before its form type is a cut WebP.
+  @Test func readFormatsBySignature() throws {
+    let webp = Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8)
+    #expect(try ImageCodec.format(of: webp) == .webp)
+    #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: webp) == nil)
+    #expect(throws: CodecError.truncated(.webp)) {
+      try ImageCodec.format(of: Array("RIFF\u{24}\0\0\0WE".utf8))
+    }
+    #expect(throws: CodecError.notAnImage) { try ImageCodec.format(of: Array("RI".utf8)) }
+    #expect(ImageFormat(pathExtension: "a/B.WEBP") == .webp)
+    #expect(ImageFormat(pathExtension: "b.gif") == nil)
+    #expect(ImageFormat(rawValue: "webp") == .webp && ImageFormat(rawValue: "gif") == nil)
   }
 
   /// A camera raw is known by its extension (most are TIFF inside); other extensions name their
@@ -68,6 +84,7 @@ import Testing
     #expect(UnreadablePhotoFormat.name(of: "notes.txt", firstBytes: Array("hello".utf8)) == nil)
     #expect(UnreadablePhotoFormat.name(of: "a.gif/notes", firstBytes: []) == nil)
     #expect(
-      CodecError.unreadableFormat("GIF").description == "GIF is not supported (photoedit reads JPEG and PNG)")
+      CodecError.unreadableFormat("GIF").description
+        == "GIF is not supported (photoedit reads JPEG, PNG and WebP)")
   }
 }

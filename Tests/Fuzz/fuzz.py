@@ -41,6 +41,7 @@ TARGETS = {
     "FuzzSidecar": (["json.dict"], 16384),
     "FuzzSplice": (["jpeg.dict"], 65536),
     "FuzzModel": (["onnx.dict"], 65536),
+    "FuzzWebP": (["webp.dict"], 65536),
 }
 
 
@@ -78,6 +79,10 @@ def seeds(target):
         return [(p.name, p.read_bytes()) for p in jpegs]
     if target == "FuzzPNG":
         return [(p.name, p.read_bytes()) for p in pngs]
+    if target == "FuzzWebP":
+        # Committed, made by cwebp and img2webp from the fixtures: lossy, lossless, alpha, a
+        # palette, EXIF orientation 6 with ICC and XMP, an animation.
+        return [(p.name, p.read_bytes()) for p in sorted((FUZZ / "seeds/webp").glob("*.webp"))]
     if target == "FuzzMetadata":
         out = []
         for p in jpegs + [ROOT / "Fixtures/jpeg/xmp_test.jpg"]:

@@ -31,7 +31,7 @@ import Testing
       ["render", "-o", "a.jpg", "x.jpg", "y.jpg"],
       "-o/--output takes exactly one input; use --output-dir for many"
     ),
-    (["render", "-o", "a.gif", "x.jpg"], "the output 'a.gif' must end in .jpg, .jpeg or .png"),
+    (["render", "-o", "a.gif", "x.jpg"], "the output 'a.gif' must end in .jpg, .jpeg, .png or .webp"),
     (["render", "--subsampling", "411", "x.jpg"], "--subsampling must be 444, 422 or 420, not '411'"),
     (["apply", "x.jpg"], "give at least one --filter or --recipe"),
     (

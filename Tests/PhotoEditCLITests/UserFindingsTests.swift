@@ -41,12 +41,16 @@ import Testing
     let jpeg = runCLI(["apply", "--recipe", fixturePath("faces/hopper.jpg"), photo])
     #expect(jpeg.status == 65)
     #expect(jpeg.err.contains("this is a JPEG image, not a JSON recipe"))
+    folder.write("r.webp", try FormatTools.webp(fromFixture: "faces/hopper.jpg"))
+    let webp = runCLI(["apply", "--recipe", folder.path("r.webp"), photo])
+    #expect(webp.status == 65)
+    #expect(webp.err.contains("this is a WebP image, not a JSON recipe"), "\(webp.err)")
     let xml = runCLI([
       "apply", "--recipe", "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml", photo,
     ])
     #expect(xml.status == 65)
     #expect(xml.err.contains("an XML file"))
-    #expect(folder.names() == ["h.jpg"])
+    #expect(folder.names() == ["h.jpg", "r.webp"])
   }
 
   /// A recipe with no steps names itself and says so (65), with or without --filter beside it,

@@ -108,7 +108,8 @@ struct OutputTarget: Sendable {
         "-o/--output takes exactly one input; use --output-dir for many", command: args.command)
     }
     if let f = file, ImageFormat(pathExtension: f) == nil {
-      throw UsageError("the output '\(f)' must end in .jpg, .jpeg or .png", command: args.command)
+      throw UsageError(
+        "the output '\(f)' must end in \(FormatRegistry.writableExtensions)", command: args.command)
     }
   }
 

@@ -90,7 +90,7 @@ enum ErrorText {
     case .notEdited: "not edited, so there is no render to refresh; give -o FILE to export it"
     case .unreadableFormat(_, let format): CodecError.unreadableFormat(format).description
     case .unsupportedOutput(let path):
-      "'\(path)' does not end in .jpg, .jpeg or .png, so its format is unknown"
+      "'\(path)' does not end in \(FormatRegistry.writableExtensions), so its format is unknown"
     case .checkFailed(let state, let problem): "\(state.rawValue): \(problem.map(message) ?? "")"
     case .outputIsInput(let path): "the output '\(path)' is the input or one of its store files"
     case .outputIsFolder(let path): "the output '\(path)' is a folder"
@@ -170,8 +170,7 @@ enum ErrorText {
 
   static func contentName(_ kind: ContentKind) -> String {
     switch kind {
-    case .jpeg: "a JPEG image"
-    case .png: "a PNG image"
+    case .image(let format): "a \(format.displayName) image"
     case .xml: "an XML file (a cascade?)"
     case .binary: "a binary file"
     }

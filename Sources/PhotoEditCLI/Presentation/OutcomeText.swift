@@ -387,11 +387,11 @@ extension FileResult {
     return lines
   }
 
-  /// How the render was coded: `lossless` for a PNG (it has no quality); for a JPEG, `lossless
-  /// outside the edits`, or `quality 90` (`, pinned` when a command line's --quality or
-  /// --subsampling pinned re-encoding).
+  /// How the render was coded: `lossless` for a PNG (it has no quality) and a lossless WebP;
+  /// for a JPEG, `lossless outside the edits`, or `quality 90` (`, pinned` when a command line's
+  /// --quality or --subsampling pinned re-encoding).
   static func route(_ r: RenderRecord) -> String {
-    if r.format == .png { return "lossless" }
+    if !r.format.capabilities.lossy || r.lossless { return "lossless" }
     return r.route == .lossless
       ? "lossless outside the edits" : "quality \(r.quality)" + (r.pinned ? ", pinned" : "")
   }
@@ -405,6 +405,7 @@ extension FileResult {
     o["metadata"] = .string(r.metadata.rawValue)
     if let route = r.route { o["route"] = .string(route.rawValue) }
     o["pinned"] = .bool(r.pinned)
+    if r.lossless { o["lossless"] = .bool(true) }
     return .object(o)
   }
 

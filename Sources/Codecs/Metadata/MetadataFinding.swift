@@ -36,19 +36,15 @@ public struct MetadataFinding: Sendable, Hashable {
 }
 
 extension ImageCodec {
-  /// What a JPEG's or PNG's metadata reveals, each finding once, in file order: read from the
+  /// What a photo's metadata reveals, each finding once, in file order: read from the
   /// file's own bytes (every segment or chunk, and what follows the end of the image), not from
   /// the metadata a decode keeps. A structure that cannot be read is skipped where it cannot be
   /// walked (the decode says whether the file is an image at all).
   ///
   /// - Complexity: O(size), with XMP's parse bounds (`XMLTree`) and PNG's inflate budget.
   public static func metadataFindings(in bytes: [UInt8]) -> [MetadataFinding] {
-    let found: [MetadataFinding]
-    switch try? format(of: bytes) {
-    case .jpeg: found = JPEGMarkers.findings(in: bytes)
-    case .png: found = PNGCodec.findings(in: bytes)
-    case nil: return []
-    }
+    guard let format = try? format(of: bytes) else { return [] }
+    let found = format.codec.metadataFindings(in: bytes)
     var seen: Set<MetadataFinding> = []
     return found.filter { seen.insert($0).inserted }
   }

@@ -4,7 +4,8 @@ import PhotoCore
 
 /// JPEG through libjpeg-turbo's TurboJPEG API. TurboJPEG reports errors as return codes (its own
 /// setjmp stays inside the library), so no C frame ever jumps over Swift. The C names of
-/// libjpeg-turbo appear in this file only.
+/// libjpeg-turbo appear in the JPEG folder only (here, JPEGStream, JPEGSource, JPEGSink and the
+/// lossless route's files).
 enum JPEGCodec {
   /// A decoded JPEG before orientation is applied.
   struct Decoded {

@@ -3,7 +3,7 @@ import PhotoCore
 
 /// PNG through libpng's classic API, wrapped by our C target `CPNGShim` (setjmp/longjmp stay in
 /// C), with the chunk structure read and written here in Swift. libpng's and zlib's C names
-/// appear in this file only.
+/// (through CPNGShim) appear in this file and PNGSource.swift only.
 ///
 /// Why the classic API: measured on libpng 1.6.39, the simplified `png_image_*` API applies gAMA
 /// (values change), drops iCCP, and reads interlaced 16-bit files (ibasn0g16, ibasn4a16,
