@@ -7,8 +7,9 @@
 public struct PixelTransform: Sendable, Hashable {
   public let inputSize: ImageSize
   public let outputSize: ImageSize
-  let a: Int, b: Int, c: Int, d: Int
-  let tx: Int, ty: Int
+  /// Output pixel (x, y) copies input pixel (a x + b y + tx, c x + d y + ty).
+  public let a: Int, b: Int, c: Int, d: Int
+  public let tx: Int, ty: Int
 
   init(inputSize: ImageSize, outputSize: ImageSize, a: Int, b: Int, c: Int, d: Int, tx: Int, ty: Int) {
     (self.inputSize, self.outputSize) = (inputSize, outputSize)

@@ -128,31 +128,30 @@ extension ReviewItem {
     steps.firstIndex { $0.typed(FaceblurFilter.self) != nil }.map { $0 + 1 }
   }
 
-  /// The map of fractions through `steps` (the steps after the reviewed one), or nil when one of
-  /// them moves pixels in a way it cannot say (a crop) or is unknown here.
-  static func transform(through steps: ArraySlice<Step>) -> Transform? {
+  /// The map of fractions through `steps` (the steps after the reviewed one), for an image of
+  /// `size` entering the first of them, or nil when one moves pixels in a way a box cannot
+  /// follow whole (a crop), renders the whole image at once (its geometry unknown), or cannot be
+  /// prepared. Each step says its own geometry through its kernels (`StepCapability`): pointwise
+  /// and local steps keep every pixel in place, transforms say where each one goes. No filter is
+  /// known here by name, so a new filter's boxes follow it without a change to the page.
+  static func transform(through steps: ArraySlice<Step>, size: ImageSize) -> Transform? {
     var t = Transform.identity
+    var size = size
     for step in steps {
-      if let (p, _) = step.typed(RotateFilter.self) {
-        switch p.angle {
-        case .quarter: t = t.then(Transform(a: 0, b: 1, c: -1, d: 0, e: 1, f: 0))
-        case .half: t = t.then(Transform(a: -1, b: 0, c: 0, d: -1, e: 1, f: 1))
-        case .threeQuarters: t = t.then(Transform(a: 0, b: -1, c: 1, d: 0, e: 0, f: 1))
+      guard let kernels = try? step.kernels(input: size) else { return nil }
+      for kernel in kernels {
+        switch kernel.capability {
+        case .pointwise, .local: break
+        case .whole: return nil
+        case .transform(let p):
+          guard let m = Transform(turnOrMirror: p) else { return nil }
+          t = t.then(m)
         }
-      } else if let (p, _) = step.typed(FlipFilter.self) {
-        switch p.direction {
-        case .horizontal: t = t.then(Transform(a: -1, b: 0, c: 0, d: 1, e: 1, f: 0))
-        case .vertical: t = t.then(Transform(a: 1, b: 0, c: 0, d: -1, e: 0, f: 1))
-        }
-      } else if !pixelFilters.contains(step.filter) {
-        return nil
+        size = kernel.outputSize
       }
     }
     return t
   }
-
-  /// Filters that change pixels but never move them.
-  static let pixelFilters: Set<String> = ["faceblur", "pixelate", "sepia", "vignette", "brush"]
 
   /// The page's model of one photo, from what `EditStore.preview` read.
   ///
@@ -201,7 +200,12 @@ extension ReviewItem {
       if faces.contains(where: { $0.state != .excluded && $0.level > 0 }) { flags.append(.strengthened) }
     }
     if let render = preview.render {
-      let t = reviewed.map { Self.transform(through: steps[$0...]) } ?? nil
+      // The size entering the steps after the reviewed one: the reviewed step's own (faceblur
+      // moves no pixel), from its preview, else the original's.
+      let size =
+        preview.entering[reviewed ?? 0].map { ImageSize($0.width, $0.height) }
+        ?? data?.original.map { ImageSize($0.width, $0.height) } ?? ImageSize(1, 1)
+      let t = reviewed.map { Self.transform(through: steps[$0...], size: size) } ?? nil
       views.append(
         View(kind: .render, file: files.render, width: render.width, height: render.height, transform: t))
     }
@@ -272,5 +276,26 @@ extension ReviewItem {
     state = PhotoState.damaged.rawValue
     (status, problem) = ErrorText.describe(error)
     flags = [.problem]
+  }
+}
+
+extension ReviewItem.Transform {
+  /// The map of fractions a quarter turn or mirror of the whole image makes (`p` maps each
+  /// output pixel to the input pixel it copies); nil for a transform that crops.
+  init?(turnOrMirror p: PixelTransform) {
+    let (w, h) = (p.inputSize.width, p.inputSize.height)
+    let (ow, oh) = (p.outputSize.width, p.outputSize.height)
+    guard p.window == PixelRect(x: 0, y: 0, width: ow, height: oh), (ow, oh) == (w, h) || (ow, oh) == (h, w)
+    else { return nil }
+    let (a, b, c, d) = (Double(p.a), Double(p.b), Double(p.c), Double(p.d))
+    // Pixel X covers [X, X + 1): a negative coefficient maps it to [t - X - 1, t - X], so the
+    // edge coordinates' offset is one more than the pixels'.
+    let tx = Double(p.tx + (p.a < 0 ? 1 : 0) + (p.b < 0 ? 1 : 0))
+    let ty = Double(p.ty + (p.c < 0 ? 1 : 0) + (p.d < 0 ? 1 : 0))
+    // Input edge point u = M q + t, so q = Mᵀ (u - t); fractions divide by each side.
+    let (fw, fh, gw, gh) = (Double(w), Double(h), Double(ow), Double(oh))
+    self.init(
+      a: a * fw / gw, b: b * fw / gh, c: c * fh / gw, d: d * fh / gh,
+      e: -(a * tx + c * ty) / gw, f: -(b * tx + d * ty) / gh)
   }
 }
