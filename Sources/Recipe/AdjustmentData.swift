@@ -68,7 +68,7 @@ public struct AdjustmentData: Equatable, Sendable {
       guard let o = json.object else { throw .invalidRecipe(.wrongType(field: "original")) }
       func integer(_ key: String, _ range: ClosedRange<Int>) throws(StoreError) -> Int {
         guard let value = o[key] else { throw .invalidRecipe(.missing(field: "original." + key)) }
-        guard let n = value.number, n == n.rounded(), let i = Int(exactly: n), range.contains(i) else {
+        guard let i = value.integer, range.contains(i) else {
           throw .invalidRecipe(.badValue(field: "original." + key, value: value))
         }
         return i
@@ -189,9 +189,9 @@ public struct RenderRecord: Equatable, Sendable {
     guard let formatName = o["format"]?.string, let format = ImageFormat(rawValue: formatName) else {
       throw .invalidRecipe(.badValue(field: "render.format", value: o["format"]))
     }
-    guard let q = o["quality"]?.number, q == q.rounded(),
-      EncodeOptions.qualityRange.contains(Int(exactly: q) ?? 0)
-    else { throw .invalidRecipe(.badValue(field: "render.quality", value: o["quality"])) }
+    guard let q = o["quality"]?.integer, EncodeOptions.qualityRange.contains(q) else {
+      throw .invalidRecipe(.badValue(field: "render.quality", value: o["quality"]))
+    }
     var subsampling: ChromaSubsampling? = nil
     if let s = o["subsampling"] {
       guard let name = s.string, let value = ChromaSubsampling(rawValue: name) else {
@@ -224,7 +224,7 @@ public struct RenderRecord: Equatable, Sendable {
       lossless = value
     }
     self.init(
-      sha256: sha, format: format, quality: Int(q), subsampling: subsampling, metadata: metadata,
+      sha256: sha, format: format, quality: q, subsampling: subsampling, metadata: metadata,
       route: route, pinned: pinned, lossless: lossless)
   }
 }

@@ -102,7 +102,9 @@ public struct StepRefresh: Equatable, Sendable {
   public var step: Int
   public var before: Step
   public var after: Step
-  public init(step: Int, before: Step, after: Step) { (self.step, self.before, self.after) = (step, before, after) }
+  public init(step: Int, before: Step, after: Step) {
+    (self.step, self.before, self.after) = (step, before, after)
+  }
 }
 
 // MARK: - The stored form
@@ -128,7 +130,9 @@ extension Change {
           [
             "refreshed": .array(
               refreshed.map {
-                .object(["step": .number(Double($0.step)), "before": $0.before.stored, "after": $0.after.stored])
+                .object([
+                  "step": .number(Double($0.step)), "before": $0.before.stored, "after": $0.after.stored,
+                ])
               })
           ], uniquingKeysWith: { $1 }))
     }
@@ -142,10 +146,10 @@ extension Change {
       throw .invalidRecipe(.wrongType(field: field))
     }
     func number(_ key: String) throws(StoreError) -> Int {
-      guard let v = o[key]?.number, v == v.rounded(), (1...1_000_000).contains(v) else {
+      guard let v = o[key]?.integer, (1...1_000_000).contains(v) else {
         throw .invalidRecipe(.badValue(field: "\(field).\(key)", value: o[key]))
       }
-      return Int(v)
+      return v
     }
     func stored(_ key: String) throws(StoreError) -> Step {
       guard let value = o[key] else { throw .invalidRecipe(.missing(field: "\(field).\(key)")) }
@@ -176,11 +180,11 @@ extension Change {
     var refreshed: [StepRefresh] = []
     for (i, item) in items.enumerated() {
       let at = "\(field).refreshed[\(i)]"
-      guard let r = item.object, let v = r["step"]?.number, v == v.rounded(), (1...1_000_000).contains(v),
+      guard let r = item.object, let v = r["step"]?.integer, (1...1_000_000).contains(v),
         let before = r["before"], let after = r["after"]
       else { throw .invalidRecipe(.badValue(field: at, value: item)) }
       refreshed.append(
-        StepRefresh(step: Int(v), before: try step(before, "\(at).before"), after: try step(after, "\(at).after")))
+        StepRefresh(step: v, before: try step(before, "\(at).before"), after: try step(after, "\(at).after")))
     }
     self = .refreshing(base, refreshed: refreshed)
   }

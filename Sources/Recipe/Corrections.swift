@@ -182,14 +182,12 @@ extension Corrections {
     throws(CorrectionsError) -> Int
   {
     guard let value else { throw .badField(field: field, problem: .missing) }
-    guard let n = value.number, n == n.rounded(), abs(n) < 1e15 else {
-      throw .badField(field: field, problem: .wrongType)
-    }
-    guard range.contains(Int(n)) else {
+    guard let n = value.integer else { throw .badField(field: field, problem: .wrongType) }
+    guard range.contains(n) else {
       throw .badField(
         field: field, problem: .outOfRange(allowed: "\(range.lowerBound)...\(range.upperBound)"))
     }
-    return Int(n)
+    return n
   }
 
   /// A list of `[x, y, width, height]` fractions; with `inside`, each box lies within the image

@@ -59,7 +59,7 @@ public struct EditStore: Sendable {
     -> FileSystem.NewFileAccess
   {
     if let info = try? paths.info(entry, followingLinks: true), info.isRegular {
-      return .init(mode: info.mode, group: info.group)
+      return .init(replacing: info)
     }
     if let fallback, let info = try? FileSystem.info(fallback), info.isRegular {
       return .init(mode: info.mode)

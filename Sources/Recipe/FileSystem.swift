@@ -211,6 +211,8 @@ public enum FileSystem {
       self.mode = mode & 0o666
       self.group = group
     }
+    /// What a file replacing the one `info` describes takes from it: its mode and its group.
+    init(replacing info: Info) { self.init(mode: info.mode, group: info.group) }
   }
 
   /// Creates `path` exclusively (it must not exist), writes `bytes`, fsyncs and closes it.

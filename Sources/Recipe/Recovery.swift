@@ -207,7 +207,7 @@ enum Recovery {
         try attempt(paths.inFolder(temp)) { () throws(FileSystem.FileError) in
           let bytes = try paths.read(source, limit: FileLimits.photoBytes, followingLinks: true)
           let info = try paths.info(source, followingLinks: true)
-          let access = FileSystem.NewFileAccess(mode: info?.mode ?? 0o644, group: info?.group)
+          let access = info.map(FileSystem.NewFileAccess.init(replacing:)) ?? .init(mode: 0o644)
           try paths.createSynced(temp, bytes: bytes, access: access)
           try paths.rename(temp, to: target)
         }

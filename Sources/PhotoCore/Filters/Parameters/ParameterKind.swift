@@ -180,10 +180,6 @@ extension ParameterKind {
   /// Reads a stored value (lengths are fractions); nil when the JSON has the wrong shape.
   func decode(_ json: JSONValue) -> ParameterValue? {
     func finite(_ j: JSONValue) -> Double? { j.number.flatMap { $0.isFinite ? $0 : nil } }
-    func whole(_ j: JSONValue) -> Int? {
-      guard let v = j.number, v == v.rounded(), abs(v) < 1e15 else { return nil }
-      return Int(v)
-    }
     func point(_ j: JSONValue) -> Point? {
       guard let a = j.array, a.count == 2, let x = finite(a[0]), let y = finite(a[1]) else { return nil }
       return Point(fractionX: x, y: y)
@@ -199,10 +195,10 @@ extension ParameterKind {
     }
     switch self {
     case .number: return finite(json).map(ParameterValue.number)
-    case .integer: return whole(json).map(ParameterValue.integer)
+    case .integer: return json.integer.map(ParameterValue.integer)
     case .choice:
       // A hand-written recipe may give a numeric choice as a number (`"angle": 90`).
-      if let n = whole(json) { return .choice("\(n)") }
+      if let n = json.integer { return .choice("\(n)") }
       return json.string.map(ParameterValue.choice)
     case .length: return finite(json).map { .length(.fraction($0)) }
     case .point: return point(json).map(ParameterValue.point)
@@ -223,7 +219,7 @@ extension ParameterKind {
       guard let a = json.array else { return nil }
       var out: [Int] = []
       for item in a {
-        guard let v = whole(item) else { return nil }
+        guard let v = item.integer else { return nil }
         out.append(v)
       }
       return .integers(out)
