@@ -146,6 +146,16 @@ def wait_for_new_page(driver: webdriver.Chrome) -> None:
     WebDriverWait(driver, 60).until(fresh)
 
 
+def export(driver: webdriver.Chrome, downloads: Path) -> str | None:
+    """Clicks "Export corrections" and waits (20 s at most) for the download: its path, or None."""
+    driver.find_element(By.ID, "export").click()
+    target = downloads / "corrections.json"
+    deadline = time.monotonic() + 20
+    while not target.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return str(target) if target.exists() else None
+
+
 def thumbnail(driver: webdriver.Chrome, photo: str, what: str):
     sec = section(driver, photo)
     el = sec.find_element(By.CSS_SELECTOR, what)
@@ -208,12 +218,7 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
     reload(driver)
     result["afterReload"] = driver.execute_script(STATE_JS)
     result["saved"] = driver.find_element(By.ID, "saved").text
-    driver.find_element(By.ID, "export").click()
-    target = args.downloads / "corrections.json"
-    deadline = time.monotonic() + 20
-    while not target.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    result["corrections"] = str(target) if target.exists() else None
+    result["corrections"] = export(driver, args.downloads)
     result["savedAfterExport"] = driver.find_element(By.ID, "saved").text
     result["asksAfterExport"] = driver.execute_script(ASKS_JS)
     # "Undo all" asks: declined, nothing changes; accepted, the page starts afresh.
@@ -290,12 +295,7 @@ def main() -> int:
                 .release().perform()
         result["after"] = driver.execute_script(STATE_JS)
         if args.export:
-            driver.find_element(By.ID, "export").click()
-            target = args.downloads / "corrections.json"
-            deadline = time.monotonic() + 20
-            while not target.exists() and time.monotonic() < deadline:
-                time.sleep(0.1)
-            result["corrections"] = str(target) if target.exists() else None
+            result["corrections"] = export(driver, args.downloads)
         if args.screenshot:
             if args.screenshot_at:
                 driver.execute_script("arguments[0].scrollIntoView({block: 'start'})",

@@ -116,26 +116,7 @@ import Testing
     return try JSONDecoder().decode(T.self, from: output)
   }
 
-  func browse(_ arguments: [String]) throws -> Run {
-    for tool in ["/usr/bin/python3", "/usr/bin/chromium", "/usr/bin/chromedriver"] {
-      try #require(
-        FileManager.default.isExecutableFile(atPath: tool),
-        "\(tool) is missing: apt-get install chromium chromium-driver python3-selenium (make test does)")
-    }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    process.arguments = [Self.script] + arguments
-    let out = Pipe()
-    let err = Pipe()
-    (process.standardOutput, process.standardError) = (out, err)
-    try process.run()
-    let output = out.fileHandleForReading.readDataToEndOfFile()
-    let errors = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    try #require(
-      process.terminationStatus == 0, "review_browser.py failed: \(String(decoding: errors, as: UTF8.self))")
-    return try JSONDecoder().decode(Run.self, from: output)
-  }
+  func browse(_ arguments: [String]) throws -> Run { try run(arguments, as: Run.self) }
 
   @Test func aPersonChecksAndCorrectsThePageInChromium() throws {
     let f = try ReviewFixture()
