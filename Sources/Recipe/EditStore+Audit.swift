@@ -74,14 +74,20 @@ extension EditStore {
     )
     outcome.metadata = ImageCodec.metadataFindings(in: bytes)
     bytes = []
+    outcome.faces = try visibleFaces(in: decoded.image, threshold: options.threshold)
+    return outcome
+  }
+
+  /// The faces CenterFace finds in `image` from `threshold` on: audit's look at a photo's
+  /// pixels, also the review page's second look at each render's preview.
+  ///
+  /// - Throws: `.detector` when the model cannot be loaded, `.detection`.
+  public func visibleFaces(in image: Image, threshold: Double) throws(StoreError) -> [Face] {
     var search = DetectionOptions()
     search.detector = .centerface
-    search.threshold = options.threshold
+    search.threshold = threshold
     let detector = try detector(.centerface)
-    do { outcome.faces = try detector.faces(in: decoded.image, options: search) } catch {
-      throw .detection(error)
-    }
-    return outcome
+    do { return try detector.faces(in: image, options: search) } catch { throw .detection(error) }
   }
 
   /// The store file `path` names, by its name: a preserved original, a sidecar, a journal, a

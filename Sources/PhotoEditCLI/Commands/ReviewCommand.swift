@@ -108,7 +108,7 @@ enum ReviewCommand {
       }
       if !args[CommonOptions.quiet] {
         let faces = items.reduce(0) { $0 + $1.faces.count }
-        let look = items.filter { !$0.flags.isEmpty }.count
+        let look = items.filter(\.isFirst).count
         console.print(
           "\(page): \(FileResult.count(items.count, "photo")), \(FileResult.count(faces, "face")), \(look) to look at first; previews in \(output.folder.lastPathComponent)/"
             + (originals ? " (unredacted: keep them private)" : ""))
@@ -126,8 +126,9 @@ enum ReviewCommand {
   /// without its script).
   static func sorted(_ items: [ReviewItem]) -> [ReviewItem] {
     items.sorted { a, b in
-      a.urgency != b.urgency
-        ? a.urgency < b.urgency : a.name.unicodeScalars.lexicographicallyPrecedes(b.name.unicodeScalars)
+      if a.urgency != b.urgency { return a.urgency < b.urgency }
+      if a.visibleScore != b.visibleScore { return a.visibleScore > b.visibleScore }
+      return a.name.unicodeScalars.lexicographicallyPrecedes(b.name.unicodeScalars)
     }
   }
 
@@ -185,6 +186,7 @@ enum ReviewCommand {
           }
         }
       }
+      if let render = preview.render { item.secondLook(at: render, store: store) }
       for view in item.views {
         let image = view.kind == .render ? preview.render : preview.entering[item.step ?? 1]
         if let image { try output.write(image.jpeg, as: view.file) }

@@ -45,6 +45,7 @@ enum ReviewAssets {
     .stage img { display: block; max-width: 100%; max-height: 70vh; width: auto; height: auto; }
     figure.view[data-transform] .stage { cursor: crosshair; }
     figcaption { display: block; font-size: 12px; color: #555; margin-top: 2px; }
+    .seen { position: absolute; border: 2px dotted #e0e; pointer-events: none; }
     .box { position: absolute; border: 2px solid var(--hidden); cursor: pointer; line-height: 1; }
     .box span { position: absolute; left: -2px; top: -16px; font-size: 11px; padding: 1px 3px;
       color: #fff; background: var(--hidden); white-space: nowrap; }
@@ -614,7 +615,7 @@ enum ReviewAssets {
       const number = (sec, key, missing) => (sec.dataset[key] === undefined ? missing : Number(sec.dataset[key]));
       const byPhoto = (a, b) => (a.dataset.photo < b.dataset.photo ? -1 : a.dataset.photo > b.dataset.photo ? 1 : 0);
       const orders = {
-        look: (a, b) => number(a, 'urgency', 9) - number(b, 'urgency', 9) || byPhoto(a, b),
+        look: (a, b) => number(a, 'urgency', 9) - number(b, 'urgency', 9) || number(b, 'visible', 0) - number(a, 'visible', 0) || byPhoto(a, b),
         name: byPhoto,
         faces: (a, b) => number(b, 'count', 0) - number(a, 'count', 0) || byPhoto(a, b),
         smallest: (a, b) => number(a, 'smallest', Infinity) - number(b, 'smallest', Infinity) || byPhoto(a, b),

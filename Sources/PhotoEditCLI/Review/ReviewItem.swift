@@ -1,3 +1,4 @@
+import Codecs
 import PhotoCore
 import Recipe
 
@@ -65,18 +66,30 @@ struct ReviewItem: Sendable {
     case problem
     /// No edit at all, or no faceblur step: its faces are not hidden.
     case unedited
+    /// The second look (CenterFace on the render's preview, from `secondLookThreshold`) finds a
+    /// face-like region outside every box of the step: a face the step may have missed.
+    case faceVisible = "face-visible"
+    /// Faces that faceblur's check found again, so hid more strongly: look that they are hidden.
+    case strengthened
+    /// A faceblur step hidden more weakly than photoedit now allows (made by an older version,
+    /// unchecked): `edit --step N --set ...` raises it.
+    case weakHiding = "weak-hiding"
     /// A faceblur step that found no face.
     case noFaces = "no-faces"
     /// A face near the smallest size the detector searches: smaller ones next to it are missed.
     case smallFaces = "small-faces"
     /// Many faces: a crowd, where faces are missed most.
     case manyFaces = "many-faces"
-    /// Faces that faceblur's check found again, so hid more strongly: look that they are hidden.
-    case strengthened
-    /// A faceblur step hidden more weakly than photoedit now allows (made by an older version,
-    /// unchecked): `edit --step N --set ...` raises it.
-    case weakHiding = "weak-hiding"
+
+    /// The flags that put a photo among those "to look at first" (the page's count and its
+    /// first screens); the others (no face, small faces, a crowd) only order the rest: on the
+    /// labelled sets they flagged most photos and found few misses (docs/review.md).
+    var isFirst: Bool { Flag.allCases.firstIndex(of: self)! <= Flag.allCases.firstIndex(of: .weakHiding)! }
   }
+
+  /// The second look's CenterFace score floor: half audit's 0.4, since a preview has fewer
+  /// pixels than the render (docs/review.md, "What needs a look first", has the measurement).
+  static let secondLookThreshold = 0.2
 
   /// The smallest face side the default detector searches: the 24-pixel window of OpenCV's
   /// frontal face cascade, unless the step's `minFace` says more.
@@ -111,6 +124,15 @@ struct ReviewItem: Sendable {
   /// Every step but the reviewed one, as `show` lists them.
   var otherSteps: [String] = []
   var flags: [Flag] = []
+  /// The second look's faces on the render's preview outside the step's boxes (fractions of
+  /// it, with their scores); nil when it did not run.
+  var visible: [(x: Double, y: Double, width: Double, height: Double, score: Double)]?
+  /// Why the second look did not run, when it could not (no CenterFace model).
+  var secondLookNote: String?
+  /// The highest second-look score, 0 without one.
+  var visibleScore: Double { visible?.map(\.score).max() ?? 0 }
+  /// True when a flag puts the photo among those to look at first.
+  var isFirst: Bool { flags.contains(where: \.isFirst) }
   /// True when the page may correct it (an edited photo with a faceblur step, not damaged).
   var correctable: Bool { step != nil && state != PhotoState.damaged.rawValue }
 
@@ -225,6 +247,44 @@ extension ReviewItem {
       flags.append(.smallFaces)
     }
     if faces.count >= Self.manyFaces { flags.append(.manyFaces) }
+    sortFlags()
+  }
+
+  /// The flags, most urgent first (`urgency` is the first one's rank).
+  mutating func sortFlags() {
+    flags.sort { Flag.allCases.firstIndex(of: $0)! < Flag.allCases.firstIndex(of: $1)! }
+  }
+
+  /// The second look: CenterFace searches the render's preview (what others see, at the page's
+  /// size) from `secondLookThreshold`; a face found there whose centre is outside every box of
+  /// the step flags the photo (`faceVisible`). Only for a photo with a faceblur step: one without
+  /// is flagged `unedited` already.
+  mutating func secondLook(at render: PreviewImage, store: EditStore) {
+    guard step != nil, let view = views.first(where: { $0.kind == .render }) else { return }
+    let image: Image
+    do { image = try ImageCodec.decode(render.jpeg).image } catch { return }
+    let found: [PhotoCore.Face]
+    do { found = try store.visibleFaces(in: image, threshold: Self.secondLookThreshold) } catch {
+      secondLookNote = "no second look: \(ErrorText.describe(error).message)"
+      return
+    }
+    let (w, h) = (Double(image.width), Double(image.height))
+    // A find inside a box of the step is a face it hid (faceblur's own check measured how well:
+    // `strengthened`) or left visible on purpose (excluded); what is left is outside every box.
+    // Without a map onto the render (a crop), nothing is left out.
+    let spared = faces.compactMap { view.transform?.map($0.box) }
+    visible = found.compactMap { f in
+      let box = (x: f.x / w, y: f.y / h, width: f.width / w, height: f.height / h, score: f.score ?? 0)
+      let (cx, cy) = (box.x + box.width / 2, box.y + box.height / 2)
+      let isSpared = spared.contains { s in
+        cx >= s.x && cx <= s.x + s.width && cy >= s.y && cy <= s.y + s.height
+      }
+      return isSpared ? nil : box
+    }
+    if !(visible ?? []).isEmpty {
+      flags.append(.faceVisible)
+      sortFlags()
+    }
   }
 
   /// The detection options of the reviewed step, when it is faceblur.

@@ -70,6 +70,7 @@ struct ReviewPage {
       <option value="look">what needs a look</option>
       <option value="problem">problems (damaged, stale, modified)</option>
       <option value="unedited">unedited or no faceblur</option>
+      <option value="face-visible">a face may show in the render (second look)</option>
       <option value="no-faces">no faces found</option>
       <option value="small-faces">faces near the smallest searched size</option>
       <option value="many-faces">many faces (\(ReviewItem.manyFaces) or more)</option>
@@ -163,6 +164,9 @@ struct ReviewPage {
     out += attribute("data-status", item.state)
     out += attribute("data-flags", flags)
     out += attribute("data-urgency", "\(item.urgency)")
+    if let visible = item.visible, !visible.isEmpty {
+      out += attribute("data-visible", Self.number((item.visibleScore * 100).rounded() / 100))
+    }
     out += attribute("data-count", "\(item.faces.count)")
     if let side = item.smallestSide { out += attribute("data-smallest", Self.number(side.rounded())) }
     if let step = item.step { out += attribute("data-step", "\(step)") }
@@ -173,7 +177,8 @@ struct ReviewPage {
     out += ">\n<header><h2>\(Self.escape(PathName.display(item.name)))</h2>"
     out += " <span class=\"badge status-\(item.state)\">\(item.state)</span>"
     for flag in item.flags where flag != .problem {
-      out += " <span class=\"badge flag-\(flag.rawValue)\">\(Self.words(flag))</span>"
+      let score = flag == .faceVisible ? " (\(Self.number((item.visibleScore * 100).rounded() / 100)))" : ""
+      out += " <span class=\"badge flag-\(flag.rawValue)\">\(Self.words(flag))\(score)</span>"
     }
     out += " <span class=\"badge corrected-badge\">corrected</span>"
     out += " <span class=\"review-state\">unreviewed</span>"
@@ -244,6 +249,19 @@ struct ReviewPage {
         out += "><span>\(face.number)\(face.found ? "" : "+")</span></div>"
       }
     }
+    // The second look's finds, dotted, on the render (where they were found); clicks go through.
+    if view.kind == .render {
+      for v in item.visible ?? [] {
+        out +=
+          "<div class=\"seen\""
+          + attribute("title", "second look: score \(Self.number((v.score * 100).rounded() / 100))")
+        out += attribute(
+          "style",
+          "left:\(Self.percent(v.x));top:\(Self.percent(v.y));width:\(Self.percent(v.width));height:\(Self.percent(v.height))"
+        )
+        out += "></div>"
+      }
+    }
     out += "</div>\n<figcaption>\(Self.escape(caption(view, of: item)))</figcaption>\n</figure>\n"
   }
 
@@ -271,6 +289,12 @@ struct ReviewPage {
     text += "; \(count(.hidden) + count(.added)) hidden, \(count(.excluded)) excluded."
     if let smallest = item.smallest { text += " Smallest face searched: \(smallest) px." }
     if let note = item.scoresNote { text += " (\(note).)" }
+    if let visible = item.visible, !visible.isEmpty {
+      text +=
+        " Second look: CenterFace finds \(FileResult.count(visible.count, "face-like region")) in the render's preview"
+        + " (best score \(Self.number((item.visibleScore * 100).rounded() / 100))), dotted on it: hidden? Drag a box over any face left visible."
+    }
+    if let note = item.secondLookNote { text += " (\(note).)" }
     return text
   }
 
@@ -278,6 +302,7 @@ struct ReviewPage {
     switch flag {
     case .problem: "problem"
     case .unedited: "faces not hidden"
+    case .faceVisible: "a face may show"
     case .noFaces: "no faces found"
     case .smallFaces: "small faces"
     case .manyFaces: "many faces"
