@@ -111,6 +111,17 @@ struct ReviewItem: Sendable {
   /// Every step but the reviewed one, as `show` lists them.
   var otherSteps: [String] = []
   var flags: [Flag] = []
+  /// The SHA-256 of the render the page shows (the sidecar's `render.sha256`); nil without a
+  /// sidecar. A `reviewed` entry of the export names it, so a later edit is noticed.
+  var render: String?
+  /// The review state the sidecar records, and whether the photo changed since.
+  var recorded: ReviewRecord?
+  var changedSinceReview = false
+  /// The state the page starts the photo in: the recorded one, unless the photo changed since.
+  var startingReview: String {
+    guard let recorded, !changedSinceReview else { return "unreviewed" }
+    return recorded.state.rawValue
+  }
   /// True when the page may correct it (an edited photo with a faceblur step, not damaged).
   var correctable: Bool { step != nil && state != PhotoState.damaged.rawValue }
 
@@ -168,6 +179,11 @@ extension ReviewItem {
     state = status.state.rawValue
     problem = status.problem.map(ErrorText.message)
     let data = status.data
+    render = data?.render?.sha256
+    if status.state != .damaged, let review = data?.review {
+      recorded = review
+      changedSinceReview = status.changedSinceReview ?? false
+    }
     let steps = data?.steps ?? []
     let reviewed = status.state == .damaged ? nil : Self.reviewedStep(steps)
     step = reviewed
