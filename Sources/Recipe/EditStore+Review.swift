@@ -52,7 +52,13 @@ extension EditStore {
   /// modified is refused as a correction is; one without a sidecar, edited since the page was
   /// made, in an older format, or named by a page that did not say which render it showed is
   /// refused as `reviewNotRecorded`. Nothing is changed.
-  func checkReview(_ review: Corrections.Review, in folder: String, recorded: String?)
+  ///
+  /// - Parameter corrected: the same file holds a correction of this photo that is already made:
+  ///   the render is then the corrected one, and a record of this state for it is this file's
+  ///   own (the file applied again), so there is nothing to do.
+  func checkReview(
+    _ review: Corrections.Review, in folder: String, recorded: String?, corrected: Bool = false
+  )
     throws(CorrectionsError) -> (path: String, done: Bool)
   {
     let (path, status) = try checkedStatus(review.photo, in: folder, recorded: recorded)
@@ -65,6 +71,7 @@ extension EditStore {
     }
     guard let reviewed = review.render else { throw refuse(.renderNotNamed) }
     if status.migratedFrom != nil || status.problem == .olderStepVersion { throw refuse(.olderFormat) }
+    if corrected && review.isRecorded(as: data.review, render: render.sha256) { return (path, true) }
     if reviewed != render.sha256 { throw refuse(.changedSince) }
     return (path, review.isRecorded(as: data.review, render: reviewed))
   }

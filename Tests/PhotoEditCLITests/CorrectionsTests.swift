@@ -283,7 +283,7 @@ import Testing
       #"{"formatIdentifier": "org.photoedit.review-corrections", "formatVersion": 1, "photos": [], "reviewed": "#
     #expect(
       throws: CorrectionsError.badField(
-        field: "reviewed[0].state", problem: .outOfRange(allowed: "approved or flagged"))
+        field: "reviewed[0].state", problem: .outOfRange(allowed: "approved, flagged or unreviewed"))
     ) {
       try Corrections.read(Array((head + #"[{"photo": "a.jpg", "state": "published"}]}"#).utf8))
     }
