@@ -334,27 +334,26 @@ extension EditStore {
     let bytes: [UInt8]
     do { bytes = try Self.readFile(file, limit: settings.maxFileBytes) } catch { throw .unreadable(error) }
     let corrections = try Corrections.read(bytes)
-    let entries = corrections.photos.map { entry in
-      do throws(CorrectionsError) {
-        return (
-          entry,
-          Result<(path: String, done: Bool), CorrectionsError>.success(
-            try check(entry, in: folder, recorded: corrections.folder))
-        )
-      } catch {
-        return (entry, .failure(error))
+    func each<T>(_ items: [T], _ check: (T) throws(CorrectionsError) -> (path: String, done: Bool))
+      -> [(T, Result<(path: String, done: Bool), CorrectionsError>)]
+    {
+      items.map { item in
+        do throws(CorrectionsError) { return (item, .success(try check(item))) } catch {
+          return (item, .failure(error))
+        }
       }
     }
-    let reviews = corrections.reviewed.map { review in
-      do throws(CorrectionsError) {
-        return (
-          review,
-          Result<(path: String, done: Bool), CorrectionsError>.success(
-            try checkReview(review, in: folder, recorded: corrections.folder))
-        )
-      } catch {
-        return (review, .failure(error))
-      }
+    let entries = each(corrections.photos) { entry throws(CorrectionsError) in
+      try check(entry, in: folder, recorded: corrections.folder)
+    }
+    // Photos whose correction this file already made: their render is the corrected one.
+    var corrected: Set<String> = []
+    for (entry, outcome) in entries {
+      if case .success(let c) = outcome, c.done { corrected.insert(entry.photo) }
+    }
+    let reviews = each(corrections.reviewed) { review throws(CorrectionsError) in
+      try checkReview(
+        review, in: folder, recorded: corrections.folder, corrected: corrected.contains(review.photo))
     }
     return CheckedFile(entries: entries, reviews: reviews)
   }

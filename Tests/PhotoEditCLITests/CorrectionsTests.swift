@@ -275,7 +275,7 @@ import Testing
           add: [])
       ])
     #expect(try Corrections.read(good.encoded()) == good)
-    // The photos approved or flagged on the page: read, each once, in one of two states.
+    // The photos approved or flagged on the page: read, each once, in one of three states.
     var reviewed = good
     reviewed.reviewed = [.init(photo: "a.jpg", state: .approved), .init(photo: "b.jpg", state: .flagged)]
     #expect(try Corrections.read(reviewed.encoded()) == reviewed)

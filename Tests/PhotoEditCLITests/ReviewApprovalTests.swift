@@ -104,6 +104,9 @@ import Testing
     #expect(again.status == 1)
     #expect(again.out.contains("\(bus): already recorded as approved; nothing to do"))
     #expect(again.out.contains("already has these corrections"))
+    #expect(again.out.contains("\(group): step 1 (faceblur) already has these corrections; nothing to do"))
+    #expect(again.out.contains("already recorded as flagged; nothing to do"))
+    #expect(again.err.contains("1 of 4 entries skipped"))
     #expect(f.storeSnapshot() == snapshot)
 
     // An edit since: status says so, and the next page starts the bus unreviewed, saying it
