@@ -18,7 +18,10 @@ enum ApplyCorrections {
   /// are the ones reviewed): an entry that does not fit is reported on its own line and skipped
   /// (the run then exits 1), the others are applied; with --all-or-nothing any such entry refuses
   /// the whole file. Each photo's faceblur step gets its new exclude= and add= as
-  /// `edit --step N --set` would give them, through the store's safety protocol.
+  /// `edit --step N --set` would give them, through the store's safety protocol. Each `reviewed`
+  /// state is checked likewise (the photo edited, its render the one the page showed) and
+  /// recorded in the photo's sidecar: with its correction in the same store operation, else as
+  /// a sidecar write of its own.
   static func run(_ file: String, _ args: ParsedArguments, console: Console) throws(UsageError) -> Int32 {
     if args.has(ApplyCommand.filter) || args.has(ApplyCommand.recipe) {
       throw UsageError("--corrections cannot be combined with --filter or --recipe", command: "apply")
