@@ -9,7 +9,7 @@ extension AdjustmentData {
   typealias Migration = @Sendable ([String: JSONValue]) throws(StoreError) -> [String: JSONValue]
 
   /// `migrations[n]` upgrades version n to n + 1; the chain ends at `currentVersion`.
-  static let migrations: [Int: Migration] = [0: migrateVersion0, 1: migrateVersion1]
+  static let migrations: [Int: Migration] = [0: migrateVersion0, 1: migrateVersion1, 2: { $0 }]
 
   /// What reading found besides the data itself.
   struct ReadResult: Sendable {
@@ -72,14 +72,18 @@ extension AdjustmentData {
     var data = AdjustmentData(
       original: try Original(json: original),
       render: try RenderRecord(json: render), steps: steps, history: history, undone: undone)
-    data.formatVersion = currentVersion
+    if let review = object["review"], found >= currentVersion {
+      data.review = try ReviewRecord(json: review)
+    }
     if let request = object["request"] {
       guard let sha = request.string, SHA256.isHex(sha) else {
         throw .invalidRecipe(.badValue(field: "request", value: request))
       }
       data.request = sha
     }
-    return ReadResult(data: data, migratedFrom: found < currentVersion ? found : nil, stepsMigrated: migrated)
+    // Version 2 is version 3 without a review record: nothing to migrate, nothing stale.
+    return ReadResult(
+      data: data, migratedFrom: found < versionWithoutReview ? found : nil, stepsMigrated: migrated)
   }
 
   /// The portable requests of a sidecar or recipe file's steps, for another photo (`apply

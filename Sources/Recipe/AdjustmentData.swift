@@ -10,13 +10,16 @@ import PhotoCore
 public struct AdjustmentData: Equatable, Sendable {
   /// The one identifier photoedit writes and reads.
   public static let identifier = "org.photoedit.adjustments"
-  /// The format version this photoedit writes; raised on every incompatible change. Version 2
+  /// The newest format version this photoedit reads and writes; raised on every incompatible
+  /// change. Version 3 adds the review record (`review`), and is written only by a sidecar that
+  /// has one, so that an older photoedit refuses it rather than drop the record unseen; version 2
   /// keeps the history of changes (`history`, `undone`); version 1 kept undone steps.
-  public static let currentVersion = 2
+  public static let currentVersion = 3
+  /// The version of a sidecar without a review record: version 2 and 3 differ only by it.
+  public static let versionWithoutReview = 2
   /// At most this many changes are kept for `undo` (the oldest are forgotten first).
   public static let historyLimit = 100
 
-  public var formatVersion = AdjustmentData.currentVersion
   public var original: Original?
   public var render: RenderRecord?
   /// The active steps in the order they apply (`operations` in the file).
@@ -30,6 +33,12 @@ public struct AdjustmentData: Equatable, Sendable {
   /// (the filters given, the encoding settings), so that running the same command again finds
   /// the output current and does nothing.
   public var request: String?
+  /// What a person decided of the photo on a review page, recorded by `apply --corrections`.
+  public var review: ReviewRecord?
+
+  /// The version these data are written in (whatever version they were read from: an older one
+  /// is migrated): 3 with a review record, else 2.
+  public var formatVersion: Int { review == nil ? Self.versionWithoutReview : Self.currentVersion }
 
   /// The untouched original this recipe applies to.
   public struct Original: Equatable, Sendable {
@@ -119,6 +128,7 @@ public struct AdjustmentData: Equatable, Sendable {
     if let original { object["original"] = original.json }
     if let render { object["render"] = render.json }
     if let request { object["request"] = .string(request) }
+    if let review { object["review"] = review.json }
     return JSONCoding.encode(JSONValue.object(object))
   }
 }

@@ -26,18 +26,27 @@ public struct Corrections: Sendable, Equatable {
   /// The reviewed folder as the page was given it (shown to the user; never used to find files).
   public var folder: String?
   public var photos: [Entry]
-  /// The photos a person approved or flagged on the page (`reviewed`; read and checked, not
-  /// recorded in the sidecars).
+  /// The photos a person approved or flagged on the page, or returned to unreviewed after the
+  /// page started them approved or flagged (`reviewed`): `apply --corrections` records each in
+  /// its photo's sidecar (`AdjustmentData.review`), or takes the record away.
   public var reviewed: [Review] = []
 
   /// A photo's review state on the page.
   public struct Review: Sendable, Equatable {
-    public enum State: String, Sendable, CaseIterable { case approved, flagged }
+    public enum State: String, Sendable, CaseIterable { case approved, flagged, unreviewed }
     /// The photo's path relative to the reviewed folder.
     public var photo: String
     public var state: State
+    /// The SHA-256 of the render the page showed (the sidecar's `render.sha256` when the page
+    /// was made); nil for an unedited photo, and in files of pages made before it was exported.
+    public var render: String?
 
-    public init(photo: String, state: State) { (self.photo, self.state) = (photo, state) }
+    public init(photo: String, state: State, render: String? = nil) {
+      (self.photo, self.state, self.render) = (photo, state, render)
+    }
+
+    /// The state as the sidecar records it; nil for `unreviewed` (no record).
+    public var recorded: ReviewRecord.State? { ReviewRecord.State(rawValue: state.rawValue) }
   }
 
   /// One photo's corrections.
@@ -91,6 +100,21 @@ public enum CorrectionsError: Error, Equatable, Sendable {
   case facesChanged(photo: String, step: Int, reviewed: Int, now: Int)
   /// `exclude` names a face the step does not have (faces count from 0; `count` faces).
   case noSuchFace(photo: String, step: Int, face: Int, count: Int)
+  /// A `reviewed` entry that cannot be recorded in its photo's sidecar.
+  case reviewNotRecorded(photo: String, state: Corrections.Review.State, why: ReviewRefusal)
+
+  /// Why a review state is not recorded.
+  public enum ReviewRefusal: Error, Equatable, Sendable {
+    /// The photo has no sidecar (never edited): there is nowhere to record it.
+    case unedited
+    /// The photo's render is not the one the page showed: it was edited since.
+    case changedSince
+    /// The entry does not say which render the page showed (a page made by an older photoedit).
+    case renderNotNamed
+    /// The sidecar is in an older format, or a step in an older version: its render is made
+    /// again first (`photoedit render`).
+    case olderFormat
+  }
 
   public enum FieldProblem: Equatable, Sendable {
     case missing, wrongType
@@ -168,11 +192,20 @@ extension Corrections {
           throw .badField(field: "\(field).state", problem: .wrongType)
         }
         guard let state = Review.State(rawValue: word) else {
-          throw .badField(field: "\(field).state", problem: .outOfRange(allowed: "approved or flagged"))
+          throw .badField(
+            field: "\(field).state", problem: .outOfRange(allowed: "approved, flagged or unreviewed"))
+        }
+        var render: String? = nil
+        if let value = o["render"] {
+          guard let sha = value.string, SHA256.isHex(sha) else {
+            throw .badField(
+              field: "\(field).render", problem: .outOfRange(allowed: "64 lowercase hex digits"))
+          }
+          render = sha
         }
         let key = PathName.bytes(photo).map { String($0, radix: 16) }.joined(separator: ",")
         guard named.insert(key).inserted else { throw .duplicatePhoto(photo: photo) }
-        reviewed.append(Review(photo: photo, state: state))
+        reviewed.append(Review(photo: photo, state: state, render: render))
       }
     }
     return Corrections(folder: folder, photos: entries, reviewed: reviewed)
@@ -241,7 +274,11 @@ extension Corrections {
     if let folder { top["folder"] = .string(folder) }
     if !reviewed.isEmpty {
       top["reviewed"] = .array(
-        reviewed.map { .object(["photo": .string($0.photo), "state": .string($0.state.rawValue)]) })
+        reviewed.map { r in
+          var o: [String: JSONValue] = ["photo": .string(r.photo), "state": .string(r.state.rawValue)]
+          if let render = r.render { o["render"] = .string(render) }
+          return .object(o)
+        })
     }
     return JSONCoding.encode(JSONValue.object(top))
   }
@@ -278,16 +315,67 @@ extension EditStore {
   public func checkEachCorrection(_ file: String, in folder: String) throws(CorrectionsError)
     -> [(entry: Corrections.Entry, outcome: Result<(path: String, done: Bool), CorrectionsError>)]
   {
+    try checkCorrectionsFile(file, in: folder).entries
+  }
+
+  /// A corrections file's entries and `reviewed` states, each checked against its photo under
+  /// `folder` (the file is read once).
+  public struct CheckedFile: Sendable {
+    public var entries:
+      [(entry: Corrections.Entry, outcome: Result<(path: String, done: Bool), CorrectionsError>)]
+    public var reviews:
+      [(review: Corrections.Review, outcome: Result<(path: String, done: Bool), CorrectionsError>)]
+  }
+
+  /// A corrections file read and checked as `checkEachCorrection(_:in:)` does, with its
+  /// `reviewed` states checked too (`checkReview`). Nothing is changed.
+  public func checkCorrectionsFile(_ file: String, in folder: String) throws(CorrectionsError) -> CheckedFile
+  {
     let bytes: [UInt8]
     do { bytes = try Self.readFile(file, limit: settings.maxFileBytes) } catch { throw .unreadable(error) }
     let corrections = try Corrections.read(bytes)
-    return corrections.photos.map { entry in
-      do throws(CorrectionsError) {
-        return (entry, .success(try check(entry, in: folder, recorded: corrections.folder)))
-      } catch {
-        return (entry, .failure(error))
+    func each<T>(_ items: [T], _ check: (T) throws(CorrectionsError) -> (path: String, done: Bool))
+      -> [(T, Result<(path: String, done: Bool), CorrectionsError>)]
+    {
+      items.map { item in
+        do throws(CorrectionsError) { return (item, .success(try check(item))) } catch {
+          return (item, .failure(error))
+        }
       }
     }
+    let entries = each(corrections.photos) { entry throws(CorrectionsError) in
+      try check(entry, in: folder, recorded: corrections.folder)
+    }
+    // Photos whose correction this file already made: their render is the corrected one.
+    var corrected: Set<String> = []
+    for (entry, outcome) in entries {
+      if case .success(let c) = outcome, c.done { corrected.insert(entry.photo) }
+    }
+    let reviews = each(corrections.reviewed) { review throws(CorrectionsError) in
+      try checkReview(
+        review, in: folder, recorded: corrections.folder, corrected: corrected.contains(review.photo))
+    }
+    return CheckedFile(entries: entries, reviews: reviews)
+  }
+
+  /// The photo an entry names under `folder`, its path and its state; a photo that is missing,
+  /// damaged, or modified outside photoedit (without `--force`) is refused.
+  func checkedStatus(_ photo: String, in folder: String, recorded: String?) throws(CorrectionsError)
+    -> (path: String, status: PhotoStatus)
+  {
+    let path = try Self.photoPath(photo, in: folder)
+    let status: PhotoStatus
+    do { status = try show(path) } catch {
+      if case .missing = error {
+        throw .notFound(photo: photo, folder: folder, recorded: recorded)
+      }
+      throw .photo(photo: photo, error)
+    }
+    if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
+      throw .photo(photo: photo, e)
+    }
+    if status.state == .modified && !settings.force { throw .photo(photo: photo, .renderModified) }
+    return (path, status)
   }
 
   /// One entry checked against its photo under `folder`: its path, and whether its step already
@@ -295,18 +383,7 @@ extension EditStore {
   private func check(_ entry: Corrections.Entry, in folder: String, recorded: String?)
     throws(CorrectionsError) -> (path: String, done: Bool)
   {
-    let path = try Self.photoPath(entry.photo, in: folder)
-    let status: PhotoStatus
-    do { status = try show(path) } catch {
-      if case .missing = error {
-        throw .notFound(photo: entry.photo, folder: folder, recorded: recorded)
-      }
-      throw .photo(photo: entry.photo, error)
-    }
-    if status.state == .damaged, let problem = status.problem, case .error(let e) = problem {
-      throw .photo(photo: entry.photo, e)
-    }
-    if status.state == .modified && !settings.force { throw .photo(photo: entry.photo, .renderModified) }
+    let (path, status) = try checkedStatus(entry.photo, in: folder, recorded: recorded)
     guard let data = status.data, !data.steps.isEmpty else {
       throw .noFaceblurStep(photo: entry.photo, step: entry.step, filter: nil, count: 0)
     }
@@ -334,9 +411,13 @@ extension EditStore {
 
   /// Applies one checked entry: `edit --step N --set exclude=...,add=...` through the store's
   /// safety protocol (lock, journal, re-render from the original).
-  public func applyCorrection(_ entry: Corrections.Entry, to path: String) throws(StoreError) -> EditOutcome {
+  ///
+  /// - Parameter review: the photo's review state, recorded in the same sidecar write.
+  public func applyCorrection(_ entry: Corrections.Entry, to path: String, review: ReviewMark? = nil)
+    throws(StoreError) -> EditOutcome
+  {
     let values: [String: ParameterValue] = ["exclude": .integers(entry.exclude), "add": .boxes(entry.add)]
-    return try edit(path, step: entry.step, .set { _, _ throws(StoreError) in values })
+    return try edit(path, step: entry.step, .set { _, _ throws(StoreError) in values }, review: review)
   }
 
   /// `name` below `folder`, when it is a photo a walk of `folder` finds: a relative path of

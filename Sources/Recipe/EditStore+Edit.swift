@@ -24,9 +24,13 @@ extension EditStore {
   ///
   /// - Throws: `.noSuchStep` for a step the photo's recipe does not have, `.step` for a value its
   ///   filter refuses; nothing changes on disk.
-  public func edit(_ photo: String, step n: Int, _ action: EditAction) throws(StoreError) -> EditOutcome {
+  /// - Parameter review: a review state to record in the same sidecar write (`apply
+  ///   --corrections`), for the new render; the outcome's `review` says what was recorded.
+  public func edit(_ photo: String, step n: Int, _ action: EditAction, review: ReviewMark? = nil)
+    throws(StoreError) -> EditOutcome
+  {
     var refreshNotes: [EditOutcome.Refreshed] = []
-    let result = try changingRecipe(photo, unedited: .noSuchStep(step: n, count: 0)) {
+    let result = try changingRecipe(photo, unedited: .noSuchStep(step: n, count: 0), review: review) {
       data, edited throws(StoreError) -> (Change, [RevisionNote]) in
       guard data.steps.indices.contains(n - 1) else { throw .noSuchStep(step: n, count: data.steps.count) }
       var change: Change
@@ -72,11 +76,15 @@ extension EditStore {
       data = next
       return (change, notes)
     }
-    return EditOutcome(
+    var outcome = EditOutcome(
       change: result.change, notes: result.notes, refreshed: refreshNotes, stepCount: result.data.steps.count,
       renderSHA256: result.data.render!.sha256, dryRun: result.dryRun, recovery: result.recovery,
       warnings: result.warnings, unchanged: result.unchanged, renderedOnly: result.renderedOnly,
       stripsIdentifying: result.stripsIdentifying)
+    if review != nil && !result.unchanged {
+      outcome.review = result.reviewRefusal.map { .failure($0) } ?? .success(result.data.review)
+    }
+    return outcome
   }
 
   /// Makes again each step from number `first` on (counting from 1) whose filter reads the

@@ -46,6 +46,8 @@ extension EditStore {
     /// True when the body left the recipe as it was but the command line asked something new of
     /// the render (`--strip-identifying`, a quality): the render alone was made again.
     var renderedOnly = false
+    /// Why the review state asked to be recorded with the change was not, when it was not.
+    var reviewRefusal: CorrectionsError.ReviewRefusal? = nil
     /// True when the render strips identifying metadata.
     var stripsIdentifying: Bool { data.render!.metadata == .stripped }
 
@@ -60,9 +62,12 @@ extension EditStore {
   /// Locks an edited photo, lets `body` change its recipe, re-renders from the original and
   /// commits: the one path of undo, redo and edit.
   ///
-  /// - Parameter unedited: the error for a photo that has no sidecar.
+  /// - Parameters:
+  ///   - unedited: the error for a photo that has no sidecar.
+  ///   - review: a review state recorded in the same sidecar, for the new render, when the
+  ///     photo's render before the change is the reviewed one (else `reviewRefusal` says why not).
   func changingRecipe(
-    _ photo: String, unedited: StoreError,
+    _ photo: String, unedited: StoreError, review: ReviewMark? = nil,
     _ body: (inout AdjustmentData, Edited) throws(StoreError) -> (Change, [RevisionNote])
   ) throws(StoreError) -> RecipeChange {
     try Self.refuseStoreFile(photo)
@@ -85,6 +90,11 @@ extension EditStore {
       }
       let renderedOnly = data == edited.data
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
+      var refusal: CorrectionsError.ReviewRefusal? = nil
+      if let review {
+        refusal = review.refusal(edited)
+        if refusal == nil { data.review = review.record(replacing: data.review, render: data.render!.sha256) }
+      }
       if !settings.dryRun {
         try commitEdit(
           paths, data: data, render: bytes, preserve: false, access: Self.access(of: paths.name, in: paths))
@@ -93,6 +103,7 @@ extension EditStore {
         change: change, notes: notes, data: data, dryRun: settings.dryRun, recovery: recovery,
         warnings: warnings)
       made.renderedOnly = renderedOnly
+      made.reviewRefusal = refusal
       return made
     }
   }

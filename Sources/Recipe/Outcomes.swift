@@ -69,6 +69,10 @@ public struct EditOutcome: Sendable {
   public var renderedOnly = false
   /// As `HistoryOutcome.stripsIdentifying`.
   public var stripsIdentifying = false
+  /// For an edit asked to record a review state with it: the sidecar's record after it (nil
+  /// for none), or why the state was not recorded; nil when none was asked, or nothing was
+  /// written (`unchanged`).
+  public var review: Result<ReviewRecord?, CorrectionsError.ReviewRefusal>? = nil
 }
 
 extension EditOutcome {

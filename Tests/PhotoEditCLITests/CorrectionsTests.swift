@@ -275,7 +275,7 @@ import Testing
           add: [])
       ])
     #expect(try Corrections.read(good.encoded()) == good)
-    // The photos approved or flagged on the page: read, each once, in one of two states.
+    // The photos approved or flagged on the page: read, each once, in one of three states.
     var reviewed = good
     reviewed.reviewed = [.init(photo: "a.jpg", state: .approved), .init(photo: "b.jpg", state: .flagged)]
     #expect(try Corrections.read(reviewed.encoded()) == reviewed)
@@ -283,7 +283,7 @@ import Testing
       #"{"formatIdentifier": "org.photoedit.review-corrections", "formatVersion": 1, "photos": [], "reviewed": "#
     #expect(
       throws: CorrectionsError.badField(
-        field: "reviewed[0].state", problem: .outOfRange(allowed: "approved or flagged"))
+        field: "reviewed[0].state", problem: .outOfRange(allowed: "approved, flagged or unreviewed"))
     ) {
       try Corrections.read(Array((head + #"[{"photo": "a.jpg", "state": "published"}]}"#).utf8))
     }

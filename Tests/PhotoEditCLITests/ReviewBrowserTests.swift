@@ -332,9 +332,25 @@ import Testing
     let applied = runCLI(["apply", "--corrections", exported, photos])
     #expect(applied.status == 1, "\(applied.err)")
     let skipped = applied.err.split(separator: "\n").filter { $0.hasSuffix("; skipped") }
+    // Its correction and its approval, each on its own line.
     #expect(
-      skipped.count == 1 && skipped[0].contains("photo '\(o[2])': step 1's faces are not the ones reviewed"),
+      skipped.count == 2 && skipped[0].contains("photo '\(o[2])': step 1's faces are not the ones reviewed")
+        && skipped[1].contains("photo '\(o[2])' was edited since the page was made"),
       "\(applied.err)")
+    // Each approval exported names the render the page showed; the others are recorded in their
+    // sidecars with the render their correction made, in the same store operation.
+    #expect((file["reviewed"] as! [[String: String]]).allSatisfy { $0["render"]?.count == 64 })
+    for name in [o[0], o[3]] {
+      let sidecar =
+        try JSONSerialization.jsonObject(
+          with: Data(contentsOf: URL(fileURLWithPath: folder.path("photos/\(name).photoedit.json"))))
+        as! [String: Any]
+      let review = sidecar["review"] as? [String: Any]
+      #expect(review?["state"] as? String == "approved")
+      #expect(review?["render"] as? String == (sidecar["render"] as? [String: Any])?["sha256"] as? String)
+    }
+    let staleSidecar = try String(contentsOfFile: stale + ".photoedit.json", encoding: .utf8)
+    #expect(!staleSidecar.contains("\"review\""))
     #expect(try Self.faceblur(folder.path("photos/\(o[0])")).exclude == [0])
     #expect(try Self.faceblur(folder.path("photos/\(o[3])")).add.count == 1)
     #expect(try Self.faceblur(folder.path("photos/\(o[4])")).add.count == 1)

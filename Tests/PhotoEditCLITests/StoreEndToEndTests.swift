@@ -56,14 +56,14 @@ import Testing
     let photo = try folder.copy("faces/hopper.jpg", as: "h.jpg")
     #expect(try launch(["apply", "--filter", "sepia", photo]).status == 0)
     let text = try String(contentsOfFile: photo + ".photoedit.json", encoding: .utf8)
-      .replacingOccurrences(of: "\"formatVersion\" : 2", with: "\"formatVersion\" : 3")
+      .replacingOccurrences(of: "\"formatVersion\" : 2", with: "\"formatVersion\" : 4")
     try text.write(toFile: photo + ".photoedit.json", atomically: true, encoding: .utf8)
     let before = Self.state(folder)
     let result = try launch(["apply", "--filter", "vignette", photo])
     #expect(result.status == 65)
     #expect(
       result.err.contains(
-        "photoedit: \(photo): the sidecar has format version 3, newer than this photoedit's 2"))
+        "photoedit: \(photo): the sidecar has format version 4, newer than this photoedit's 3"))
     #expect(Self.state(folder) == before)
     #expect(Self.leftovers(folder) == [])
   }

@@ -153,8 +153,8 @@ import Testing
   }
 
   @Test func newerVersionIsRefusedNamingBoth() {
-    let error = refusal(sampleJSON { $0["formatVersion"] = .number(3) })
-    #expect(error == .newerFormat(found: 3, supported: 2))
+    let error = refusal(sampleJSON { $0["formatVersion"] = .number(4) })
+    #expect(error == .newerFormat(found: 4, supported: 3))
   }
 
   @Test func foreignIdentifierIsRefused() {
@@ -287,5 +287,90 @@ import Testing
     #expect(Path.relative("/a/b/c.jpg", from: "/a/d") == "../b/c.jpg")
     #expect(Path.relative("/a/b/c.jpg", from: "/a/b") == "c.jpg")
     #expect(Path.normalized("/a/./b//../c") == "/a/c")
+  }
+}
+
+/// The review record (`review`, format version 3): written only with one, read strictly.
+@Suite struct ReviewRecordTests {
+  let base = AdjustmentDataTests()
+  let record = ReviewRecord(
+    state: .approved, time: UTCTime(iso8601: "2026-12-06T18:40:12Z")!,
+    render: String(repeating: "b", count: 64))
+
+  @Test func roundTripsAsVersion3AndWithoutItStaysVersion2() throws {
+    var data = base.sample()
+    #expect(String(decoding: data.encoded(), as: UTF8.self).contains("\"formatVersion\" : 2"))
+    data.review = record
+    let text = String(decoding: data.encoded(), as: UTF8.self)
+    #expect(text.contains("\"formatVersion\" : 3"))
+    #expect(text.contains("\"time\" : \"2026-12-06T18:40:12Z\""))
+    let read = try readSidecar(data.encoded())
+    #expect(read.data == data)
+    #expect(read.data.review == record)
+    // Neither version is stale: version 2 is version 3 without the record.
+    #expect(read.migratedFrom == nil)
+    #expect(try readSidecar(base.sample().encoded()).migratedFrom == nil)
+    // A version-2 sidecar's `review` is not one (version 2 has none): it is not read.
+    let v2 = base.sampleJSON { $0["review"] = record.json }
+    #expect(try readSidecar(Array(v2.utf8)).data.review == nil)
+  }
+
+  @Test func hostileRecordsAreDamagedSidecars() {
+    func refusal(_ review: JSONValue) -> StoreError? {
+      base.refusal(
+        base.sampleJSON {
+          $0["formatVersion"] = .number(3)
+          $0["review"] = review
+        })
+    }
+    var o = try! JSONParser.parse(JSONCoding.encode(record.json)).object!
+    func with(_ key: String, _ value: JSONValue?) -> JSONValue {
+      var copy = o
+      copy[key] = value
+      return .object(copy)
+    }
+    #expect(refusal(.string("approved")) == .invalidRecipe(.wrongType(field: "review")))
+    #expect(refusal(with("state", nil)) == .invalidRecipe(.missing(field: "review.state")))
+    for bad: JSONValue in [.string("published"), .number(1), .string("Approved")] {
+      #expect(refusal(with("state", bad)) == .invalidRecipe(.badValue(field: "review.state", value: bad)))
+    }
+    let times: [JSONValue] = [
+      .string("2026-12-06 18:40:12Z"), .string("2026-02-30T00:00:00Z"), .string("2026-12-06T24:00:00Z"),
+      .string("2026-12-06T18:40:12+01:00"), .string("2026-12-06T18:40:60Z"), .string("+026-12-06T18:40:12Z"),
+      .string("2026-12-06T18:40:12Z\u{1B}[2J"), .string(String(repeating: "9", count: 1_000_000)),
+      .number(1_765_000_000), .string(""),
+    ]
+    for bad in times {
+      #expect(refusal(with("time", bad)) == .invalidRecipe(.badValue(field: "review.time", value: bad)))
+    }
+    for bad: JSONValue in [.string("B" + String(repeating: "b", count: 63)), .string("abc"), .null] {
+      #expect(refusal(with("render", bad)) == .invalidRecipe(.badValue(field: "review.render", value: bad)))
+    }
+    // A future time, a leap day and the last second of year 9999 are just data.
+    for good in [
+      "2999-01-01T00:00:00Z", "2024-02-29T12:00:00Z", "9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z",
+    ] {
+      o["time"] = .string(good)
+      #expect(refusal(.object(o)) == nil)
+    }
+  }
+
+  @Test func timesAreWrittenAndShownInUTC() throws {
+    let t = try #require(UTCTime(iso8601: "2026-12-06T18:40:12Z"))
+    #expect(t.seconds == 1_796_582_412)
+    #expect(t.iso8601 == "2026-12-06T18:40:12Z")
+    #expect(t.display == "2026-12-06 18:40 UTC")
+    #expect(UTCTime(seconds: 0)?.iso8601 == "1970-01-01T00:00:00Z")
+    #expect(UTCTime(seconds: -1)?.iso8601 == "1969-12-31T23:59:59Z")
+    #expect(UTCTime(seconds: UTCTime.range.upperBound + 1) == nil)
+    // Every day from year 0 to 9999 reads back as it is written (one a week, to stay quick).
+    var s = UTCTime.range.lowerBound
+    var wrong: [String] = []
+    while s <= UTCTime.range.upperBound {
+      let time = UTCTime(seconds: s)!
+      if UTCTime(iso8601: time.iso8601) != time { wrong.append(time.iso8601) }
+      s += 7 * 86_400 + 3_601
+    }
+    #expect(wrong == [])
   }
 }

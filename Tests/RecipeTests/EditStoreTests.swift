@@ -173,7 +173,7 @@ import Testing
     folder.write("p.jpg.photoedit.json", JSONCoding.encode(JSONValue.object(object)))
     let before = folder.state()
     let expected = StoreError.sidecarUnusable(
-      .newerFormat(found: 7, supported: 2), original: photo + ".original")
+      .newerFormat(found: 7, supported: 3), original: photo + ".original")
     #expect(throws: expected) { try fakeStore().apply([step("add")], to: photo, output: nil) }
     #expect(throws: expected) { try fakeStore().undo(photo) }
     #expect(throws: expected) { try fakeStore().revert(photo) }

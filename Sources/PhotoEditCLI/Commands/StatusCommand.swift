@@ -23,7 +23,7 @@ enum StatusCommand {
       let jobs = args[StatusCommand.jobs] ?? 1
       // A photo named twice is read once; its later lines repeat what the first found.
       var runner = BatchRunner(arguments: args, console: console)
-      runner.repeatedForDuplicates = ["state", "reason", "operations"]
+      runner.repeatedForDuplicates = ["state", "reason", "operations", "review"]
       return try runner.run(entries: entries, jobs: jobs) { path in
         FileResult(status: try EditStore().status(path))
       }

@@ -231,6 +231,18 @@ enum ErrorText {
     case .noSuchFace(let photo, let step, let face, let count):
       return
         "photo '\(photo)': step \(step) has no face \(face) (it will have \(FileResult.count(count, "face")), numbered from 0)"
+    case .reviewNotRecorded(let photo, let state, let why):
+      let what = state == .unreviewed ? "its return to unreviewed" : "its \(state.rawValue) state"
+      return switch why {
+      case .unedited:
+        "photo '\(photo)' is not edited (it has no sidecar), so \(what) is not recorded"
+      case .changedSince:
+        "photo '\(photo)' was edited since the page was made (its render is not the one reviewed), so \(what) is not recorded; review it again"
+      case .renderNotNamed:
+        "photo '\(photo)': the page does not say which render it showed (it was made by an older photoedit), so \(what) is not recorded; make the page again"
+      case .olderFormat:
+        "photo '\(photo)': its sidecar or a step is in an older format, so \(what) is not recorded; run 'photoedit render' on it, then review it again"
+      }
     }
   }
 

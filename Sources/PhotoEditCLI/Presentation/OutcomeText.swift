@@ -39,7 +39,8 @@ extension FileResult {
         if faces < found { notes.append("\(found - faces) excluded") }
         if stronger > 0 { notes.append("\(stronger) hidden more strongly to pass the check") }
         line +=
-          ": \(Self.count(faces, "face")) hidden" + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
+          ": \(Self.count(faces, "face")) hidden"
+          + (notes.isEmpty ? "" : " (\(notes.joined(separator: "; ")))")
       }
     }
     lines.append(line)
@@ -251,7 +252,24 @@ extension FileResult {
       if s.state == .edited { line += " (\(Self.count(data.steps.count, "operation")))" }
     }
     if let problem = s.problem { line += ": \(ErrorText.message(problem))" }
+    if let review = s.data?.review, let changed = s.changedSinceReview {
+      fields["review"] = Self.json(review, changed: changed)
+      line += "; " + Self.describe(review, changed: changed)
+    }
     lines = [line]
+  }
+
+  /// A sidecar's review record as `status` and `show` give it in JSON.
+  static func json(_ review: ReviewRecord, changed: Bool) -> JSONValue {
+    .object([
+      "state": .string(review.state.rawValue), "time": .string(review.time.iso8601),
+      "render": .string(review.render), "changedSince": .bool(changed),
+    ])
+  }
+
+  /// `approved 2026-12-06 18:40 UTC`, and `, changed since review` when it is.
+  static func describe(_ review: ReviewRecord, changed: Bool) -> String {
+    "\(review.state.rawValue) \(review.time.display)" + (changed ? ", changed since review" : "")
   }
 
   init(show s: PhotoStatus) {
@@ -289,6 +307,10 @@ extension FileResult {
         ? "metadata: identifying metadata stripped (GPS, serial numbers, names, XMP, IPTC places, comments)"
         : "metadata: the original's, kept (--strip-identifying removes what identifies)",
     ]
+    if let review = data.review, let changed = s.changedSinceReview {
+      fields["review"] = Self.json(review, changed: changed)
+      lines.append("review: " + Self.describe(review, changed: changed))
+    }
     for (i, step) in data.steps.enumerated() { lines += Self.describe(step, number: i + 1) }
     for change in data.undone.reversed() { lines.append("undone: \(Self.describe(change))") }
   }

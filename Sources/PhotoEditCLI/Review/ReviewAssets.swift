@@ -31,6 +31,7 @@ enum ReviewAssets {
     .badge.flag-unedited, .badge.flag-no-faces { background: #ffe0b2; }
     .badge.flag-small-faces, .badge.flag-many-faces, .badge.flag-strengthened { background: #fff3c4; }
     .badge.flag-weak-hiding { background: #ffd0d0; }
+    .badge.recorded.changed { background: #ffd0d0; }
     .corrected-badge { display: none; background: var(--added); color: #fff; }
     section.corrected .corrected-badge { display: inline; }
     .problem { color: var(--hidden); margin: 4px 0; }
@@ -125,6 +126,8 @@ enum ReviewAssets {
       const snapshot = (sec) =>
         faceItems(sec).map((li) => li.dataset.face + ':' + li.dataset.state + ':' + li.dataset.box).join(',');
       const initial = new Map(sections.map((sec) => [sec, snapshot(sec)]));
+      // The review state each photo starts in: the one its sidecar records, unless it changed since.
+      const initialReview = new Map(sections.map((sec) => [sec, sec.dataset.review]));
       // The faces the page was written with (found ones and the step's own add= boxes), per photo.
       const written = new Map(sections.map((sec) => [sec, faceItems(sec).length]));
       const boxOf = (li) => li.dataset.box.split(' ').map(Number);
@@ -249,7 +252,7 @@ enum ReviewAssets {
         return h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0');
       }
       const identity = hash(JSON.stringify([config.folder, sections.map((sec) =>
-        [sec.dataset.photo, sec.dataset.step || '', initial.get(sec)])]));
+        [sec.dataset.photo, sec.dataset.step || '', initial.get(sec), sec.dataset.render || '', initialReview.get(sec)])]));
       const storageKey = 'photoedit-review:' + identity;
       document.documentElement.dataset.identity = identity;
       // The work on the page: per photo that differs from how it was written, each written
@@ -261,7 +264,7 @@ enum ReviewAssets {
           const s = items.slice(0, written.get(sec)).map((li) => li.dataset.state);
           const d = items.slice(written.get(sec)).map((li) => boxOf(li).concat([li.dataset.state]));
           const r = sec.dataset.review;
-          if (snapshot(sec) !== initial.get(sec) || r !== 'unreviewed') photos[sec.dataset.photo] = { s, d, r };
+          if (snapshot(sec) !== initial.get(sec) || r !== initialReview.get(sec)) photos[sec.dataset.photo] = { s, d, r };
         });
         return photos;
       }
@@ -322,7 +325,7 @@ enum ReviewAssets {
         });
         current = JSON.stringify(work());
         if (current !== saved) { save(current); saved = current; }
-        const reviewed = counts.approved + counts.flagged;
+        const reviewed = reviewedList().length;
         document.getElementById('correction-count').textContent = String(corrections.length);
         document.getElementById('review-counts').textContent = counts.approved + ' approved, ' +
           counts.flagged + ' flagged, ' + counts.unreviewed + ' unreviewed';
@@ -337,11 +340,16 @@ enum ReviewAssets {
         if (f === 'corrected' || reviewWords[f]) arrange();
         drawLoupe();
       }
+      // "reviewed" holds each photo approved or flagged, and each the page started approved or
+      // flagged (as its sidecar records) and a person returned to unreviewed, with the render shown.
+      function reviewedList() {
+        return sections.filter((sec) => sec.dataset.review !== 'unreviewed' || initialReview.get(sec) !== 'unreviewed')
+          .map((sec) => sec.dataset.render ? { photo: sec.dataset.photo, state: sec.dataset.review, render: sec.dataset.render }
+            : { photo: sec.dataset.photo, state: sec.dataset.review });
+      }
       function exportCorrections() {
-        // One photo a line, so the file reads (and diffs) well. "reviewed" holds each photo a
-        // person approved or flagged.
-        const reviewed = sections.filter((sec) => sec.dataset.review !== 'unreviewed')
-          .map((sec) => ({ photo: sec.dataset.photo, state: sec.dataset.review }));
+        // One photo a line, so the file reads (and diffs) well.
+        const reviewed = reviewedList();
         const list = (items) => (items.length ? '\n' + items.map((c) => '  ' + JSON.stringify(c)).join(',\n') + '\n ' : '');
         const text = '{\n "formatIdentifier": ' + JSON.stringify(config.formatIdentifier) +
           ',\n "formatVersion": ' + JSON.stringify(config.formatVersion) +

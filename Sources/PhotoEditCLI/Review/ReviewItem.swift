@@ -133,6 +133,17 @@ struct ReviewItem: Sendable {
   var visibleScore: Double { visible?.map(\.score).max() ?? 0 }
   /// True when a flag puts the photo among those to look at first.
   var isFirst: Bool { flags.contains(where: \.isFirst) }
+  /// The SHA-256 of the render the page shows (the sidecar's `render.sha256`); nil without a
+  /// sidecar. A `reviewed` entry of the export names it, so a later edit is noticed.
+  var render: String?
+  /// The review state the sidecar records, and whether the photo changed since.
+  var recorded: ReviewRecord?
+  var changedSinceReview = false
+  /// The state the page starts the photo in: the recorded one, unless the photo changed since.
+  var startingReview: String {
+    guard let recorded, !changedSinceReview else { return "unreviewed" }
+    return recorded.state.rawValue
+  }
   /// True when the page may correct it (an edited photo with a faceblur step, not damaged).
   var correctable: Bool { step != nil && state != PhotoState.damaged.rawValue }
 
@@ -190,6 +201,11 @@ extension ReviewItem {
     state = status.state.rawValue
     problem = status.problem.map(ErrorText.message)
     let data = status.data
+    render = data?.render?.sha256
+    if status.state != .damaged, let review = data?.review {
+      recorded = review
+      changedSinceReview = status.changedSinceReview ?? false
+    }
     let steps = data?.steps ?? []
     let reviewed = status.state == .damaged ? nil : Self.reviewedStep(steps)
     step = reviewed

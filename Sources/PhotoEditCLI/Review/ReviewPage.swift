@@ -172,7 +172,13 @@ struct ReviewPage {
     if let step = item.step { out += attribute("data-step", "\(step)") }
     if let detector = item.detector { out += attribute("data-detector", detector) }
     out += attribute("data-correctable", item.correctable ? "true" : "false")
-    out += attribute("data-review", "unreviewed")
+    out += attribute("data-review", item.startingReview)
+    if let render = item.render { out += attribute("data-render", render) }
+    if let recorded = item.recorded {
+      out += attribute("data-recorded", recorded.state.rawValue)
+      out += attribute("data-recorded-time", recorded.time.iso8601)
+      if item.changedSinceReview { out += attribute("data-changed-since-review", "true") }
+    }
     out += attribute("data-command-path", Self.shellQuoted(item.path))
     out += ">\n<header><h2>\(Self.escape(PathName.display(item.name)))</h2>"
     out += " <span class=\"badge status-\(item.state)\">\(item.state)</span>"
@@ -181,7 +187,14 @@ struct ReviewPage {
       out += " <span class=\"badge flag-\(flag.rawValue)\">\(Self.words(flag))\(score)</span>"
     }
     out += " <span class=\"badge corrected-badge\">corrected</span>"
-    out += " <span class=\"review-state\">unreviewed</span>"
+    out += " <span class=\"review-state\">\(item.startingReview)</span>"
+    if let recorded = item.recorded {
+      let words = "\(recorded.state.rawValue) \(recorded.time.display)"
+      out +=
+        item.changedSinceReview
+        ? " <span class=\"badge recorded changed\">changed since \(words)</span>"
+        : " <span class=\"badge recorded\">recorded: \(words)</span>"
+    }
     out += " <button type=\"button\" data-review-to=\"approved\">Approve</button>"
     out += "<button type=\"button\" data-review-to=\"flagged\">Flag</button>"
     out += "<button type=\"button\" class=\"open-photo\">Open</button></header>\n"
