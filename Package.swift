@@ -39,10 +39,11 @@ let package = Package(
       swiftSettings: [.define("HAAR_AVX512")] + noMathErrno + avx512Flags),
 
     // C libraries from Debian. Their C names appear only in Codecs (each format's folder;
-    // libwebp's in WebP/WebPLibrary.swift alone) and in Recipe's one file.
+    // libwebp's in WebP/WebPLibrary.swift alone, libheif's in HEIF/HEIFLibrary.swift) and in Recipe's one file.
     .systemLibrary(
       name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
     .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+    .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // Our own small C target around libpng's classic API: setjmp/longjmp stay inside C.
     .target(
@@ -52,7 +53,8 @@ let package = Package(
     // And around libjpeg's scanline API, to decode a JPEG a band of rows at a time.
     .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
 
-    .target(name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim", "CWebP"]),
+    .target(
+      name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim", "CWebP", "CHEIF"]),
     .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CenterFace", "CCrypto"]),
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
@@ -102,9 +104,12 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
       name: "FuzzMetadata", dependencies: ["Codecs", "FuzzSupport"], path: "Tests/Fuzz/FuzzMetadata"),
     .executableTarget(name: "FuzzCascade", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzCascade"),
     .executableTarget(name: "FuzzStrokes", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzStrokes"),
-    .executableTarget(name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
-    .executableTarget(name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
+    .executableTarget(
+      name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
+    .executableTarget(
+      name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
     .executableTarget(name: "FuzzWebP", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzWebP"),
+    .executableTarget(name: "FuzzHEIF", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzHEIF"),
     .executableTarget(
       name: "FuzzModel", dependencies: ["CenterFace", "PhotoCore"], path: "Tests/Fuzz/FuzzModel"),
   ]

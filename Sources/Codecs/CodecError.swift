@@ -57,6 +57,6 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
 private func mebibytes(_ bytes: Int) -> Int { bytes / (1 << 20) + (bytes % (1 << 20) == 0 ? 0 : 1) }
 
 extension ImageFormat {
-  /// "JPEG, PNG and WebP": the formats photoedit reads, for messages.
+  /// "JPEG, PNG, HEIC, AVIF and WebP": the formats photoedit reads, for messages.
   public static var readableNames: String { FormatRegistry.readableNames }
 }

@@ -1,6 +1,7 @@
-/// Photo formats photoedit knows but cannot read yet (HEIC, AVIF, TIFF, GIF, BMP, JPEG XL,
-/// JPEG 2000, camera raws): a folder walk counts each such file as skipped instead of passing over
-/// it in silence (its faces would stay unhidden), and naming one is refused with its format's name.
+/// Photo formats photoedit knows but cannot read yet (TIFF, GIF, BMP, JPEG XL, JPEG 2000,
+/// camera raws, HEIF and AVIF image sequences): a folder walk counts each such file as skipped
+/// instead of passing over it in silence (its faces would stay unhidden), and naming one is
+/// refused with its format's name.
 ///
 /// A file is known by its first bytes (`name(ofSignature:)`, at most `signatureLength` of them),
 /// or by its extension (`name(of:)`): camera raws are TIFF inside, so their extension names them.
@@ -14,12 +15,11 @@ public enum UnreadablePhotoFormat {
 
   /// The other formats' extensions, for a file too short or too damaged to show a signature.
   static let names: [String: String] = [
-    "heic": "HEIC", "heif": "HEIF", "hif": "HEIF", "avif": "AVIF", "tif": "TIFF",
-    "tiff": "TIFF", "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "jp2": "JPEG 2000",
+    "tif": "TIFF", "tiff": "TIFF", "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "jp2": "JPEG 2000",
   ]
 
-  /// The format `name`'s extension (any case) names, else nil: `CR2` for `IMG_1.cr2`, `HEIC`
-  /// for `IMG_2.HEIC`.
+  /// The format `name`'s extension (any case) names, else nil: `CR2` for `IMG_1.cr2`, `GIF`
+  /// for `IMG_2.GIF`.
   public static func name(of path: String) -> String? {
     guard let ext = pathExtension(path) else { return nil }
     return raws.contains(ext) ? ext.uppercased() : names[ext]
@@ -67,8 +67,9 @@ public enum UnreadablePhotoFormat {
       && [12, 16, 40, 52, 56, 64, 108, 124].contains(headerSize)
   }
 
-  /// The image format an ISO base media file's `ftyp` box names: its major brand and the
-  /// compatible brands within the bytes given; nil for a video or anything else.
+  /// The image format an ISO base media file's `ftyp` box names that photoedit does not read:
+  /// CR3 (a compatible brand), an AVIF or HEIF image sequence (`HEIFFormat.kind(ofBrands:)`);
+  /// nil for a still HEIC or AVIF, a video or anything else.
   static func isoBrand(_ b: [UInt8]) -> String? {
     let size = Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3])
     guard size >= 16 else { return nil }
@@ -79,11 +80,7 @@ public enum UnreadablePhotoFormat {
       brands.append(String(decoding: b[offset..<offset + 4], as: UTF8.self))
     }
     if brands.contains("crx ") { return "CR3" }
-    if brands.contains(where: { $0 == "avif" || $0 == "avis" }) { return "AVIF" }
-    if brands.contains(where: { ["heic", "heix", "heim", "heis", "hevc", "hevx"].contains($0) }) {
-      return "HEIC"
-    }
-    if brands.contains(where: { $0 == "mif1" || $0 == "msf1" }) { return "HEIF" }
+    if case .sequence(let name) = HEIFFormat.kind(ofBrands: b) { return name }
     return nil
   }
 

@@ -173,7 +173,7 @@ public struct RenderRecord: Equatable, Sendable {
       subsampling: format.capabilities.subsampling ? options.subsampling : nil,
       metadata: options.metadataPolicy, route: format.capabilities.losslessRoute ? route : nil,
       pinned: format.capabilities.lossy && pinned,
-      lossless: format.capabilities.lossy && !format.capabilities.losslessRoute && options.lossless)
+      lossless: format.capabilities.losslessOption && options.lossless)
   }
 
   var json: JSONValue {

@@ -26,12 +26,9 @@ import Testing
       ([0, 0, 0, 0x0C] + Array("jP  ".utf8) + [0x0D, 0x0A, 0x87, 0x0A], "JPEG 2000"),
       (Self.bmp(headerSize: 40), "BMP"),
       (Self.bmp(headerSize: 124), "BMP"),
-      (Self.ftyp(["heic", "mif1", "heic"]), "HEIC"),
-      (Self.ftyp(["mif1", "mif1", "heic"]), "HEIC"),
-      (Self.ftyp(["heix"]), "HEIC"),
-      (Self.ftyp(["avif", "mif1", "miaf"]), "AVIF"),
-      (Self.ftyp(["mif1", "avif", "mif1", "miaf"]), "AVIF"),
-      (Self.ftyp(["mif1", "miaf"]), "HEIF"),
+      (Self.ftyp(["avis", "avif", "mif1", "miaf"]), "AVIF image sequence"),
+      (Self.ftyp(["msf1", "mif1", "heic"]), "HEIF image sequence"),
+      (Self.ftyp(["hevc", "mif1"]), "HEIF image sequence"),
       (Self.ftyp(["crx ", "crx "]), "CR3"),
     ]
     for (bytes, name) in cases {
@@ -41,8 +38,8 @@ import Testing
     }
   }
 
-  /// Text, videos, the formats photoedit reads (JPEG, PNG, WebP), and anything too short are
-  /// none of these.
+  /// Text, videos, the formats photoedit reads (JPEG, PNG, HEIC, AVIF, WebP), and anything too
+  /// short are none of these.
   @Test func notASignature() {
     let cases: [[UInt8]] = [
       [], [0x47], Array("GIF8".utf8), Array("BMW service notes, 2024\n".utf8),
@@ -52,6 +49,8 @@ import Testing
       [0xFF, 0xD8, 0xFF, 0xE0], [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A],
       Array("RIFF".utf8) + [0x24, 0, 0, 0] + Array("WEBPVP8 ".utf8),
       [0, 0, 0, 0x0C] + Array("ftyp".utf8),
+      Self.ftyp(["heic", "mif1", "heic"]), Self.ftyp(["mif1", "mif1", "heic"]), Self.ftyp(["heix"]),
+      Self.ftyp(["avif", "mif1", "miaf"]), Self.ftyp(["mif1", "avif", "mif1", "miaf"]),
     ]
     for bytes in cases { #expect(UnreadablePhotoFormat.name(ofSignature: bytes) == nil, "\(bytes)") }
   }
@@ -69,6 +68,15 @@ import Testing
     #expect(ImageFormat(pathExtension: "a/B.WEBP") == .webp)
     #expect(ImageFormat(pathExtension: "b.gif") == nil)
     #expect(ImageFormat(rawValue: "webp") == .webp && ImageFormat(rawValue: "gif") == nil)
+    // HEIC and AVIF by their ftyp brands; a generic `mif1` by its compatible brands.
+    #expect(try ImageCodec.format(of: Self.ftyp(["mif1", "mif1", "heic"])) == .heic)
+    #expect(try ImageCodec.format(of: Self.ftyp(["heix"])) == .heic)
+    #expect(try ImageCodec.format(of: Self.ftyp(["mif1", "avif", "miaf"])) == .avif)
+    #expect(throws: CodecError.truncated(.heic)) {
+      try ImageCodec.format(of: [0, 0, 0, 0x18] + Array("ftyp".utf8))
+    }
+    #expect(
+      ImageFormat(pathExtension: "a/IMG_1.HIF") == .heic && ImageFormat(pathExtension: "x.avif") == .avif)
   }
 
   /// A camera raw is known by its extension (most are TIFF inside); other extensions name their
@@ -79,12 +87,12 @@ import Testing
     #expect(UnreadablePhotoFormat.name(of: "x.nef", firstBytes: []) == "NEF")
     #expect(UnreadablePhotoFormat.name(of: "scan", firstBytes: tiff) == "TIFF")
     #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: tiff) == "TIFF")
-    #expect(UnreadablePhotoFormat.name(of: "x.heic", firstBytes: []) == "HEIC")
-    #expect(UnreadablePhotoFormat.name(of: "x.heic", firstBytes: [0xFF, 0xD8, 0xFF, 0xE1]) == nil)
+    #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: []) == "GIF")
+    #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: [0xFF, 0xD8, 0xFF, 0xE1]) == nil)
     #expect(UnreadablePhotoFormat.name(of: "notes.txt", firstBytes: Array("hello".utf8)) == nil)
     #expect(UnreadablePhotoFormat.name(of: "a.gif/notes", firstBytes: []) == nil)
     #expect(
       CodecError.unreadableFormat("GIF").description
-        == "GIF is not supported (photoedit reads JPEG, PNG and WebP)")
+        == "GIF is not supported (photoedit reads JPEG, PNG, HEIC, AVIF and WebP)")
   }
 }

@@ -42,6 +42,7 @@ TARGETS = {
     "FuzzSplice": (["jpeg.dict"], 65536),
     "FuzzModel": (["onnx.dict"], 65536),
     "FuzzWebP": (["webp.dict"], 65536),
+    "FuzzHEIF": (["heif.dict"], 65536),
 }
 
 
@@ -83,6 +84,11 @@ def seeds(target):
         # Committed, made by cwebp and img2webp from the fixtures: lossy, lossless, alpha, a
         # palette, EXIF orientation 6 with ICC and XMP, an animation.
         return [(p.name, p.read_bytes()) for p in sorted((FUZZ / "seeds/webp").glob("*.webp"))]
+    if target == "FuzzHEIF":
+        # Committed, made by heif-enc from the fixtures: HEIC and AVIF, alpha, 10 bits, lossless,
+        # a JPEG's EXIF orientation 6 with a thumbnail.
+        return [(p.name, p.read_bytes()) for p in sorted((FUZZ / "seeds/heif").glob("*.hei[cf]"))
+                + sorted((FUZZ / "seeds/heif").glob("*.avif"))]
     if target == "FuzzMetadata":
         out = []
         for p in jpegs + [ROOT / "Fixtures/jpeg/xmp_test.jpg"]:

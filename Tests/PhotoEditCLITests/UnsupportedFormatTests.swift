@@ -10,8 +10,9 @@ import Testing
   static let gif =
     Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0, 0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 1, 0, 0x3B]
   static let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0, 0, 0]
+  /// A HEIF image sequence (photoedit reads stills).
   static let heic: [UInt8] =
-    [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+    [0, 0, 0, 0x18] + Array("ftypmsf1".utf8) + [0, 0, 0, 0] + Array("mif1msf1".utf8)
   /// A Canon CR2 starts as a TIFF; its name says what it is.
   static let cr2: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 0x10, 0, 0, 0, 0x43, 0x52, 2, 0]
 
@@ -30,7 +31,7 @@ import Testing
     folder.write("b.gif", gif)
     folder.write("c.webp", try FormatTools.webp(fromFixture: "faces/hopper.jpg"))
     folder.write("d.tif", tiff)
-    folder.write("e.HEIC", heic)
+    folder.write("e.heics", heic)
     folder.write("f.CR2", cr2)
     folder.write("IMG_0001", heic)
     try FileManager.default.createDirectory(atPath: folder.path("sub"), withIntermediateDirectories: false)
@@ -53,7 +54,7 @@ import Testing
   }
 
   static let skippedInOrder =
-    "6 photos skipped: format not supported (HEIC, GIF, TIFF, CR2)"
+    "6 photos skipped: format not supported (HEIF image sequence, GIF, TIFF, CR2)"
 
   @Test func aWalkDoesTheJPEGAndTheWebPAndCountsTheOthers() throws {
     let folder = try Self.mixedFolder()
@@ -88,8 +89,9 @@ import Testing
       uniqueKeysWithValues: skipped.map { ($0["file"] as! String, $0["format"] as! String) })
     #expect(
       formats == [
-        folder.path("IMG_0001"): "HEIC", folder.path("b.gif"): "GIF", folder.path("d.tif"): "TIFF",
-        folder.path("e.HEIC"): "HEIC", folder.path("f.CR2"): "CR2",
+        folder.path("IMG_0001"): "HEIF image sequence", folder.path("b.gif"): "GIF",
+        folder.path("d.tif"): "TIFF",
+        folder.path("e.heics"): "HEIF image sequence", folder.path("f.CR2"): "CR2",
         folder.path("sub/g.gif"): "GIF",
       ])
     for line in skipped {
@@ -129,7 +131,9 @@ import Testing
     folder.write("bad.jpg", Array("not a photo".utf8))
     let failing = try launch(["apply", "-f", "sepia", "-r", folder.url.path])
     #expect(failing.status == 1)
-    #expect(failing.err.contains("photoedit: \(folder.path("bad.jpg")): not a JPEG, PNG or WebP image\n"))
+    #expect(
+      failing.err.contains(
+        "photoedit: \(folder.path("bad.jpg")): not a JPEG, PNG, HEIC, AVIF or WebP image\n"))
     #expect(
       failing.err.hasSuffix("9 files: 2 done, 0 current, 1 failed; \(Self.skippedInOrder)\n"),
       "\(failing.err)")
@@ -141,20 +145,23 @@ import Testing
   @Test func namedDirectlyItIsRefused() throws {
     let folder = try Self.mixedFolder()
     folder.write("h.jpg", Self.gif)
-    for (name, format) in [("b.gif", "GIF"), ("f.CR2", "CR2"), ("IMG_0001", "HEIC"), ("h.jpg", "GIF")] {
+    for (name, format) in [
+      ("b.gif", "GIF"), ("f.CR2", "CR2"), ("IMG_0001", "HEIF image sequence"), ("h.jpg", "GIF"),
+    ] {
       let run = try launch(["apply", "-f", "sepia", folder.path(name)])
       #expect(run.status == 65, "\(name)")
       #expect(run.out == "")
       #expect(
         run.err
-          == "photoedit: \(folder.path(name)): \(format) is not supported (photoedit reads JPEG, PNG and WebP)\n"
+          == "photoedit: \(folder.path(name)): \(format) is not supported (photoedit reads JPEG, PNG, HEIC, AVIF and WebP)\n"
       )
     }
     let detect = try launch(["detect", folder.path("d.tif")])
     #expect(detect.status == 65)
     #expect(
       detect.err
-        == "photoedit: \(folder.path("d.tif")): TIFF is not supported (photoedit reads JPEG, PNG and WebP)\n")
+        == "photoedit: \(folder.path("d.tif")): TIFF is not supported (photoedit reads JPEG, PNG, HEIC, AVIF and WebP)\n"
+    )
     // Among several, the run fails (1) and the JPEG is still done.
     let several = try launch(
       ["apply", "-f", "sepia", "-"], input: folder.path("b.gif") + "\n" + folder.path("a.jpg") + "\n")

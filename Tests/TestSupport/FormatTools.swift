@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The reference tools of the formats photoedit reads besides JPEG and PNG (Debian's `webp`
-/// package: cwebp, dwebp), run by tests to make photos at test time from the fixtures and to
+/// package: cwebp, dwebp; `libheif-examples`: heif-enc, heif-convert), run by tests to make photos at test time from the fixtures and to
 /// decode renders independently. `make test` installs them (TEST_PACKAGES).
 public enum FormatTools {
   public struct Failed: Error, CustomStringConvertible {
@@ -72,5 +72,33 @@ public enum FormatTools {
       throw Failed(description: "dwebp's PAM header: \(header)")
     }
     return (width, height, Array(pam[(end + marker.count)...]))
+  }
+
+  /// A HEIC (x265) or, with `avif`, an AVIF (aom) made by heif-enc from a file (a JPEG's EXIF
+  /// and XMP are copied; heif-enc writes no `irot` for an EXIF orientation), with heif-enc's
+  /// `options` (`-q 80`, `-L`, `-t 64`, `-b 10`).
+  public static func heif(fromFile path: String, avif: Bool = false, _ options: [String] = []) throws
+    -> [UInt8]
+  {
+    let out = NSTemporaryDirectory() + "photoedit-heif-enc-\(UUID().uuidString).\(avif ? "avif" : "heic")"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    try run("heif-enc", options + ["-o", out, path])
+    guard let data = FileManager.default.contents(atPath: out) else {
+      throw Failed(description: "heif-enc wrote no \(out)")
+    }
+    return Array(data)
+  }
+
+  /// As `heif(fromFile:)`, from a fixture (a path below Fixtures/).
+  public static func heif(fromFixture relative: String, avif: Bool = false, _ options: [String] = []) throws
+    -> [UInt8]
+  {
+    try heif(fromFile: fixturePath(relative), avif: avif, options)
+  }
+
+  /// heif-convert's PNG of a HEIC or AVIF file (its primary image, transforms applied), written
+  /// to `png`.
+  public static func heifConvert(_ path: String, to png: String) throws {
+    try run("heif-convert", [path, png])
   }
 }

@@ -18,13 +18,15 @@ public struct FormatCapabilities: Sendable, Equatable {
   /// Local edits can keep the original's compressed data outside them (JPEG's blocks): the
   /// store's lossless route.
   public var losslessRoute: Bool
+  /// Its encoder writes lossless when `EncodeOptions.lossless` asks (WebP); others ignore it.
+  public var losslessOption: Bool
 
   public init(
     alpha: Bool, bitDepths: [Int], writable: Bool, lossy: Bool, subsampling: Bool = false,
-    losslessRoute: Bool = false
+    losslessRoute: Bool = false, losslessOption: Bool = false
   ) {
     (self.alpha, self.bitDepths, self.writable, self.lossy) = (alpha, bitDepths, writable, lossy)
-    (self.subsampling, self.losslessRoute) = (subsampling, losslessRoute)
+    (self.subsampling, self.losslessRoute, self.losslessOption) = (subsampling, losslessRoute, losslessOption)
   }
 }
 
@@ -112,7 +114,9 @@ extension FormatCodec {
 /// The formats photoedit reads, in the order their signatures are tried. Adding a format is
 /// one line here and one folder of Codecs.
 public enum FormatRegistry {
-  public static let formats: [any FormatCodec] = [JPEGFormat(), PNGFormat(), WebPFormat()]
+  public static let formats: [any FormatCodec] = [
+    JPEGFormat(), PNGFormat(), HEIFFormat(format: .heic), HEIFFormat(format: .avif), WebPFormat(),
+  ]
 
   /// The codec of a registered format.
   static func codec(_ format: ImageFormat) -> any FormatCodec {
@@ -129,7 +133,7 @@ public enum FormatRegistry {
     list(ImageFormat.writable.flatMap(\.codec.extensions).map { ".\($0)" }, and: "or")
   }
 
-  /// "JPEG, PNG and WebP": the formats photoedit reads, for messages.
+  /// "JPEG, PNG, HEIC, AVIF and WebP": the formats photoedit reads, for messages.
   public static var readableNames: String { list(formats.map(\.name), and: "and") }
 
   /// Items joined with commas and a last `and`/`or`.

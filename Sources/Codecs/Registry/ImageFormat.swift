@@ -19,6 +19,8 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, Codable, Custom
   public static let jpeg = ImageFormat(registering: "jpeg")
   public static let png = ImageFormat(registering: "png")
   public static let webp = ImageFormat(registering: "webp")
+  public static let heic = ImageFormat(registering: "heic")
+  public static let avif = ImageFormat(registering: "avif")
 
   /// Every registered format, in the registry's order.
   public static var allCases: [ImageFormat] { FormatRegistry.formats.map(\.format) }

@@ -11,7 +11,7 @@ struct WebPFormat: FormatCodec {
   var name: String { "WebP" }
   var extensions: [String] { ["webp"] }
   var capabilities: FormatCapabilities {
-    FormatCapabilities(alpha: true, bitDepths: [8], writable: true, lossy: true)
+    FormatCapabilities(alpha: true, bitDepths: [8], writable: true, lossy: true, losslessOption: true)
   }
   var metadataCarriers: [String] { ["EXIF", "ICCP", "XMP "] }
 

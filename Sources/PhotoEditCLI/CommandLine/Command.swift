@@ -49,7 +49,9 @@ enum CommonOptions {
   static let help = Flag("help", short: "h", help: "show this help")
   static let recursive = Flag(
     "recursive", short: "r",
-    help: "walk folders for .jpg, .jpeg, .png and .webp photos (HEIC, GIF and others are counted as skipped)")
+    help:
+      "walk folders for .jpg, .jpeg, .png, .heic, .heif, .hif, .avif and .webp photos (GIF and others are counted as skipped)"
+  )
   static let null = Flag(
     "null", short: "0", help: "file names read from standard input ('-') are NUL-separated")
   static let jobs = Option.integer(
