@@ -31,11 +31,15 @@ import Testing
       ["render", "-o", "a.jpg", "x.jpg", "y.jpg"],
       "-o/--output takes exactly one input; use --output-dir for many"
     ),
-    (["render", "-o", "a.gif", "x.jpg"], "the output 'a.gif' must end in .jpg, .jpeg, .png or .webp"),
+    (
+      ["render", "-o", "a.gif", "x.jpg"],
+      "the output 'a.gif' must end in .jpg, .jpeg, .png, .heic, .heif, .hif, .avif or .webp"
+    ),
     (["render", "--subsampling", "411", "x.jpg"], "--subsampling must be 444, 422 or 420, not '411'"),
     (["apply", "x.jpg"], "give at least one --filter or --recipe"),
     (
-      ["detect", "--detector", "haar", "--scale-factor", "1", "x.jpg"], "--scale-factor must be a number from 1.01 to 4.0, not '1'"
+      ["detect", "--detector", "haar", "--scale-factor", "1", "x.jpg"],
+      "--scale-factor must be a number from 1.01 to 4.0, not '1'"
     ),
     (
       ["detect", "--min-face", "80", "--max-face", "40", "x.jpg"],
