@@ -84,7 +84,10 @@ struct ReviewItem: Sendable {
     /// The flags that put a photo among those "to look at first" (the page's count and its
     /// first screens); the others (no face, small faces, a crowd) only order the rest: on the
     /// labelled sets they flagged most photos and found few misses (docs/review.md).
-    var isFirst: Bool { Flag.allCases.firstIndex(of: self)! <= Flag.allCases.firstIndex(of: .weakHiding)! }
+    var isFirst: Bool { rank <= Flag.weakHiding.rank }
+
+    /// Its place in the order of urgency (0 most urgent).
+    var rank: Int { Flag.allCases.firstIndex(of: self)! }
   }
 
   /// The second look's CenterFace score floor: half audit's 0.4, since a preview has fewer
@@ -148,7 +151,7 @@ struct ReviewItem: Sendable {
   var correctable: Bool { step != nil && state != PhotoState.damaged.rawValue }
 
   /// The first flag's rank (0 most urgent), or `Flag.allCases.count` when nothing needs a look.
-  var urgency: Int { flags.first.flatMap { Flag.allCases.firstIndex(of: $0) } ?? Flag.allCases.count }
+  var urgency: Int { flags.first?.rank ?? Flag.allCases.count }
 
   /// The smallest face side in pixels, for sorting.
   var smallestSide: Double? { faces.filter(\.found).compactMap(\.side).min() }
@@ -268,7 +271,7 @@ extension ReviewItem {
 
   /// The flags, most urgent first (`urgency` is the first one's rank).
   mutating func sortFlags() {
-    flags.sort { Flag.allCases.firstIndex(of: $0)! < Flag.allCases.firstIndex(of: $1)! }
+    flags.sort { $0.rank < $1.rank }
   }
 
   /// The second look: CenterFace searches the render's preview (what others see, at the page's

@@ -165,7 +165,7 @@ struct ReviewPage {
     out += attribute("data-flags", flags)
     out += attribute("data-urgency", "\(item.urgency)")
     if let visible = item.visible, !visible.isEmpty {
-      out += attribute("data-visible", Self.number((item.visibleScore * 100).rounded() / 100))
+      out += attribute("data-visible", Self.score(item.visibleScore))
     }
     out += attribute("data-count", "\(item.faces.count)")
     if let side = item.smallestSide { out += attribute("data-smallest", Self.number(side.rounded())) }
@@ -183,7 +183,7 @@ struct ReviewPage {
     out += ">\n<header><h2>\(Self.escape(PathName.display(item.name)))</h2>"
     out += " <span class=\"badge status-\(item.state)\">\(item.state)</span>"
     for flag in item.flags where flag != .problem {
-      let score = flag == .faceVisible ? " (\(Self.number((item.visibleScore * 100).rounded() / 100)))" : ""
+      let score = flag == .faceVisible ? " (\(Self.score(item.visibleScore)))" : ""
       out += " <span class=\"badge flag-\(flag.rawValue)\">\(Self.words(flag))\(score)</span>"
     }
     out += " <span class=\"badge corrected-badge\">corrected</span>"
@@ -227,7 +227,7 @@ struct ReviewPage {
             " <span class=\"stronger\">hidden more strongly (level \(face.level)): the check found it</span>"
         }
         if let score = face.score {
-          out += " <span class=\"score\">score \(Self.number((score * 100).rounded() / 100))</span>"
+          out += " <span class=\"score\">score \(Self.score(score))</span>"
         }
         out += "</li>\n"
       }
@@ -256,9 +256,7 @@ struct ReviewPage {
         let (x, y, w, h) = t.map(face.box)
         out += "<div class=\"box\"" + attribute("data-box", "\(face.number)")
         out += attribute("data-look", face.state.rawValue)
-        out += attribute(
-          "style",
-          "left:\(Self.percent(x));top:\(Self.percent(y));width:\(Self.percent(w));height:\(Self.percent(h))")
+        out += attribute("style", Self.position(x, y, w, h))
         out += "><span>\(face.number)\(face.found ? "" : "+")</span></div>"
       }
     }
@@ -267,11 +265,8 @@ struct ReviewPage {
       for v in item.visible ?? [] {
         out +=
           "<div class=\"seen\""
-          + attribute("title", "second look: score \(Self.number((v.score * 100).rounded() / 100))")
-        out += attribute(
-          "style",
-          "left:\(Self.percent(v.x));top:\(Self.percent(v.y));width:\(Self.percent(v.width));height:\(Self.percent(v.height))"
-        )
+          + attribute("title", "second look: score \(Self.score(v.score))")
+        out += attribute("style", Self.position(v.x, v.y, v.width, v.height))
         out += "></div>"
       }
     }
@@ -305,7 +300,7 @@ struct ReviewPage {
     if let visible = item.visible, !visible.isEmpty {
       text +=
         " Second look: CenterFace finds \(FileResult.count(visible.count, "face-like region")) in the render's preview"
-        + " (best score \(Self.number((item.visibleScore * 100).rounded() / 100))), dotted on it: hidden? Drag a box over any face left visible."
+        + " (best score \(Self.score(item.visibleScore))), dotted on it: hidden? Drag a box over any face left visible."
     }
     if let note = item.secondLookNote { text += " (\(note).)" }
     return text
@@ -372,6 +367,14 @@ struct ReviewPage {
 
   /// A fraction as a CSS percentage, to a thousandth of a percent.
   static func percent(_ f: Double) -> String { "\(number((f * 100_000).rounded() / 1000))%" }
+
+  /// A box of fractions of a preview as the CSS that places it on the preview.
+  static func position(_ x: Double, _ y: Double, _ width: Double, _ height: Double) -> String {
+    "left:\(percent(x));top:\(percent(y));width:\(percent(width));height:\(percent(height))"
+  }
+
+  /// A detector score as the page shows it, to two decimals.
+  static func score(_ s: Double) -> String { number((s * 100).rounded() / 100) }
 
   /// A box of fractions as the page's script reads it: `x y width height`, exactly.
   static func boxText(_ b: Box) -> String {
