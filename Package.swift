@@ -39,7 +39,8 @@ let package = Package(
       swiftSettings: [.define("HAAR_AVX512")] + noMathErrno + avx512Flags),
 
     // C libraries from Debian. Their C names appear only in Codecs (each format's folder;
-    // libwebp's in WebP/WebPLibrary.swift alone, libheif's in HEIF/HEIFLibrary.swift) and in Recipe's one file.
+    // libwebp's in WebP/WebPLibrary.swift alone, libheif's in HEIF/HEIFLibrary.swift and its
+    // decoder-plugin interface in HEIF/HEIFDecodeGuard.swift) and in Recipe's one file.
     .systemLibrary(
       name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
     .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),

@@ -197,6 +197,88 @@ import Testing
     }
   }
 
+  /// The coded pictures are held to the header before the decoder allocates them: a file
+  /// whose `ispe` says 64x64 while its parameter sets (HEVC's SPS, AV1's sequence header) say
+  /// 512x512 is refused by photoedit's guard in front of libde265 and dav1d, not decoded at
+  /// 512x512 and compared afterwards. The same file claiming its true size decodes.
+  @Test(arguments: [false, true])
+  func codedPicturesLargerThanTheHeaderAreRefused(avif: Bool) throws {
+    let format: ImageFormat = avif ? .avif : .heic
+    let bytes = try FormatTools.heif(fromFixture: "faces/astronaut.png", avif: avif, ["-q", "30"])
+    #expect(try ImageCodec.decode(bytes).image.width == 512)
+    let lying = try HEIFBoxes.claimingSize(bytes, width: 64, height: 64)
+    #expect(try ImageCodec.readInfo(lying).width == 64)
+    #expect {
+      try ImageCodec.decode(lying)
+    } throws: { error in
+      guard case .corruptData(format, let detail) = error as? CodecError else { return false }
+      return detail.contains(String(describing: HEIFDecodeGuard.refusal))
+    }
+    // Claiming 400x400 (160,000 pixels, 640 KB of planes allowed) passes the guard: the 512x512
+    // 4:2:0 picture needs 393 KB; the size check after the decode refuses it.
+    let smaller = try HEIFBoxes.claimingSize(bytes, width: 400, height: 400)
+    #expect {
+      try ImageCodec.decode(smaller)
+    } throws: { error in
+      guard case .corruptData(format, let detail) = error as? CodecError else { return false }
+      return detail.contains("the decoded image is 512x512, its header says 400x400")
+    }
+  }
+
+  /// FuzzHEIF's find: a 1.7 KB HEIC whose `ispe` says 128x128 and whose overlay canvas is
+  /// 20303x20303 (libheif allocated 2.8 GB for it before photoedit compared the sizes). Its
+  /// canvas is read from the boxes and refused before libheif decodes anything.
+  @Test func aDerivedImageLargerThanTheHeaderIsRefused() throws {
+    let bytes = try fixture("bad/heif-overlay-larger-than-header.heic")
+    #expect(
+      HEIFItems.derivedCanvases(bytes) == [
+        .init(type: "iovl", width: 20303, height: 20303), .init(type: "grid", width: 16, height: 16),
+      ])
+    #expect(
+      throws: CodecError.corruptData(.heic, "its iovl image is 20303x20303, larger than its header's 128x128")
+    ) {
+      try ImageCodec.decode(bytes)
+    }
+  }
+
+  /// A grid's canvas is read from `idat` or the file (construction methods 1 and 0), with
+  /// 16- and 32-bit sizes; data that cannot be found gives nil, not a guess.
+  @Test func gridCanvasesAreReadFromTheBoxes() throws {
+    func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+      let size = body.count + 8
+      return [UInt8(size >> 24), UInt8(size >> 16 & 255), UInt8(size >> 8 & 255), UInt8(size & 255)]
+        + Array(type.utf8) + body
+    }
+    let infe = box("infe", [2, 0, 0, 0, 0, 7, 0, 0] + Array("grid".utf8) + [0])
+    let iinf = box("iinf", [0, 0, 0, 0, 0, 1] + infe)
+    let grid32: [UInt8] = [0, 1, 1, 2, 0, 0, 0x9c, 0x40, 0, 0, 0x75, 0x30]  // 40000 x 30000
+    // iloc version 1: 4-byte offsets and lengths, no base, item 7 in idat at 0.
+    let iloc = box("iloc", [1, 0, 0, 0, 0x44, 0x00, 0, 1, 0, 7, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 12])
+    let meta = box("meta", [0, 0, 0, 0] + iinf + iloc + box("idat", grid32))
+    #expect(
+      HEIFItems.derivedCanvases(box("ftyp", Array("heic".utf8)) + meta) == [
+        .init(type: "grid", width: 40000, height: 30000)
+      ])
+    // Method 0: the 16-bit grid data lies in the file, after the meta box.
+    let grid16: [UInt8] = [0, 0, 1, 2, 0x0f, 0xc0, 0x0b, 0xd0]  // 4032 x 3024
+    let head = box("ftyp", Array("heic".utf8))
+    let ilocFile = { (offset: Int) in
+      box(
+        "iloc",
+        [1, 0, 0, 0, 0x44, 0x00, 0, 1, 0, 7, 0, 0, 0, 0, 0, 1]
+          + [
+            UInt8(offset >> 24), UInt8(offset >> 16 & 255), UInt8(offset >> 8 & 255), UInt8(offset & 255), 0,
+            0, 0, 8,
+          ])
+    }
+    let metaLength = box("meta", [0, 0, 0, 0] + iinf + ilocFile(0)).count
+    let file =
+      head + box("meta", [0, 0, 0, 0] + iinf + ilocFile(head.count + metaLength + 8)) + box("mdat", grid16)
+    #expect(HEIFItems.derivedCanvases(file) == [.init(type: "grid", width: 4032, height: 3024)])
+    #expect(HEIFItems.derivedCanvases(Array(file.dropLast(4))) == nil, "the data is cut")
+    #expect(HEIFItems.derivedCanvases(head + box("meta", [0, 0, 0, 0] + iinf)) == nil, "no iloc")
+  }
+
   /// A cut file, damaged coded data and an image sequence are refused with what is wrong.
   @Test(arguments: [false, true])
   func damageIsRefused(avif: Bool) throws {

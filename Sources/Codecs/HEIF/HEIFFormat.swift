@@ -87,12 +87,12 @@ struct HEIFFormat: FormatCodec {
   }
 
   /// The upright size (libheif's, transforms applied: orientation 1) and libheif's buffers: the
-  /// decoded planes (counted as 4:4:4 with alpha, 1 byte a sample, 2 above 8 bits), a second
-  /// set while a transform turns them, and its interleaved RGBA image, which photoedit copies.
+  /// decoded planes (of the coded size, `ispe`, counted as 4:4:4 with alpha, 1 byte a sample, 2
+  /// above 8 bits or when unknown: `allowance`), a second set while a transform turns them, and its interleaved RGBA image, which photoedit copies.
   private func info(_ primary: HEIFLibrary.Primary) -> ImageInfo {
     var info = ImageInfo(format: format, width: primary.width, height: primary.height, orientation: 1)
-    let pixels = saturating(primary.width, primary.height)
-    let sampleBytes = max(primary.lumaBits, primary.chromaBits) > 8 ? 2 : 1
+    let pixels = primary.codedPixels
+    let sampleBytes = Self.sampleBytes(primary)
     info.decoderBuffers.coefficientBytes = saturating(
       saturating(pixels, 4, sampleBytes, 2), plus: saturating(pixels, 4))
     info.decoderBuffers.holdsCoefficients = true
@@ -104,12 +104,13 @@ struct HEIFFormat: FormatCodec {
     try HEIFLibrary.withPrimary(bytes, format: format, maxSide: Self.maxSide(options)) {
       handle, primary throws(CodecError) in
       try ImageCodec.checkLimits(info(primary), options: options)
+      try checkDerivedCanvases(bytes, primary)
       let (width, height) = (primary.width, primary.height)
       var failure: CodecError? = nil
       let image = Image.filling(ImageSize(width, height)) { buffer in
         do throws(CodecError) {
           try HEIFLibrary.decodeRGBA(
-            handle, format: format, width: width, height: height,
+            handle, format: format, width: width, height: height, allowance: Self.allowance(primary),
             into: UnsafeMutableBufferPointer(start: buffer.base, count: width * height * 4))
         } catch {
           failure = error
@@ -120,6 +121,35 @@ struct HEIFFormat: FormatCodec {
         image: image,
         details: ImageDetails(
           format: format, metadata: Self.metadata(primary), fullWidth: width, fullHeight: height))
+    }
+  }
+
+  /// Bytes a sample of the decoder's planes: 1 at 8 bits, 2 above (or when unknown).
+  private static func sampleBytes(_ primary: HEIFLibrary.Primary) -> Int {
+    let bits = max(primary.lumaBits, primary.chromaBits)
+    return bits > 8 || bits <= 0 ? 2 : 1
+  }
+
+  /// What the decoders may hold for the coded pictures of one decode (`HEIFDecodeGuard`): the
+  /// header's coded pixels as 4 planes (4:4:4 with alpha; a 4:2:0 picture needs 1.5, so a
+  /// grid's tiles may overhang its canvas), plus 64 KiB for the coding blocks' rounding of a
+  /// tiny image. Part of the decode's memory estimate (`info`).
+  static func allowance(_ primary: HEIFLibrary.Primary) -> Int {
+    saturating(saturating(primary.codedPixels, 4, sampleBytes(primary)), plus: 64 << 10)
+  }
+
+  /// Refuses a file with a derived image (`grid`, `iovl`) whose canvas holds more pixels than
+  /// the header's coded size: libheif allocates the canvas the item data says, unchecked
+  /// against `ispe`.
+  private func checkDerivedCanvases(_ bytes: [UInt8], _ primary: HEIFLibrary.Primary) throws(CodecError) {
+    guard let canvases = HEIFItems.derivedCanvases(bytes) else {
+      throw .corruptData(format, "the size of a derived image (grid or overlay) cannot be read")
+    }
+    for canvas in canvases where saturating(canvas.width, canvas.height) > primary.codedPixels {
+      throw .corruptData(
+        format,
+        "its \(canvas.type) image is \(canvas.width)x\(canvas.height), larger than its header's "
+          + "\(primary.width)x\(primary.height)")
     }
   }
 

@@ -1,14 +1,18 @@
 import CHEIF
 import PhotoCore
 
-/// libheif, the one file where its C names appear: HEIC (HEVC, decoded by libde265, encoded by
-/// x265) and AVIF (AV1, decoded by dav1d, encoded by aom). libheif returns every error as a
-/// `heif_error` struct (no callback, no longjmp, nothing printed); each becomes a `CodecError`.
+/// libheif, the one file where its C names appear (with HEIFDecodeGuard.swift, its decoder
+/// plugins): HEIC (HEVC, decoded by libde265, encoded by x265) and AVIF (AV1, decoded by dav1d,
+/// encoded by aom). libheif returns every error as a `heif_error` struct (no callback, no
+/// longjmp, nothing printed); each becomes a `CodecError`.
 enum HEIFLibrary {
   /// What a file's primary image and the items around it say, from its boxes: no pixel decoded.
   struct Primary {
     /// The upright size: libheif's, after the `clap`, `irot` and `imir` transforms.
     var width: Int, height: Int
+    /// The coded size's pixels (`ispe`, before `clap` crops it), or the upright size's when
+    /// that is larger: what decoding costs.
+    var codedPixels: Int
     var hasAlpha: Bool
     /// The bits per sample of the luma and chroma planes (8, 10, 12), or -1 when unknown.
     var lumaBits: Int, chromaBits: Int
@@ -59,8 +63,14 @@ enum HEIFLibrary {
   private static func describe(_ handle: OpaquePointer, context: OpaquePointer, format: ImageFormat)
     throws(CodecError) -> Primary
   {
+    let (width, height) = (
+      Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle))
+    )
+    let coded = saturating(
+      max(0, Int(heif_image_handle_get_ispe_width(handle))),
+      max(0, Int(heif_image_handle_get_ispe_height(handle))))
     var primary = Primary(
-      width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)),
+      width: width, height: height, codedPixels: max(coded, saturating(max(width, 0), max(height, 0))),
       hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0,
       lumaBits: Int(heif_image_handle_get_luma_bits_per_pixel(handle)),
       chromaBits: Int(heif_image_handle_get_chroma_bits_per_pixel(handle)))
@@ -146,8 +156,9 @@ enum HEIFLibrary {
   /// packed): libheif applies `clap`, `irot` and `imir` (the transforms rule, not an EXIF
   /// orientation), takes 10- and 12-bit samples to 8 bits, gives alpha from the alpha image or
   /// 255, and grid images whole.
+  /// `allowance` bounds the decoders' picture memory (`HEIFDecodeGuard`).
   static func decodeRGBA(
-    _ handle: OpaquePointer, format: ImageFormat, width: Int, height: Int,
+    _ handle: OpaquePointer, format: ImageFormat, width: Int, height: Int, allowance: Int,
     into destination: UnsafeMutableBufferPointer<UInt8>
   ) throws(CodecError) {
     guard let options = heif_decoding_options_alloc() else {
@@ -157,9 +168,12 @@ enum HEIFLibrary {
     options.pointee.ignore_transformations = 0
     options.pointee.convert_hdr_to_8bit = 1
     var decoded: OpaquePointer? = nil
-    try check(
-      heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options), format,
-      "decoding")
+    try HEIFDecodeGuard.decoding(allowance: allowance) { () throws(CodecError) in
+      try check(
+        heif_decode_image(handle, &decoded, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, options),
+        format,
+        "decoding")
+    }
     guard let decoded else { throw .corruptData(format, "libheif decoded no image") }
     defer { heif_image_release(decoded) }
     let (gotWidth, gotHeight) = (
