@@ -837,7 +837,69 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
              output_dir=("out/batch-vips", n), clean=["out/batch-vips"], mkdirs=["out/batch-vips"])],
         [Target("batch <= 1.3x floor batch", "floor: djpeg | cjpeg, xargs -P2", 1.3)]))
 
+    cases += format_cases(photos)
     cases.append(throughput_case(photos))
+    return cases
+
+
+# The other formats' photos: the 12 MP face photo coded by each format's own tool at quality 90
+# (heif-enc with x265's medium preset, as photoedit encodes; aom at libheif's defaults, speed 6,
+# as photoedit; cwebp at its defaults, method 4, as photoedit), and each format's own
+# command-line round trip: its decoder to a raw file, its encoder at quality 90 with the same
+# settings. (ext, name, make from the JPEG, round trip from photos/faces12.EXT to out/trip.EXT)
+FORMATS = [
+    ("heic", "HEIC", "heif-enc -q 90 -p preset=medium -o {out} {src}",
+     "heif-convert --quiet {src} out/trip-heic.y4m && heif-enc -q 90 -p preset=medium -o out/trip.heic out/trip-heic.y4m",
+     "heif-convert to Y4M, heif-enc -q 90 (x265 medium)"),
+    ("avif", "AVIF", "heif-enc -A -q 90 -o {out} {src}",
+     "heif-convert --quiet {src} out/trip-avif.y4m && heif-enc -A -q 90 -o out/trip.avif out/trip-avif.y4m",
+     "heif-convert to Y4M, heif-enc -A -q 90 (aom speed 6)"),
+    ("webp", "WebP", "cwebp -quiet -q 90 {src} -o {out}",
+     "dwebp -quiet {src} -ppm -o out/trip-webp.ppm && cwebp -quiet -q 90 out/trip-webp.ppm -o out/trip.webp",
+     "dwebp to PPM, cwebp -q 90"),
+]
+
+
+def make_format_photos(photos: Photos) -> None:
+    for ext, _, make, _, _ in FORMATS:
+        target = WORK / f"photos/faces12.{ext}"
+        if target.exists() or not (WORK / photos.faces).exists():
+            continue
+        try:
+            sh(make.format(src=photos.faces, out=f"photos/tmp.{ext}") + f" && mv photos/tmp.{ext} {target}")
+        except SystemExit as error:  # a missing tool: the case is left out, and says why
+            print(f"bench: warning: cannot make {target.name}: {error}", file=sys.stderr)
+
+
+def format_cases(photos: Photos) -> list[Case]:
+    """A case per format besides JPEG and PNG: photoedit's faceblur render (decode, CenterFace,
+    hide, encode in the same format at quality 90) and its plain re-encoding render, against the
+    format's own command-line round trip. The round trip does less: no detection and no blur
+    (the render row is the like-for-like one), and it writes and reads a raw file in between.
+    HEIC's x265 encode takes tens of seconds, so its commands run once."""
+    make_format_photos(photos)
+    cases = []
+    for ext, name, _, trip, trip_label in FORMATS:
+        photo = f"photos/faces12.{ext}"
+        if not (WORK / photo).exists():
+            continue
+        faceblur = Cmd(f"photoedit faceblur ({name})",
+                       f"photoedit apply --filter faceblur --quality 90 -o out/faceblur.{ext} {photo} --force",
+                       outputs=[f"out/faceblur.{ext}"],
+                       clean=[f"out/faceblur.{ext}", f"out/faceblur.{ext}.photoedit.json"], photoedit=True)
+        render = Cmd(f"photoedit render --quality 90 ({name}: decode, encode)",
+                     f"photoedit render {photo} --quality 90 -o out/render.{ext} --force",
+                     outputs=[f"out/render.{ext}"], clean=[f"out/render.{ext}"])
+        baseline = Cmd(trip_label, trip.format(src=photo), outputs=[f"out/trip.{ext}"],
+                       clean=[f"out/trip.{ext}"])
+        cmds = [faceblur, render, baseline]
+        if ext == "heic":
+            for cmd in cmds:
+                cmd.once, cmd.timeout = True, 1800
+        size = photos.sizes.get(photos.faces)
+        cases.append(Case(
+            f"format-{ext}", f"{name}: faceblur and re-encode against {name}'s own round trip",
+            f"{photo}, {megapixels(size) if size else '12 MP'}", cmds))
     return cases
 
 

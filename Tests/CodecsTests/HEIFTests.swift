@@ -91,6 +91,12 @@ import Testing
     #expect(info.width == 1000 && info.height == 667 && info.orientation == 1)
     // Renders say orientation 1: the pixels are upright.
     #expect(decoded.metadata.exif.flatMap(EXIF.orientation) == 1)
+    // The `irot` associated before `ispe`, as Canon's cameras write it: libheif 1.15's header
+    // size misses the turn (its decode does not); photoedit's does not.
+    let canon = try HEIFBoxes.addingRotation(stored, angle: 1, first: true)
+    #expect(try ImageCodec.decode(canon).image == decoded.image)
+    let canonInfo = try ImageCodec.readInfo(canon)
+    #expect(canonInfo.width == 1000 && canonInfo.height == 667)
   }
 
   /// heif-enc keeps a JPEG's EXIF (with its thumbnail) and XMP (with its thumbnail), and adds a

@@ -43,8 +43,9 @@ public enum HEIFBoxes {
 
   /// The file with an `irot` property (`angle` × 90° anticlockwise) given to its primary image:
   /// the property appended to `ipco`, associated in `ipma`, the enclosing sizes and `iloc`'s
-  /// offsets into `mdat` moved by the bytes added.
-  public static func addingRotation(_ b: [UInt8], angle: UInt8) throws -> [UInt8] {
+  /// offsets into `mdat` moved by the bytes added. With `first`, the association comes before
+  /// the others (before `ispe`, as Canon's cameras write it).
+  public static func addingRotation(_ b: [UInt8], angle: UInt8, first: Bool = false) throws -> [UInt8] {
     let top = try boxes(b, in: 0..<b.count)
     guard let meta = top.first(where: { $0.type == "meta" }) else { throw Malformed() }
     let pitm = try child(b, meta, "pitm")
@@ -69,15 +70,15 @@ public enum HEIFBoxes {
     guard let entry else { throw Malformed() }
     let irot: [UInt8] = [0, 0, 0, 9] + Array("irot".utf8) + [angle & 3]
     let added = irot.count + 1
-    let associationEnd = entry + 1 + Int(b[entry])
+    let associationAt = first ? entry + 1 : entry + 1 + Int(b[entry])
     guard ipco.range.upperBound <= entry else { throw Malformed() }
     /// Where a byte of `b` is in the result.
     func moved(_ p: Int) -> Int {
-      p + (p >= ipco.range.upperBound ? irot.count : 0) + (p >= associationEnd ? 1 : 0)
+      p + (p >= ipco.range.upperBound ? irot.count : 0) + (p >= associationAt ? 1 : 0)
     }
     var out = b
     // From the end backwards, so that earlier offsets stay valid.
-    out.insert(0x80 | UInt8(index), at: associationEnd)
+    out.insert(0x80 | UInt8(index), at: associationAt)
     out[entry] += 1
     out.insert(contentsOf: irot, at: ipco.range.upperBound)
     for box in [meta, iprp, ipco, ipma] {

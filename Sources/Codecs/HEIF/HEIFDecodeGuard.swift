@@ -1,4 +1,5 @@
 import CHEIF
+import Glibc
 import Synchronization
 
 /// libheif decoder plugins of photoedit's own, one for HEVC and one for AV1, registered above
@@ -7,34 +8,28 @@ import Synchronization
 /// pictures need more memory than the decode in progress was allowed, and passes everything
 /// else to the built-in decoder unchanged, so pixels are the built-in decoder's.
 ///
-/// The allowance is held by `decoding(allowance:_:)` around each `heif_decode_image`; the
-/// plugins reserve from the sum of the allowances in force (a grid's tiles are decoded on
-/// libheif's threads, several at once) and release a reservation when libheif frees the decoder.
-/// A decode outside `decoding` is allowed nothing.
+/// The allowance is held by `decoding(allowance:_:)` around each `heif_decode_image`, for the
+/// calling thread: libheif decodes every tile of a grid on that thread (the context's decoding
+/// threads are set to 0), one after another, and the plugin looks the allowance up when libheif
+/// creates a decoder. A decode on a thread with no allowance is allowed nothing.
 enum HEIFDecodeGuard {
-  private struct Pool {
-    var allowed = 0
+  /// One decode's allowance and what its decoders hold; used by its own thread only.
+  private final class Scope: @unchecked Sendable {
+    let allowed: Int
     var reserved = 0
-    var scopes = 0
+    init(allowed: Int) { self.allowed = allowed }
   }
-  private static let pool = Mutex(Pool())
+  private static let scopes = Mutex<[UInt: Scope]>([:])
 
-  /// Runs `body` (one `heif_decode_image`) with `bytes` more of the decoders' picture memory
-  /// allowed. When the last scope ends every reservation is dropped (a decoder libheif did not
-  /// free cannot hold memory for later decodes).
+  private static var thread: UInt { UInt(pthread_self()) }
+
+  /// Runs `body` (one `heif_decode_image` on this thread) with `bytes` of the decoders'
+  /// picture memory allowed.
   static func decoding<R>(allowance bytes: Int, _ body: () throws(CodecError) -> R) throws(CodecError) -> R {
     _ = registered
-    pool.withLock {
-      $0.allowed = saturating($0.allowed, plus: bytes)
-      $0.scopes += 1
-    }
-    defer {
-      pool.withLock {
-        $0.allowed -= bytes
-        $0.scopes -= 1
-        if $0.scopes == 0 { $0.reserved = 0 }
-      }
-    }
+    let id = thread
+    scopes.withLock { $0[id] = Scope(allowed: bytes) }
+    defer { _ = scopes.withLock { $0.removeValue(forKey: id) } }
     return try body()
   }
 
@@ -80,9 +75,12 @@ enum HEIFDecodeGuard {
   /// A decoder in progress: the built-in decoder's state and what this one reserved.
   private final class Decoder {
     let owner: Guard
+    /// The allowance of the decode that made it (libheif creates a decoder on the decoding
+    /// thread).
+    let scope: Scope?
     var inner: UnsafeMutableRawPointer?
     var reserved = 0
-    init(_ owner: Guard) { self.owner = owner }
+    init(_ owner: Guard, _ scope: Scope?) { (self.owner, self.scope) = (owner, scope) }
   }
 
   private static func cString(_ string: StaticString) -> UnsafePointer<CChar> {
@@ -99,17 +97,13 @@ enum HEIFDecodeGuard {
     heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: cString("Success"))
   }
 
-  /// Reserves `bytes` from the pool, or refuses.
-  private static func reserve(_ bytes: Int) -> Bool {
-    pool.withLock {
-      guard $0.reserved <= $0.allowed, bytes <= $0.allowed - $0.reserved else { return false }
-      $0.reserved += bytes
-      return true
+  /// Reserves `bytes` of `scope`'s allowance, or refuses.
+  private static func reserve(_ bytes: Int, in scope: Scope?) -> Bool {
+    guard let scope, scope.reserved <= scope.allowed, bytes <= scope.allowed - scope.reserved else {
+      return false
     }
-  }
-
-  private static func release(_ bytes: Int) {
-    pool.withLock { $0.reserved = max(0, $0.reserved - bytes) }
+    scope.reserved += bytes
+    return true
   }
 
   private static func decoder(_ raw: UnsafeMutableRawPointer?) -> Decoder {
@@ -151,7 +145,7 @@ enum HEIFDecodeGuard {
       guard let raw else { return }
       let decoder = Unmanaged<Decoder>.fromOpaque(raw).takeRetainedValue()
       if let inner = decoder.inner { decoder.owner.real!.pointee.free_decoder(inner) }
-      HEIFDecodeGuard.release(decoder.reserved)
+      decoder.scope?.reserved -= decoder.reserved
     }
     table.push_data = { raw, data, size in
       let decoder = HEIFDecodeGuard.decoder(raw)
@@ -160,7 +154,7 @@ enum HEIFDecodeGuard {
         return HEIFDecodeGuard.failure(
           heif_error_Decoder_plugin_error, heif_suberror_Unspecified, HEIFDecodeGuard.unreadable)
       }
-      guard HEIFDecodeGuard.reserve(demand.planeBytes) else {
+      guard HEIFDecodeGuard.reserve(demand.planeBytes, in: decoder.scope) else {
         return HEIFDecodeGuard.failure(
           heif_error_Memory_allocation_error, heif_suberror_Security_limit_exceeded, HEIFDecodeGuard.refusal)
       }
@@ -185,7 +179,7 @@ enum HEIFDecodeGuard {
     guard let out, let real = owner.real else {
       return failure(heif_error_Decoder_plugin_error, heif_suberror_Unspecified, unreadable)
     }
-    let decoder = Decoder(owner)
+    let decoder = Decoder(owner, scopes.withLock { $0[thread] })
     let error = real.pointee.new_decoder(&decoder.inner)
     guard error.code == heif_error_Ok else { return error }
     out.pointee = Unmanaged.passRetained(decoder).toOpaque()

@@ -107,9 +107,10 @@ struct HEIFFormat: FormatCodec {
       try checkDerivedCanvases(bytes, primary)
       let (width, height) = (primary.width, primary.height)
       var failure: CodecError? = nil
-      let image = Image.filling(ImageSize(width, height)) { buffer in
+      var decoded = (width: width, height: height)
+      var image = Image.filling(ImageSize(width, height)) { buffer in
         do throws(CodecError) {
-          try HEIFLibrary.decodeRGBA(
+          decoded = try HEIFLibrary.decodeRGBA(
             handle, format: format, width: width, height: height, allowance: Self.allowance(primary),
             into: UnsafeMutableBufferPointer(start: buffer.base, count: width * height * 4))
         } catch {
@@ -117,10 +118,14 @@ struct HEIFFormat: FormatCodec {
         }
       }
       if let failure { throw failure }
+      if decoded.width != width {
+        image = Image(width: decoded.width, height: decoded.height, bytes: image.bytes)
+      }
       return DecodedImage(
         image: image,
         details: ImageDetails(
-          format: format, metadata: Self.metadata(primary), fullWidth: width, fullHeight: height))
+          format: format, metadata: Self.metadata(primary), fullWidth: decoded.width,
+          fullHeight: decoded.height))
     }
   }
 

@@ -57,6 +57,45 @@ enum HEIFItems {
     return canvases
   }
 
+  /// The primary image's `irot` angle (0 to 3, quarter turns anticlockwise), from `pitm`,
+  /// `ipma` and `ipco`; 0 when it has none or the boxes cannot be read.
+  static func primaryRotation(_ bytes: [UInt8]) -> Int {
+    guard let meta = boxes(bytes, 0..<bytes.count)?.first(where: { $0.type == "meta" }),
+      meta.body.count >= 4, let children = boxes(bytes, meta.body.lowerBound + 4..<meta.body.upperBound),
+      let pitm = children.first(where: { $0.type == "pitm" }), pitm.body.count >= 6,
+      let iprp = children.first(where: { $0.type == "iprp" }),
+      let properties = boxes(bytes, iprp.body),
+      let ipco = properties.first(where: { $0.type == "ipco" }), let listed = boxes(bytes, ipco.body),
+      let ipma = properties.first(where: { $0.type == "ipma" }), ipma.body.count >= 8
+    else { return 0 }
+    let primary = uint(bytes, pitm.body.lowerBound + 4, bytes[pitm.body.lowerBound] == 0 ? 2 : 4)
+    let version = bytes[ipma.body.lowerBound]
+    let wide = bytes[ipma.body.lowerBound + 3] & 1 == 1
+    var at = ipma.body.lowerBound + 8
+    for _ in 0..<uint(bytes, ipma.body.lowerBound + 4, 4) {
+      let idBytes = version < 1 ? 2 : 4
+      guard at + idBytes + 1 <= ipma.body.upperBound else { return 0 }
+      let item = uint(bytes, at, idBytes)
+      let count = Int(bytes[at + idBytes])
+      at += idBytes + 1
+      let size = wide ? 2 : 1
+      guard at + count * size <= ipma.body.upperBound else { return 0 }
+      if item == primary {
+        for association in 0..<count {
+          let index = uint(bytes, at + association * size, size) & (wide ? 0x7fff : 0x7f)
+          guard index >= 1, index <= listed.count else { continue }
+          let property = listed[index - 1]
+          if property.type == "irot", property.body.count >= 1 {
+            return Int(bytes[property.body.lowerBound] & 3)
+          }
+        }
+        return 0
+      }
+      at += count * size
+    }
+    return 0
+  }
+
   /// A box: its type and the range of its body (after the header).
   private struct Box {
     var type: String

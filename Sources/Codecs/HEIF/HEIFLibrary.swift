@@ -40,6 +40,9 @@ enum HEIFLibrary {
     }
     defer { heif_context_free(context) }
     heif_context_set_maximum_image_size_limit(context, Int32(clamping: maxSide))
+    // A grid's tiles decoded on this thread, one after another: `HEIFDecodeGuard` holds each
+    // decode's allowance for its thread.
+    heif_context_set_max_decoding_threads(context, 0)
     let result: Result<R, CodecError> = bytes.withUnsafeBytes { raw in
       do throws(CodecError) {
         try check(
@@ -50,7 +53,7 @@ enum HEIFLibrary {
           heif_context_get_primary_image_handle(context, &handle), format, "finding the primary image")
         guard let handle else { throw .corruptData(format, "libheif found no primary image") }
         defer { heif_image_handle_release(handle) }
-        let primary = try describe(handle, context: context, format: format)
+        let primary = try describe(handle, context: context, format: format, bytes: bytes)
         return .success(try body(handle, primary))
       } catch {
         return .failure(error)
@@ -60,15 +63,23 @@ enum HEIFLibrary {
   }
 
   /// The primary image's size, channels, metadata and the file's other pictures.
-  private static func describe(_ handle: OpaquePointer, context: OpaquePointer, format: ImageFormat)
-    throws(CodecError) -> Primary
-  {
-    let (width, height) = (
+  private static func describe(
+    _ handle: OpaquePointer, context: OpaquePointer, format: ImageFormat, bytes: [UInt8]
+  ) throws(CodecError) -> Primary {
+    var (width, height) = (
       Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle))
     )
-    let coded = saturating(
+    let (codedWidth, codedHeight) = (
       max(0, Int(heif_image_handle_get_ispe_width(handle))),
-      max(0, Int(heif_image_handle_get_ispe_height(handle))))
+      max(0, Int(heif_image_handle_get_ispe_height(handle)))
+    )
+    // libheif 1.15 turns the size by a quarter-turn `irot` only when the property is associated
+    // after `ispe`; Canon's cameras associate it first (the decoded image is turned all the same).
+    if width == codedWidth, height == codedHeight, width != height, HEIFItems.primaryRotation(bytes) & 1 == 1
+    {
+      swap(&width, &height)
+    }
+    let coded = saturating(codedWidth, codedHeight)
     var primary = Primary(
       width: width, height: height, codedPixels: max(coded, saturating(max(width, 0), max(height, 0))),
       hasAlpha: heif_image_handle_has_alpha_channel(handle) != 0,
@@ -160,7 +171,7 @@ enum HEIFLibrary {
   static func decodeRGBA(
     _ handle: OpaquePointer, format: ImageFormat, width: Int, height: Int, allowance: Int,
     into destination: UnsafeMutableBufferPointer<UInt8>
-  ) throws(CodecError) {
+  ) throws(CodecError) -> (width: Int, height: Int) {
     guard let options = heif_decoding_options_alloc() else {
       throw .corruptData(format, "libheif could not allocate its decoding options")
     }
@@ -180,10 +191,12 @@ enum HEIFLibrary {
       Int(heif_image_get_width(decoded, heif_channel_interleaved)),
       Int(heif_image_get_height(decoded, heif_channel_interleaved))
     )
-    guard gotWidth == width, gotHeight == height else {
+    // Turned when libheif's header size missed a quarter-turn (`describe`): the same pixels.
+    guard (gotWidth, gotHeight) == (width, height) || (gotWidth, gotHeight) == (height, width) else {
       throw .corruptData(
         format, "the decoded image is \(gotWidth)x\(gotHeight), its header says \(width)x\(height)")
     }
+    let (width, height) = (gotWidth, gotHeight)
     guard heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8 else {
       throw .unsupported("libheif did not give this \(format.displayName) 8 bits a sample")
     }
@@ -195,6 +208,7 @@ enum HEIFLibrary {
     for y in 0..<height {
       (destination.baseAddress! + y * rowBytes).update(from: plane + y * Int(stride), count: rowBytes)
     }
+    return (width, height)
   }
 
   /// A HEIC (x265) or AVIF (aom) file of `image` holding only it: lossy at `quality` (1...100)
