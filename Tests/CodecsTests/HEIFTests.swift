@@ -247,6 +247,16 @@ import Testing
     }
   }
 
+  /// A real grid image (pillow-heif's 16x16 `grid` of HEVC tiles): its canvas is read from the
+  /// boxes and equals its header, its tiles pass the guard, and the pixels are heif-convert's.
+  @Test func aGridImageDecodesAsHeifConvertDoes() throws {
+    let folder = try TemporaryFolder()
+    let bytes = try fixture("heif/grid-xmp_latin1.heic")
+    folder.write("grid.heic", bytes)
+    #expect(HEIFItems.derivedCanvases(bytes) == [.init(type: "grid", width: 16, height: 16)])
+    #expect(try ImageCodec.decode(bytes).image == (try Self.reference("grid.heic", in: folder)))
+  }
+
   /// A grid's canvas is read from `idat` or the file (construction methods 1 and 0), with
   /// 16- and 32-bit sizes; data that cannot be found gives nil, not a guess.
   @Test func gridCanvasesAreReadFromTheBoxes() throws {
