@@ -7,7 +7,7 @@
 # top folder. Does nothing when all is there.
 set -euo pipefail
 
-packages="imagemagick libvips-tools libjpeg-turbo-progs time python3-venv opencv-data"
+packages="imagemagick libvips-tools libjpeg-turbo-progs libtiff-tools time python3-venv opencv-data"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=""
 for p in $packages; do

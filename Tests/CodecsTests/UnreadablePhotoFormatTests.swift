@@ -79,7 +79,8 @@ import Testing
       ImageFormat(pathExtension: "a/IMG_1.HIF") == .heic && ImageFormat(pathExtension: "x.avif") == .avif)
     // TIFF and BigTIFF, in either byte order; a header cut before its first offset is a cut TIFF.
     #expect(try ImageCodec.format(of: [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]) == .tiff)
-    #expect(try ImageCodec.format(of: [0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0]) == .tiff)
+    #expect(
+      try ImageCodec.format(of: [0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0]) == .tiff)
     #expect(throws: CodecError.truncated(.tiff)) { try ImageCodec.format(of: [0x49, 0x49, 0x2A, 0x00, 8]) }
     #expect(ImageFormat(pathExtension: "scan.TIF") == .tiff && ImageFormat(pathExtension: "x.tiff") == .tiff)
   }

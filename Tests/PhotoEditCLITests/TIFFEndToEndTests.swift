@@ -9,7 +9,9 @@ import Testing
 /// damaged and multi-page files refused.
 @Suite struct TIFFEndToEndTests {
   /// A fixture's pixels as a TIFF made by raw2tiff and tiffcp (`options`), in `folder`.
-  static func tiff(_ fixture: String, _ options: [String] = ["-c", "lzw"], in folder: TemporaryFolder, as name: String)
+  static func tiff(
+    _ fixture: String, _ options: [String] = ["-c", "lzw"], in folder: TemporaryFolder, as name: String
+  )
     throws -> String
   {
     let image = try ImageCodec.decode(try TestSupport.fixture(fixture)).image
@@ -21,7 +23,8 @@ import Testing
   /// is a TIFF in place (Deflate, 8 bits); `revert` gives back the original's exact bytes.
   @Test func faceblurHidesTheFacesFoundAsInPNGAndRevertsExactly() throws {
     let folder = try TemporaryFolder()
-    let photo = try Self.tiff("groundtruth/opencv-group1.jpg", ["-c", "zip", "-t"], in: folder, as: "group.tif")
+    let photo = try Self.tiff(
+      "groundtruth/opencv-group1.jpg", ["-c", "zip", "-t"], in: folder, as: "group.tif")
     let original = try #require(folder.read("group.tif"))
     let pixels = try ImageCodec.decode(original).image
     folder.write("same.png", try ImageCodec.encode(pixels, as: .png))
@@ -44,7 +47,9 @@ import Testing
     #expect(try WebPEndToEndTests.faces([folder.path("render.tif")]) == [[]])
     // Outside the faces, the render is the original's pixels exactly (lossless).
     let after = try ImageCodec.decode(render).image
-    #expect(after[0, 0] == pixels[0, 0] && after[after.width - 1, after.height - 1] == pixels[pixels.width - 1, pixels.height - 1])
+    #expect(
+      after[0, 0] == pixels[0, 0]
+        && after[after.width - 1, after.height - 1] == pixels[pixels.width - 1, pixels.height - 1])
     #expect(after != pixels)
     let audit = try launch(["audit", photo])
     #expect(audit.status == 0, "\(audit.out)\(audit.err)")
@@ -78,7 +83,8 @@ import Testing
   }
 
   /// A TIFF with GPS, names and serials in its directories and a thumbnail in its XMP: kept by
-  /// default in a JPEG render (GPS included, as for a JPEG), never a picture; with
+  /// default in a JPEG render and in the TIFF render in place (GPS included, as for a JPEG),
+  /// never a picture; with
   /// `--strip-identifying` the render (in place, a TIFF) holds none of it and audit passes it.
   @Test func stripIdentifyingStrips() throws {
     let folder = try TemporaryFolder()
@@ -90,6 +96,13 @@ import Testing
     let kept = try #require(folder.read("kept.jpg"))
     #expect(ImageCodec.metadataFindings(in: kept).contains { $0.name == "GPSLatitude" })
     #expect(ImageCodec.metadataFindings(in: kept).filter { $0.kind == .embeddedImage }.isEmpty)
+    // So does the TIFF render in place: the EXIF in its own directories, GPS included.
+    #expect(try launch(["apply", "-f", "sepia", photo]).status == 0)
+    let inPlace = try #require(folder.read("p.tif"))
+    #expect(try ImageCodec.format(of: inPlace) == .tiff)
+    #expect(ImageCodec.metadataFindings(in: inPlace).contains { $0.name == "GPSLatitude" })
+    #expect(ImageCodec.metadataFindings(in: inPlace).filter { $0.kind == .embeddedImage }.isEmpty)
+    #expect(inPlace.containsText("Alice Example"))
 
     let run = try launch(["apply", "-f", "sepia", "--strip-identifying", photo])
     #expect(run.status == 0, "\(run.err)")
@@ -108,7 +121,8 @@ import Testing
     #expect(try launch(["apply", "-f", "sepia", "-o", folder.path("h.jpg"), photo]).status == 0)
     #expect(try ImageCodec.format(of: try #require(folder.read("h.jpg"))) == .jpeg)
     #expect(try launch(["render", "-o", folder.path("h.png"), photo]).status == 0)
-    #expect(try ImageCodec.decode(try #require(folder.read("h.png"))).image == ImageCodec.decode(original).image)
+    #expect(
+      try ImageCodec.decode(try #require(folder.read("h.png"))).image == ImageCodec.decode(original).image)
     #expect(folder.read("h.tiff") == original)
 
     let jpeg = try folder.copy("faces/hopper.jpg", as: "j.jpg")
@@ -139,7 +153,9 @@ import Testing
     #expect(multi.err == "photoedit: \(folder.path("two.tif")): unsupported image: multi-page TIFF\n")
     let damaged = try launch(["apply", "-f", "sepia", folder.path("cut.tif")])
     #expect(damaged.status == 65)
-    #expect(damaged.err.hasPrefix("photoedit: \(folder.path("cut.tif")): corrupt TIFF: libtiff: "), "\(damaged.err)")
+    #expect(
+      damaged.err.hasPrefix("photoedit: \(folder.path("cut.tif")): corrupt TIFF: libtiff: "), "\(damaged.err)"
+    )
     #expect(damaged.err.split(separator: "\n").count == 1)
     #expect(folder.names().sorted() == ["cut.tif", "two.tif"])
     #expect(folder.read("two.tif") == two && folder.read("cut.tif") == cut)

@@ -31,7 +31,8 @@ import Testing
     folder.write("b.gif", gif)
     folder.write("c.webp", try FormatTools.webp(fromFixture: "faces/hopper.jpg"))
     try FormatTools.tiff(
-      try ImageCodec.decode(try fixture("faces/hopper.jpg")).image, tiffcp: ["-c", "lzw"], in: folder, as: "d.tif")
+      try ImageCodec.decode(try fixture("faces/hopper.jpg")).image, tiffcp: ["-c", "lzw"], in: folder,
+      as: "d.tif")
     folder.write("e.heics", heic)
     folder.write("f.CR2", cr2)
     folder.write("IMG_0001", heic)

@@ -65,7 +65,9 @@ extension FormatTools {
   }
 
   /// The pixels of an uncompressed 8-bit RGBA TIFF in strips (tiff2rgba's output), read here
-  /// from its first directory: independent of photoedit's decoder.
+  /// from its first directory: independent of photoedit's decoder. tiff2rgba keeps its input's
+  /// FillOrder, and raw2tiff writes FillOrder 2 (lsb-to-msb): then each stored byte holds its
+  /// bits in reverse order (TIFF 6.0, FillOrder), and is read back reversed.
   static func uncompressedRGBA(_ b: [UInt8]) throws -> (width: Int, height: Int, rgba: [UInt8]) {
     let little = b.starts(with: [0x49, 0x49])
     func u16(_ i: Int) -> Int { little ? Int(b[i]) | Int(b[i + 1]) << 8 : Int(b[i]) << 8 | Int(b[i + 1]) }
@@ -85,6 +87,9 @@ extension FormatTools {
     else { throw Failed(description: "tiff2rgba's output is not uncompressed RGBA: \(fields)") }
     var rgba: [UInt8] = []
     for (offset, count) in zip(offsets, counts) { rgba += b[offset..<(offset + count)] }
+    if fields[266]?.first == 2 {
+      rgba = rgba.map { byte in (0..<8).reduce(UInt8(0)) { $0 | ((byte >> $1) & 1) << (7 - $1) } }
+    }
     return (width, height, Array(rgba.prefix(width * height * 4)))
   }
 }
@@ -102,7 +107,8 @@ public enum IdentifyingTIFF {
         IdentifyingFixture.ifd0(orientation: 1).filter { $0.tag != 0x0128 } + [
           TIFFTag(0x0100, .longs([width])), TIFFTag(0x0101, .longs([height])),
           TIFFTag(0x0102, .shorts([8, 8, 8])), TIFFTag(0x0103, .shorts([1])), TIFFTag(0x0106, .shorts([2])),
-          TIFFTag(0x0111, .longs([stripAt])), TIFFTag(0x0115, .shorts([3])), TIFFTag(0x0116, .longs([height])),
+          TIFFTag(0x0111, .longs([stripAt])), TIFFTag(0x0115, .shorts([3])),
+          TIFFTag(0x0116, .longs([height])),
           TIFFTag(0x0117, .longs([pixels.count])), TIFFTag(0x02BC, .raw(type: 1, xmp)),
           TIFFTag(0x8773, .raw(type: 7, icc)),
         ]

@@ -43,7 +43,8 @@ extension EXIF {
   /// be JPEG), and its Photoshop resources (0x8649) are read for their own findings.
   ///
   /// - Complexity: O(size).
-  static func findings(in tiff: [UInt8], container: String = "EXIF", ownPixels: Bool = false) -> [MetadataFinding]
+  static func findings(in tiff: [UInt8], container: String = "EXIF", ownPixels: Bool = false)
+    -> [MetadataFinding]
   {
     guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries0 = r.entries(at: ifd0) else {
       return !ownPixels && EmbeddedImage.isPresent(in: tiff) ? [.image(container, "image data")] : []
@@ -93,7 +94,9 @@ extension EXIF {
     {
       images.insert(.image(container, "thumbnail (IFD1)"), at: 0)
     }
-    if images.isEmpty, !ownPixels, EmbeddedImage.isPresent(in: tiff) { images.append(.image(container, "image data")) }
+    if images.isEmpty, !ownPixels, EmbeddedImage.isPresent(in: tiff) {
+      images.append(.image(container, "image data"))
+    }
     return images + out
   }
 }

@@ -14,7 +14,9 @@ import PhotoCore
 ///
 /// A render is 8-bit RGB, or RGBA with unassociated alpha when it has transparent pixels,
 /// compressed losslessly with Deflate and the horizontal predictor, whatever the original's
-/// compression; it carries the ICC profile and the XMP (docs/formats.md, "TIFF").
+/// compression; it carries the ICC profile, the XMP, the Photoshop resources (IPTC) and the
+/// EXIF (IFD0's tags, the Exif and GPS IFDs; never a MakerNote) as a JPEG render does
+/// (docs/formats.md, "TIFF").
 struct TIFFFormat: FormatCodec {
   var format: ImageFormat { .tiff }
   var name: String { "TIFF" }
@@ -54,7 +56,9 @@ struct TIFFFormat: FormatCodec {
       try TIFFLibrary.select(tif, messages, directory: first)
       let d = TIFFLibrary.directory(tif)
       if d.isDNG { throw .unreadableFormat("DNG") }
-      guard d.width > 0, d.height > 0 else { throw .corruptData(.tiff, "the image is \(d.width)x\(d.height)") }
+      guard d.width > 0, d.height > 0 else {
+        throw .corruptData(.tiff, "the image is \(d.width)x\(d.height)")
+      }
       let turned = d.orientation >= 5
       var info = ImageInfo(
         format: .tiff, width: turned ? d.height : d.width, height: turned ? d.width : d.height,
@@ -94,7 +98,8 @@ struct TIFFFormat: FormatCodec {
         image: upright,
         details: ImageDetails(
           format: .tiff, orientation: d.orientation, metadata: metadata.rendered(keepingMakerNote: true),
-          fullWidth: upright.width, fullHeight: upright.height, storedLossless: d.compression != 6 && d.compression != 7))
+          fullWidth: upright.width, fullHeight: upright.height,
+          storedLossless: d.compression != 6 && d.compression != 7))
     }
   }
 
@@ -114,11 +119,19 @@ struct TIFFFormat: FormatCodec {
   /// anywhere in the file). nil for BigTIFF (its EXIF is not read).
   static func exif(_ bytes: [UInt8]) -> [UInt8]? { EXIF.rebuilt(bytes, keeping: exifRules) }
 
-  /// 8 bits, Deflate; the ICC profile and the XMP (already `ImageCodec.renderable`).
+  /// 8 bits, Deflate; the ICC profile, the XMP, the Photoshop resources and the EXIF (already
+  /// `ImageCodec.renderable`;
+  /// the EXIF's tags in the file's own directories, `attaching(_:to:)`, in its byte order).
   func encode(_ image: Image, options: EncodeOptions) throws(CodecError) -> [UInt8] {
     guard image.width > 0, image.height > 0, image.width <= Int(UInt32.max), image.height <= Int(UInt32.max)
     else { throw .encodingFailed(.tiff, "\(image.width)x\(image.height) pixels") }
-    return try TIFFLibrary.encode(image, tags: TIFFLibrary.Tags(icc: options.metadata.icc, xmp: options.metadata.xmp))
+    let tags = TIFFLibrary.Tags(
+      icc: options.metadata.icc, xmp: options.metadata.xmp, photoshop: options.metadata.photoshop)
+    guard let exif = options.metadata.exif, let order = EXIF.Reader(exif) else {
+      return try TIFFLibrary.encode(image, tags: tags)
+    }
+    let render = try TIFFLibrary.encode(image, tags: tags, bigEndian: !order.littleEndian)
+    return Self.attaching(exif, to: render) ?? render
   }
 
   /// The file's directories as an EXIF structure's (classic TIFF): IFD0's identifying tags, XMP,

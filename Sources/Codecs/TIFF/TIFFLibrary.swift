@@ -185,7 +185,9 @@ enum TIFFLibrary {
 
   /// Makes directory `index` of the chain the current one.
   static func select(_ tif: OpaquePointer, _ messages: Messages, directory index: Int) throws(CodecError) {
-    guard TIFFSetDirectory(tif, tdir_t(index)) != 0 else { throw failure(messages, while: "reading a directory") }
+    guard TIFFSetDirectory(tif, tdir_t(index)) != 0 else {
+      throw failure(messages, while: "reading a directory")
+    }
   }
 
   /// Decodes the current directory into `destination` (width × height RGBA, rows packed, as
@@ -216,7 +218,8 @@ enum TIFFLibrary {
       TIFFRGBAImageGet(&image, $0, UInt32(width), UInt32(height))
     }
     guard done != 0, messages.errors.count == errors else {
-      throw .corruptData(.tiff, messages.errors.dropFirst(errors).first.map { "libtiff: \($0)" } ?? "libtiff failed decoding")
+      throw .corruptData(
+        .tiff, messages.errors.dropFirst(errors).first.map { "libtiff: \($0)" } ?? "libtiff failed decoding")
     }
     // Packed as A<<24 | B<<16 | G<<8 | R: bytes R, G, B, A in memory, as our frame.
     #if _endian(big)
@@ -246,7 +249,8 @@ enum TIFFLibrary {
 
   /// At most 200 printable ASCII characters (a hostile file's strings reach libtiff's messages).
   static func printable(_ bytes: [UInt8]) -> String {
-    String(decoding: bytes.prefix(200).map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+    String(
+      decoding: bytes.prefix(200).map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
   }
 
   // MARK: Writing
@@ -255,16 +259,18 @@ enum TIFFLibrary {
   struct Tags {
     var icc: [UInt8]?
     var xmp: [UInt8]?
+    /// Photoshop image resources (IPTC among them).
+    var photoshop: [UInt8]?
   }
 
-  /// An 8-bit RGB (opaque) or RGBA (unassociated alpha) TIFF of `image`, little-endian, in
-  /// strips of about 256 KiB compressed with Deflate (zlib's level 6) and the horizontal
-  /// predictor, with `tags`.
-  static func encode(_ image: Image, tags: Tags) throws(CodecError) -> [UInt8] {
+  /// An 8-bit RGB (opaque) or RGBA (unassociated alpha) TIFF of `image`, little-endian (or
+  /// big-endian), in strips of about 256 KiB compressed with Deflate (zlib's level 6) and the
+  /// horizontal predictor, with `tags`.
+  static func encode(_ image: Image, tags: Tags, bigEndian: Bool = false) throws(CodecError) -> [UInt8] {
     _ = silenced
     let memory = Memory(reading: nil)
     let handle = Unmanaged.passUnretained(memory).toOpaque()
-    guard let tif = open(memory, handle: handle, mode: "wl", maxAllocation: 1 << 30) else {
+    guard let tif = open(memory, handle: handle, mode: bigEndian ? "wb" : "wl", maxAllocation: 1 << 30) else {
       throw .encodingFailed(.tiff, memory.messages.errors.first.map { "libtiff: \($0)" } ?? "libtiff failed")
     }
     let alpha = !image.isOpaque
@@ -288,9 +294,11 @@ enum TIFFLibrary {
     if alpha {
       withUnsafeMutablePointer(to: &extra) { field(TIFFTAG_EXTRASAMPLES, [Int32(1), $0]) }
     }
-    for (tag, bytes) in [(iccTag, tags.icc), (xmpTag, tags.xmp)] {
+    for (tag, bytes) in [(iccTag, tags.icc), (xmpTag, tags.xmp), (photoshopTag, tags.photoshop)] {
       guard let bytes, !bytes.isEmpty else { continue }
-      bytes.withUnsafeBufferPointer { field(tag, [UInt32(bytes.count), UnsafeMutablePointer(mutating: $0.baseAddress!)]) }
+      bytes.withUnsafeBufferPointer {
+        field(tag, [UInt32(bytes.count), UnsafeMutablePointer(mutating: $0.baseAddress!)])
+      }
     }
     var written = set
     if set {
@@ -312,7 +320,10 @@ enum TIFFLibrary {
               o += 3
             }
           }
-          written = strip.withUnsafeMutableBytes { TIFFWriteEncodedStrip(tif, index, $0.baseAddress, tmsize_t(count)) } == count
+          written =
+            strip.withUnsafeMutableBytes {
+              TIFFWriteEncodedStrip(tif, index, $0.baseAddress, tmsize_t(count))
+            } == count
           y += rows
           index += 1
         }
