@@ -4,14 +4,16 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 PREFIX ?= /usr/local
 SWIFT ?= swift
 # Debian packages, by purpose. The build and the program: the codecs' C libraries (libwebp-dev for
-# WebP, libheif-dev for HEIC and AVIF) and OpenCV's cascades (the haar detector's default). The
-# tests add: parallel and ssh (the "Many machines" recipes run over ssh), chromium, chromium-driver
-# and python3-selenium (the review page's browser test), man-db (the manual page is rendered with
-# man -l), webp (cwebp, dwebp, img2webp and webpinfo make and check WebP photos at test time) and
-# libheif-examples (heif-enc, heif-convert and heif-info make and check HEIC and AVIF photos). `make build`, `make install` and
-# `make demo` install the first list only; `make test` both.
-BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libheif-dev libssl-dev zlib1g-dev opencv-data
-TEST_PACKAGES := parallel openssh-server openssh-client chromium chromium-driver python3-selenium man-db webp libheif-examples
+# WebP, libheif-dev for HEIC and AVIF, libtiff-dev for TIFF) and OpenCV's cascades (the haar
+# detector's default). The tests add: parallel and ssh (the "Many machines" recipes run over ssh),
+# chromium, chromium-driver and python3-selenium (the review page's browser test), man-db (the
+# manual page is rendered with man -l), webp (cwebp, dwebp, img2webp and webpinfo make and check
+# WebP photos at test time), libheif-examples (heif-enc, heif-convert and heif-info make and check
+# HEIC and AVIF photos) and libtiff-tools (raw2tiff, tiffcp, tiffset, tiff2rgba... make and check
+# TIFF photos). `make build`, `make install` and `make demo` install the first list only; `make
+# test` both.
+BUILD_PACKAGES := pkg-config libturbojpeg0-dev libjpeg62-turbo-dev libpng-dev libwebp-dev libheif-dev libtiff-dev libssl-dev zlib1g-dev opencv-data
+TEST_PACKAGES := parallel openssh-server openssh-client chromium chromium-driver python3-selenium man-db webp libheif-examples libtiff-tools
 RELEASE_FLAGS := -c release --static-swift-stdlib
 BIN := .build/release/photoedit
 

@@ -40,11 +40,13 @@ let package = Package(
 
     // C libraries from Debian. Their C names appear only in Codecs (each format's folder;
     // libwebp's in WebP/WebPLibrary.swift alone, libheif's in HEIF/HEIFLibrary.swift and its
-    // decoder-plugin interface in HEIF/HEIFDecodeGuard.swift) and in Recipe's one file.
+    // decoder-plugin interface in HEIF/HEIFDecodeGuard.swift, libtiff's in TIFF/TIFFLibrary.swift)
+    // and in Recipe's one file.
     .systemLibrary(
       name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
     .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
     .systemLibrary(name: "CHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+    .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
     .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     // Our own small C target around libpng's classic API: setjmp/longjmp stay inside C.
     .target(
@@ -55,7 +57,8 @@ let package = Package(
     .target(name: "CJPEGShim", linkerSettings: [.linkedLibrary("jpeg")]),
 
     .target(
-      name: "Codecs", dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim", "CWebP", "CHEIF"]),
+      name: "Codecs",
+      dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim", "CWebP", "CHEIF", "CTIFF"]),
     .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CenterFace", "CCrypto"]),
     .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
@@ -111,6 +114,7 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
       name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
     .executableTarget(name: "FuzzWebP", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzWebP"),
     .executableTarget(name: "FuzzHEIF", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzHEIF"),
+    .executableTarget(name: "FuzzTIFF", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzTIFF"),
     .executableTarget(
       name: "FuzzModel", dependencies: ["CenterFace", "PhotoCore"], path: "Tests/Fuzz/FuzzModel"),
   ]

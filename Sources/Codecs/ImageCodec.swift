@@ -158,7 +158,8 @@ public struct DecoderBuffers: Sendable, Equatable {
   public init() {}
 }
 
-/// Decodes and encodes the registry's formats (`FormatRegistry`): JPEG, PNG, HEIC, AVIF and WebP.
+/// Decodes and encodes the registry's formats (`FormatRegistry`): JPEG, PNG, HEIC, AVIF, WebP and
+/// TIFF.
 ///
 ///     let decoded = try ImageCodec.decode(bytes)          // upright RGBA + metadata
 ///     var options = EncodeOptions()

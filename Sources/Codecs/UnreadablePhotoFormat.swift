@@ -1,7 +1,7 @@
-/// Photo formats photoedit knows but cannot read yet (TIFF, GIF, BMP, JPEG XL, JPEG 2000,
-/// camera raws, HEIF and AVIF image sequences): a folder walk counts each such file as skipped
-/// instead of passing over it in silence (its faces would stay unhidden), and naming one is
-/// refused with its format's name.
+/// Photo formats photoedit knows but cannot read yet (GIF, BMP, JPEG XL, JPEG 2000, camera raws,
+/// HEIF and AVIF image sequences): a folder walk counts each such file as skipped instead of
+/// passing over it in silence (its faces would stay unhidden), and naming one is refused with its
+/// format's name.
 ///
 /// A file is known by its first bytes (`name(ofSignature:)`, at most `signatureLength` of them),
 /// or by its extension (`name(of:)`): camera raws are TIFF inside, so their extension names them.
@@ -10,12 +10,12 @@ public enum UnreadablePhotoFormat {
   public static let signatureLength = 64
 
   /// Camera raw formats, by extension (any case): most are TIFF structures, so the signature
-  /// alone would call them TIFF.
+  /// alone would call them TIFF, which photoedit reads; their extension keeps them unread.
   static let raws: Set<String> = ["cr2", "cr3", "nef", "arw", "dng", "raf", "orf", "rw2"]
 
   /// The other formats' extensions, for a file too short or too damaged to show a signature.
   static let names: [String: String] = [
-    "tif": "TIFF", "tiff": "TIFF", "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "jp2": "JPEG 2000",
+    "gif": "GIF", "bmp": "BMP", "jxl": "JPEG XL", "jp2": "JPEG 2000",
   ]
 
   /// The format `name`'s extension (any case) names, else nil: `CR2` for `IMG_1.cr2`, `GIF`
@@ -42,13 +42,6 @@ public enum UnreadablePhotoFormat {
   public static func name(ofSignature bytes: [UInt8]) -> String? {
     func starts(_ text: String, at offset: Int = 0) -> Bool { bytes.hasBytes(Array(text.utf8), at: offset) }
     if starts("GIF87a") || starts("GIF89a") { return "GIF" }
-    if bytes.starts(with: [0x49, 0x49, 0x2A, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) {
-      return "TIFF"
-    }
-    // BigTIFF.
-    if bytes.starts(with: [0x49, 0x49, 0x2B, 0x00]) || bytes.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) {
-      return "TIFF"
-    }
     if bytes.starts(with: [0xFF, 0x0A]) { return "JPEG XL" }
     if bytes.starts(with: [0, 0, 0, 0x0C]) && starts("JXL ", at: 4) { return "JPEG XL" }
     if bytes.starts(with: [0, 0, 0, 0x0C]) && starts("jP  ", at: 4) { return "JPEG 2000" }

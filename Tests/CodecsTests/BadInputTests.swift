@@ -37,7 +37,7 @@ import Testing
   @Test func textNamedJPG() {
     let text = Array("This is not a photo, just some text.\n".utf8)
     #expect(throws: CodecError.notAnImage) { try ImageCodec.decode(text) }
-    #expect(CodecError.notAnImage.description == "not a JPEG, PNG, HEIC, AVIF or WebP image")
+    #expect(CodecError.notAnImage.description == "not a JPEG, PNG, HEIC, AVIF, WebP or TIFF image")
   }
 
   @Test func headerClaiming65500SquaredIsRefusedBeforeAllocation() throws {

@@ -7,9 +7,11 @@ import Testing
 /// writes it reads back as itself, and the messages list what is registered.
 @Suite struct FormatRegistryTests {
   @Test func everyFormatIsKnownByItsBytesAndNames() throws {
-    #expect(ImageFormat.allCases == [.jpeg, .png, .heic, .avif, .webp])
-    #expect(FormatRegistry.readableNames == "JPEG, PNG, HEIC, AVIF and WebP")
-    #expect(FormatRegistry.writableExtensions == ".jpg, .jpeg, .png, .heic, .heif, .hif, .avif or .webp")
+    #expect(ImageFormat.allCases == [.jpeg, .png, .heic, .avif, .webp, .tiff])
+    #expect(FormatRegistry.readableNames == "JPEG, PNG, HEIC, AVIF, WebP and TIFF")
+    #expect(
+      FormatRegistry.writableExtensions
+        == ".jpg, .jpeg, .png, .heic, .heif, .hif, .avif, .webp, .tif or .tiff")
     let image = noiseImage(width: 9, height: 7)
     for format in ImageFormat.writable {
       let bytes = try ImageCodec.encode(image, as: format)
@@ -32,7 +34,7 @@ import Testing
   /// The store's choices come from the capabilities: which formats keep alpha, which are lossy,
   /// which have the lossless route, which write band by band.
   @Test func capabilities() {
-    #expect(ImageFormat.allCases.filter(\.capabilities.alpha) == [.png, .heic, .avif, .webp])
+    #expect(ImageFormat.allCases.filter(\.capabilities.alpha) == [.png, .heic, .avif, .webp, .tiff])
     #expect(ImageFormat.allCases.filter(\.capabilities.lossy) == [.jpeg, .heic, .avif, .webp])
     #expect(ImageFormat.allCases.filter(\.capabilities.losslessOption) == [.webp])
     #expect(ImageFormat.allCases.filter(\.capabilities.losslessRoute) == [.jpeg])

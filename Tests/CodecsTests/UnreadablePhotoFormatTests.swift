@@ -19,8 +19,6 @@ import Testing
     let cases: [([UInt8], String)] = [
       (Array("GIF87a".utf8) + [1, 0, 1, 0], "GIF"),
       (Array("GIF89a".utf8) + [1, 0, 1, 0], "GIF"),
-      ([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0], "TIFF"),
-      ([0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8], "TIFF"),
       ([0xFF, 0x0A, 0xFA], "JPEG XL"),
       ([0, 0, 0, 0x0C] + Array("JXL ".utf8) + [0x0D, 0x0A, 0x87, 0x0A], "JPEG XL"),
       ([0, 0, 0, 0x0C] + Array("jP  ".utf8) + [0x0D, 0x0A, 0x87, 0x0A], "JPEG 2000"),
@@ -38,8 +36,8 @@ import Testing
     }
   }
 
-  /// Text, videos, the formats photoedit reads (JPEG, PNG, HEIC, AVIF, WebP), and anything too
-  /// short are none of these.
+  /// Text, videos, the formats photoedit reads (JPEG, PNG, HEIC, AVIF, WebP, TIFF), and anything
+  /// too short are none of these.
   @Test func notASignature() {
     let cases: [[UInt8]] = [
       [], [0x47], Array("GIF8".utf8), Array("BMW service notes, 2024\n".utf8),
@@ -51,6 +49,8 @@ import Testing
       [0, 0, 0, 0x0C] + Array("ftyp".utf8),
       Self.ftyp(["heic", "mif1", "heic"]), Self.ftyp(["mif1", "mif1", "heic"]), Self.ftyp(["heix"]),
       Self.ftyp(["avif", "mif1", "miaf"]), Self.ftyp(["mif1", "avif", "mif1", "miaf"]),
+      [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0],
+      [0x4D, 0x4D, 0x00, 0x2B, 0, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16],
     ]
     for bytes in cases { #expect(UnreadablePhotoFormat.name(ofSignature: bytes) == nil, "\(bytes)") }
   }
@@ -77,6 +77,12 @@ import Testing
     }
     #expect(
       ImageFormat(pathExtension: "a/IMG_1.HIF") == .heic && ImageFormat(pathExtension: "x.avif") == .avif)
+    // TIFF and BigTIFF, in either byte order; a header cut before its first offset is a cut TIFF.
+    #expect(try ImageCodec.format(of: [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]) == .tiff)
+    #expect(
+      try ImageCodec.format(of: [0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0, 16, 0, 0, 0, 0, 0, 0, 0]) == .tiff)
+    #expect(throws: CodecError.truncated(.tiff)) { try ImageCodec.format(of: [0x49, 0x49, 0x2A, 0x00, 8]) }
+    #expect(ImageFormat(pathExtension: "scan.TIF") == .tiff && ImageFormat(pathExtension: "x.tiff") == .tiff)
   }
 
   /// A camera raw is known by its extension (most are TIFF inside); other extensions name their
@@ -85,14 +91,17 @@ import Testing
     let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]
     #expect(UnreadablePhotoFormat.name(of: "a/IMG_1.CR2", firstBytes: tiff) == "CR2")
     #expect(UnreadablePhotoFormat.name(of: "x.nef", firstBytes: []) == "NEF")
-    #expect(UnreadablePhotoFormat.name(of: "scan", firstBytes: tiff) == "TIFF")
-    #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: tiff) == "TIFF")
+    // A TIFF is read (whatever its name), but never a camera raw's: DNG by extension too.
+    #expect(UnreadablePhotoFormat.name(of: "scan", firstBytes: tiff) == nil)
+    #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: tiff) == nil)
+    #expect(UnreadablePhotoFormat.name(of: "x.tif", firstBytes: []) == nil)
+    #expect(UnreadablePhotoFormat.name(of: "IMG_2.DNG", firstBytes: tiff) == "DNG")
     #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: []) == "GIF")
     #expect(UnreadablePhotoFormat.name(of: "x.gif", firstBytes: [0xFF, 0xD8, 0xFF, 0xE1]) == nil)
     #expect(UnreadablePhotoFormat.name(of: "notes.txt", firstBytes: Array("hello".utf8)) == nil)
     #expect(UnreadablePhotoFormat.name(of: "a.gif/notes", firstBytes: []) == nil)
     #expect(
       CodecError.unreadableFormat("GIF").description
-        == "GIF is not supported (photoedit reads JPEG, PNG, HEIC, AVIF and WebP)")
+        == "GIF is not supported (photoedit reads JPEG, PNG, HEIC, AVIF, WebP and TIFF)")
   }
 }

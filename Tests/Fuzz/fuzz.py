@@ -43,6 +43,7 @@ TARGETS = {
     "FuzzModel": (["onnx.dict"], 65536),
     "FuzzWebP": (["webp.dict"], 65536),
     "FuzzHEIF": (["heif.dict"], 65536),
+    "FuzzTIFF": (["tiff.dict"], 65536),
 }
 
 
@@ -89,6 +90,11 @@ def seeds(target):
         # a JPEG's EXIF orientation 6 with a thumbnail.
         return [(p.name, p.read_bytes()) for p in sorted((FUZZ / "seeds/heif").glob("*.hei[cf]"))
                 + sorted((FUZZ / "seeds/heif").glob("*.avif"))]
+    if target == "FuzzTIFF":
+        # Committed, made from png/basn2c08.png by raw2tiff, tiffcp, tiffmedian and tiffset: LZW,
+        # Deflate tiles, PackBits grey, JPEG, 16-bit, alpha, separate planes, a palette,
+        # orientation 6, two pages, BigTIFF.
+        return [(p.name, p.read_bytes()) for p in sorted((FUZZ / "seeds/tiff").glob("*.tif"))]
     if target == "FuzzMetadata":
         out = []
         for p in jpegs + [ROOT / "Fixtures/jpeg/xmp_test.jpg"]:

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Feeds photoedit mutated copies of the JPEG, PNG and WebP fixtures and reports any crash.
+"""Feeds photoedit mutated copies of the JPEG, PNG, WebP and TIFF fixtures and reports any crash.
 
     python3 Tests/Fuzz/mutate.py [--seed N] [--count N] [--bin .build/release/photoedit]
 
-Each round takes a fixture under Fixtures/ (or a WebP seed of Tests/Fuzz/seeds/webp/), changes it (flipped bytes, cut or inserted runs,
+Each round takes a fixture under Fixtures/ (or a WebP or TIFF seed of Tests/Fuzz/seeds/), changes it (flipped bytes, cut or inserted runs,
 truncation), and runs `render -o out.jpg`, `detect`, and `render -o out.png --max-size 50` on it.
 A run must end with one of photoedit's documented exit statuses (0, 1, 65, 66, 73) within a
 minute; anything else (a signal, another status, a hang) is a finding, and the mutated file is
@@ -45,6 +45,7 @@ def main() -> int:
     seeds = sorted(p for p in (ROOT / "Fixtures").rglob("*")
                    if p.suffix.lower() in (".jpg", ".jpeg", ".png") and p.stat().st_size < 400_000)
     seeds += sorted((ROOT / "Tests/Fuzz/seeds/webp").glob("*.webp"))
+    seeds += sorted((ROOT / "Tests/Fuzz/seeds/tiff").glob("*.tif"))
     work = ROOT / ".build/fuzz"
     work.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
@@ -52,7 +53,7 @@ def main() -> int:
     for i in range(args.count):
         source = rng.choice(seeds)
         data = mutate(bytearray(source.read_bytes()), rng)
-        suffix = source.suffix.lower() if source.suffix.lower() in (".png", ".webp") else ".jpg"
+        suffix = source.suffix.lower() if source.suffix.lower() in (".png", ".webp", ".tif") else ".jpg"
         photo = work / f"in-{args.seed}{suffix}"
         photo.write_bytes(data)
         for command in (["render", str(photo), "-o", str(work / f"out-{args.seed}.jpg"), "--force"],

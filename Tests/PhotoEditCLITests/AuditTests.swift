@@ -168,7 +168,8 @@ import Testing
     folder.write("bad.jpg", Array("not a photo".utf8))
     let bad = try launch(["audit", folder.path("bad.jpg")])
     #expect(bad.status == 65)
-    #expect(bad.err == "photoedit: \(folder.path("bad.jpg")): not a JPEG, PNG, HEIC, AVIF or WebP image\n")
+    #expect(
+      bad.err == "photoedit: \(folder.path("bad.jpg")): not a JPEG, PNG, HEIC, AVIF, WebP or TIFF image\n")
     let missing = try launch(["audit", folder.path("missing.jpg")])
     #expect(missing.status == 66)
     #expect(missing.err == "photoedit: \(folder.path("missing.jpg")): no such file\n")

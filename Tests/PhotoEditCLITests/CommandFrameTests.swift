@@ -33,7 +33,7 @@ import Testing
     ),
     (
       ["render", "-o", "a.gif", "x.jpg"],
-      "the output 'a.gif' must end in .jpg, .jpeg, .png, .heic, .heif, .hif, .avif or .webp"
+      "the output 'a.gif' must end in .jpg, .jpeg, .png, .heic, .heif, .hif, .avif, .webp, .tif or .tiff"
     ),
     (["render", "--subsampling", "411", "x.jpg"], "--subsampling must be 444, 422 or 420, not '411'"),
     (["apply", "x.jpg"], "give at least one --filter or --recipe"),

@@ -114,7 +114,7 @@ public enum IdentifyingFixture {
 
   static let model = Array("Canon EOS 5D Mark IV\0hidden-serial-4455\0".utf8)
 
-  static func ifd0(orientation: Int) -> [TIFFTag] {
+  public static func ifd0(orientation: Int) -> [TIFFTag] {
     [
       TIFFTag(0x010E, .ascii("Alice and Bob at 12 Elm Street")),
       TIFFTag(0x010F, .ascii("Canon")),
@@ -143,7 +143,7 @@ public enum IdentifyingFixture {
     TIFFTag(0x0131, .ascii("Firmware Version 1.0.4")),
     TIFFTag(0x0132, .ascii("2024:06:01 12:34:56")),
   ]
-  static let exif: [TIFFTag] = [
+  public static let exif: [TIFFTag] = [
     TIFFTag(0x829A, .rationals([(1, 125)])),
     TIFFTag(0x829D, .rationals([(28, 10)])),
     TIFFTag(0x8827, .shorts([400])),
@@ -170,7 +170,7 @@ public enum IdentifyingFixture {
   static let interop: [TIFFTag] = [
     TIFFTag(0x0001, .ascii("R98")), TIFFTag(0x0002, .raw(type: 7, Array("0100".utf8))),
   ]
-  static let gps: [TIFFTag] = [
+  public static let gps: [TIFFTag] = [
     TIFFTag(0x0000, .raw(type: 1, [2, 3, 0, 0])),
     TIFFTag(0x0001, .ascii("N")),
     TIFFTag(0x0002, .rationals([(48, 1), (51, 1), (2436, 100)])),
@@ -181,7 +181,7 @@ public enum IdentifyingFixture {
     TIFFTag(0x001D, .ascii("2024:06:01")),
   ]
   /// Stands for a thumbnail: a JPEG's first and last markers around a text.
-  static let thumbnail: [UInt8] =
+  public static let thumbnail: [UInt8] =
     [0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x1C] + Array("THUMBNAIL OF THE ORIGINAL".utf8)
     + [0, 0xFF, 0xD9]
 

@@ -38,10 +38,16 @@ extension EXIF {
   /// The findings of a TIFF structure (the bytes after "Exif\0\0"), `container` naming where it
   /// was found. A structure whose IFD0 cannot be read gives only an image it holds.
   ///
+  /// With `ownPixels` (a TIFF file, whose IFD0 is its own image): IFD0's StripOffsets are not a
+  /// picture besides it, its bytes are not searched for image signatures (compressed strips may
+  /// be JPEG), and its Photoshop resources (0x8649) are read for their own findings.
+  ///
   /// - Complexity: O(size).
-  static func findings(in tiff: [UInt8], container: String = "EXIF") -> [MetadataFinding] {
+  static func findings(in tiff: [UInt8], container: String = "EXIF", ownPixels: Bool = false)
+    -> [MetadataFinding]
+  {
     guard let r = Reader(tiff), let ifd0 = r.ifd0, let entries0 = r.entries(at: ifd0) else {
-      return EmbeddedImage.isPresent(in: tiff) ? [.image(container, "image data")] : []
+      return !ownPixels && EmbeddedImage.isPresent(in: tiff) ? [.image(container, "image data")] : []
     }
     var out: [MetadataFinding] = []
     /// The value's bytes, when they say something (UserComment's 8-byte character code skipped).
@@ -57,7 +63,10 @@ extension EXIF {
     var images: [MetadataFinding] = []
     for e in entries0 {
       if let name = identifyingInIFD0[e.tag], value(e) != nil { out.append(.tag(container, name)) }
-      if let name = picturePointers[e.tag] { images.append(.image(container, "picture (\(name))")) }
+      if let name = picturePointers[e.tag], !(ownPixels && e.tag == 0x0111) {
+        images.append(.image(container, "picture (\(name))"))
+      }
+      if ownPixels, e.tag == 0x8649, let v = value(e) { out += PhotoshopResources.findings(in: Array(v)) }
       if e.tag == 0x02BC, let v = value(e) {
         out += XMP.findings(in: Array(v), container: container + " XMP")
       }
@@ -85,7 +94,9 @@ extension EXIF {
     {
       images.insert(.image(container, "thumbnail (IFD1)"), at: 0)
     }
-    if images.isEmpty, EmbeddedImage.isPresent(in: tiff) { images.append(.image(container, "image data")) }
+    if images.isEmpty, !ownPixels, EmbeddedImage.isPresent(in: tiff) {
+      images.append(.image(container, "image data"))
+    }
     return images + out
   }
 }

@@ -116,6 +116,7 @@ extension FormatCodec {
 public enum FormatRegistry {
   public static let formats: [any FormatCodec] = [
     JPEGFormat(), PNGFormat(), HEIFFormat(format: .heic), HEIFFormat(format: .avif), WebPFormat(),
+    TIFFFormat(),
   ]
 
   /// The codec of a registered format.

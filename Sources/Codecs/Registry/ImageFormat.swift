@@ -21,6 +21,7 @@ public struct ImageFormat: RawRepresentable, Hashable, Sendable, Codable, Custom
   public static let webp = ImageFormat(registering: "webp")
   public static let heic = ImageFormat(registering: "heic")
   public static let avif = ImageFormat(registering: "avif")
+  public static let tiff = ImageFormat(registering: "tiff")
 
   /// Every registered format, in the registry's order.
   public static var allCases: [ImageFormat] { FormatRegistry.formats.map(\.format) }

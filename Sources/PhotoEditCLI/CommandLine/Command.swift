@@ -50,7 +50,7 @@ enum CommonOptions {
   static let recursive = Flag(
     "recursive", short: "r",
     help:
-      "walk folders for .jpg, .jpeg, .png, .heic, .heif, .hif, .avif and .webp photos (GIF and others are counted as skipped)"
+      "walk folders for .jpg, .jpeg, .png, .heic, .heif, .hif, .avif, .webp, .tif and .tiff photos (GIF and others are counted as skipped)"
   )
   static let null = Flag(
     "null", short: "0", help: "file names read from standard input ('-') are NUL-separated")

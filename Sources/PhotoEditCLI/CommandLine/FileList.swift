@@ -3,7 +3,7 @@ import Recipe
 /// Turns a command's operands into the list of photos to work on.
 ///
 /// `-` reads names from standard input (one per line, or NUL-separated with `-0`). With `-r`, a
-/// folder stands for every photo of a format photoedit reads (.jpg, .jpeg, .png, .heic, .heif, .hif, .avif, .webp) below it (`PhotoFolder`). Without `-r`, a folder
+/// folder stands for every photo of a format photoedit reads (.jpg, .jpeg, .png, .heic, .heif, .hif, .avif, .webp, .tif, .tiff) below it (`PhotoFolder`). Without `-r`, a folder
 /// is an error for that entry, reported like any other failed file. A walk also lists the photos
 /// in formats photoedit does not read, marked `unsupported`, for the run to count as skipped.
 enum FileList {

@@ -9,10 +9,10 @@ enum RenderCommand {
     discussion: """
       Without -o, an edited photo's render is made again in place (after a change of --quality,
       say). With -o or --output-dir the result is an export with no sidecar; its format follows the
-      extension (.jpg, .jpeg, .png, .heic, .avif, .webp), and an existing file is replaced only
-      with --force. 'render -r DIR --output-dir PUBLIC' publishes a folder edited in place: each
-      photo's current render at the same path below PUBLIC, and nothing else (no sidecar, no
-      original); a photo with no edit is exported as it is, with a warning.
+      extension (.jpg, .jpeg, .png, .heic, .avif, .webp, .tif, .tiff), and an existing file is
+      replaced only with --force. 'render -r DIR --output-dir PUBLIC' publishes a folder edited in
+      place: each photo's current render at the same path below PUBLIC, and nothing else (no
+      sidecar, no original); a photo with no edit is exported as it is, with a warning.
       --max-size N makes the fast display-size image: the JPEG is decoded with DCT-domain scaling to
       the smallest size still at least N, then resampled to exactly N on the longest side.
       """,
