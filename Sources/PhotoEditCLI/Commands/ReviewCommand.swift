@@ -33,7 +33,8 @@ enum ReviewCommand {
       excluded, dragging on a preview adds a box, and the corrections are exported as a JSON file
       for 'photoedit apply --corrections FILE DIR', or as the equivalent 'photoedit edit' lines.
       More than 50 photos open as a grid. Keys ('?' on the page lists them) move between photos and
-      faces, switch a face, approve or flag a photo, undo, and open a 4x loupe; the work is kept in
+      faces, switch a face, approve or flag a photo, undo, and open a loupe (4x, or each face's
+      region at up to full size, from a detail written beside the previews); the work is kept in
       the browser's local storage until exported, and the export carries the approvals. The page
       must be outside the reviewed folders.
       """,
@@ -191,9 +192,38 @@ enum ReviewCommand {
         let image = view.kind == .render ? preview.render : preview.entering[item.step ?? 1]
         if let image { try output.write(image.jpeg, as: view.file) }
       }
+      try writeDetails(of: &item, from: preview, store: store, output: output)
       return item
     } catch {
       return ReviewItem(index: index, photo: photo, error: error)
+    }
+  }
+
+  /// The loupe's details of a photo (`ReviewItem.detailRegions`): cut from one more decode of
+  /// the original the previews were made from, each written beside the previews
+  /// (`00001-render-face3.jpg`, `00001-original-face3.jpg`, `00001-render-seen0.jpg`). A photo
+  /// whose details cannot be made (its original no longer decodes at that size) keeps its
+  /// previews, and the loupe shows those.
+  static func writeDetails(
+    of item: inout ReviewItem, from preview: PhotoPreview, store: EditStore, output: ReviewOutput
+  ) throws(ReviewOutput.Failure) {
+    let wanted = item.detailRegions()
+    guard let source = preview.source, !wanted.isEmpty,
+      let cut = try? store.details(
+        of: source, regions: wanted.map(\.region), longestSide: ReviewItem.detailSize)
+    else { return }
+    for (w, detail) in zip(wanted, cut) {
+      guard let detail else { continue }
+      let stem = item.views[w.view].file.replacingOccurrences(of: ".jpg", with: "")
+      let file: String
+      switch w.key {
+      case .face(let k): file = "\(stem)-face\(k).jpg"
+      case .seen(let k): file = "\(stem)-seen\(k).jpg"
+      }
+      try output.write(detail.image.jpeg, as: file)
+      item.views[w.view].details[w.key] = ReviewItem.Detail(
+        file: file, width: detail.image.width, height: detail.image.height, x: detail.x, y: detail.y,
+        w: detail.width, h: detail.height)
     }
   }
 
