@@ -236,12 +236,7 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
     steps += [key(driver, k) for k in ("a", "k", "k", "a", "j", "n", "z")]
     # The loupe on the fifth photo's face 0: its scale, and a box drawn in it around the face.
     result["loupe"] = driver.execute_script(LOUPE_JS)
-    loupe = driver.find_element(By.ID, "loupe")
-    ActionChains(driver).move_to_element_with_offset(loupe, -30, -36).click_and_hold() \
-        .move_by_offset(30, 36).move_by_offset(30, 36).release().perform()
-    result["loupeDrawn"] = driver.execute_script(
-        "const items = document.querySelectorAll('section.current li[data-face]');"
-        " return items[items.length - 1].dataset.box.split(' ').map(Number)")
+    result["loupeDrawn"] = draw_in_loupe(driver)
     steps.append(key(driver, "Escape"))
     result["loupeOpenAfterEscape"] = driver.execute_script("return !document.getElementById('loupe').hidden")
     result["steps"] = steps
@@ -277,6 +272,16 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
         "return localStorage.getItem(photoeditReview.storageKey)")
 
 
+def draw_in_loupe(driver: webdriver.Chrome) -> list:
+    """Drags 60x72 loupe pixels centred on the loupe's middle; the box the current photo got."""
+    loupe = driver.find_element(By.ID, "loupe")
+    ActionChains(driver).move_to_element_with_offset(loupe, -30, -36).click_and_hold() \
+        .move_by_offset(30, 36).move_by_offset(30, 36).release().perform()
+    return driver.execute_script(
+        "const items = document.querySelectorAll('section.current li[data-face]');"
+        " return items[items.length - 1].dataset.box.split(' ').map(Number)")
+
+
 def loupe_on(driver: webdriver.Chrome, args, result: dict) -> None:
     photo, k = args.loupe.rsplit(":", 1)
     result["detailImagesBefore"] = driver.execute_script(
@@ -294,13 +299,7 @@ def loupe_on(driver: webdriver.Chrome, args, result: dict) -> None:
     result["loupe"] = driver.execute_script(LOUPE_DETAIL_JS)
     if args.screenshot:
         driver.save_screenshot(str(args.screenshot))
-    # A drag of 60x72 loupe pixels centred on the face draws a box there.
-    loupe = driver.find_element(By.ID, "loupe")
-    ActionChains(driver).move_to_element_with_offset(loupe, -30, -36).click_and_hold() \
-        .move_by_offset(30, 36).move_by_offset(30, 36).release().perform()
-    result["loupeDrawn"] = driver.execute_script(
-        "const items = document.querySelectorAll('section.current li[data-face]');"
-        " return items[items.length - 1].dataset.box.split(' ').map(Number)")
+    result["loupeDrawn"] = draw_in_loupe(driver)
     # The pointer over the render's preview: near its top left corner (no face there), then on
     # the face.
     img = sec.find_element(By.CSS_SELECTOR, 'figure[data-kind="render"] .stage img')
@@ -341,14 +340,8 @@ def main() -> int:
             print(json.dumps(result))
             return 0
         result["before"] = driver.execute_script(STATE_JS)
-        if args.loupe:
-            loupe_on(driver, args, result)
-            result["console"] = [e["message"] for e in driver.get_log("browser")
-                                 if e.get("level") in ("SEVERE", "ERROR")]
-            print(json.dumps(result))
-            return 0
-        if args.event:
-            event(driver, args, result)
+        if args.loupe or args.event:
+            (loupe_on if args.loupe else event)(driver, args, result)
             result["console"] = [e["message"] for e in driver.get_log("browser")
                                  if e.get("level") in ("SEVERE", "ERROR")]
             print(json.dumps(result))

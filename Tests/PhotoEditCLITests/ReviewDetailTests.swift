@@ -170,24 +170,15 @@ import Testing
     }
     let pages = root.path("pages")
     let attack = ReviewPrivacyTests.Attack()
-    let attacker = Thread {
-      while !attack.done.load(ordering: .relaxed) && attack.staging.withLock({ $0 == nil }) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: pages)) ?? []
-        guard let staging = names.first(where: { $0.hasPrefix(".review_files.photoedit-tmp-") }) else {
-          usleep(500)
-          continue
+    let victims = root.path("victims")
+    ReviewPrivacyTests.attacker(pages, attack) { folder in
+      for i in 1...count {
+        for view in ["render", "original"] {
+          symlink(victims + "/v\(i)", folder + "/" + ReviewPrivacyTests.stem(i) + "-\(view)-face0.jpg")
         }
-        for i in 1...count {
-          let number = String(i)
-          let stem = String(repeating: "0", count: 5 - number.count) + number
-          for view in ["render", "original"] {
-            symlink(root.path("victims/v\(i)"), pages + "/" + staging + "/\(stem)-\(view)-face0.jpg")
-          }
-        }
-        attack.staging.withLock { $0 = staging }
       }
-    }
-    attacker.start()
+      return true
+    }.start()
     let run = try launch(
       ["review", root.path("photos"), "-o", pages + "/review.html", "--max-size", "256", "-j", "1", "-q"],
       deadline: 300)
