@@ -134,10 +134,12 @@ import Testing
   }
 
   /// Previews of at most the photo's own size add nothing to see: no detail is written (the
-  /// default 1024-pixel previews of these photos of at most 1080 pixels).
-  @Test func noDetailWhereThePreviewShowsAsMuch() throws {
+  /// default 1024-pixel previews of these photos of at most 1080 pixels); nor with
+  /// `--no-details`, where the previews would gain from them.
+  @Test(arguments: [[], ["--max-size", "256", "--no-details"]])
+  func noDetailWhereThePreviewShowsAsMuchOrNoneIsAsked(options: [String]) throws {
     let f = try ReviewFixture()
-    try #require(f.review().status == 0)
+    try #require(f.review(options).status == 0)
     #expect(Self.details(f.html).isEmpty)
     #expect(!f.html.contains("data-detail="))
     #expect(try FileManager.default.contentsOfDirectory(atPath: f.previews).count == 1 + 5)

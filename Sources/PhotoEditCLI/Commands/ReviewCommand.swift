@@ -9,6 +9,10 @@ enum ReviewCommand {
   static let defaultMaxSize = 1024
   static let output = Option.file("output", short: "o", valueName: "PAGE.html", help: "the page to write")
   static let noOriginals = Flag("no-originals", help: "show the renders only (no unredacted previews)")
+  static let noDetails = Flag(
+    "no-details",
+    help:
+      "write no full-size detail of each face for the loupe (faster, smaller; the loupe shows the previews)")
   static let maxSize = Option.integer(
     "max-size", 16...8192, default: defaultMaxSize, help: "longest side of the previews in pixels")
   static let recursive = Flag(
@@ -39,7 +43,7 @@ enum ReviewCommand {
       must be outside the reviewed folders.
       """,
     options: [
-      CommonOptions.help, output, noOriginals, maxSize, recursive, scores, CommonOptions.cascade,
+      CommonOptions.help, output, noOriginals, noDetails, maxSize, recursive, scores, CommonOptions.cascade,
       CommonOptions.model, CommonOptions.jobs, CommonOptions.quiet, CommonOptions.shard, force,
       CommonOptions.maxPixels, CommonOptions.maxFileSize,
     ],
@@ -83,6 +87,7 @@ enum ReviewCommand {
       let originals = !args[noOriginals]
       let items = makeItems(
         selection, output: output, settings: settings, maxSize: maxSize, originals: originals,
+        details: !args[noDetails],
         scores: args[scores], jobs: jobs, console: console, quiet: args[CommonOptions.quiet])
       let failed = items.filter { $0.views.isEmpty && $0.problem != nil }
       if !items.isEmpty && failed.count == items.count {
@@ -136,7 +141,7 @@ enum ReviewCommand {
   /// Each photo's previews, made in parallel and written to the page's folder as they come.
   static func makeItems(
     _ selection: ReviewSelection, output: ReviewOutput, settings: StoreSettings, maxSize: Int,
-    originals: Bool, scores: Bool, jobs: Int, console: Console, quiet: Bool
+    originals: Bool, details: Bool = true, scores: Bool, jobs: Int, console: Console, quiet: Bool
   ) -> [ReviewItem] {
     let photos = selection.photos
     let results = Mutex([ReviewItem?](repeating: nil, count: photos.count))
@@ -149,7 +154,9 @@ enum ReviewCommand {
         let i = next.add(1, ordering: .relaxed).oldValue
         guard i < photos.count else { break }
         let item = makeItem(
-          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals, scores: scores)
+          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals,
+          details: details,
+          scores: scores)
         progress.tick()
         if item.views.isEmpty, let problem = item.problem {
           progress.clear()
@@ -164,7 +171,7 @@ enum ReviewCommand {
 
   static func makeItem(
     _ index: Int, _ photo: ReviewSelection.Photo, store: EditStore, output: ReviewOutput, maxSize: Int,
-    originals: Bool, scores: Bool = false
+    originals: Bool, details: Bool = true, scores: Bool = false
   ) -> ReviewItem {
     if let problem = photo.problem { return ReviewItem(index: index, photo: photo, error: problem) }
     let number = String(index + 1)
@@ -192,7 +199,7 @@ enum ReviewCommand {
         let image = view.kind == .render ? preview.render : preview.entering[item.step ?? 1]
         if let image { try output.write(image.jpeg, as: view.file) }
       }
-      try writeDetails(of: &item, from: preview, store: store, output: output)
+      if details { try writeDetails(of: &item, from: preview, store: store, output: output) }
       return item
     } catch {
       return ReviewItem(index: index, photo: photo, error: error)
