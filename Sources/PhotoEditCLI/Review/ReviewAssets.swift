@@ -454,12 +454,16 @@ enum ReviewAssets {
       loupeCaption.className = 'loupe-caption';
       loupe.append(loupeImage, loupeDetail, loupeBoxes, loupeCaption);
       const detailRect = (el) => el.dataset.detailRect.split(' ').map(Number);
-      // The smallest region with a detail that holds the point (cx, cy) of a view, or null.
+      // The detail for the point (cx, cy) of a view: of the face (or region) under it, else of
+      // the smallest region around it; null when none holds it.
       function detailAt(view, cx, cy) {
-        let best = null, area = Infinity;
+        let best = null, rank = [2, Infinity];
+        const holds = (f) => cx >= f[0] && cx <= f[0] + f[2] && cy >= f[1] && cy <= f[1] + f[3];
         view.querySelectorAll('.stage [data-detail]').forEach((el) => {
-          const [x, y, w, h] = detailRect(el);
-          if (cx >= x && cx <= x + w && cy >= y && cy <= y + h && w * h < area) { best = el; area = w * h; }
+          const d = detailRect(el);
+          if (!holds(d)) return;
+          const r = [holds(boxFractions(el)) ? 0 : 1, d[2] * d[3]];
+          if (r[0] < rank[0] || (r[0] === rank[0] && r[1] < rank[1])) { best = el; rank = r; }
         });
         return best;
       }
