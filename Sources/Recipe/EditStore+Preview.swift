@@ -28,6 +28,35 @@ public struct PhotoPreview: Sendable {
   public var entering: [Int: PreviewImage] = [:]
   /// Harmless decoder warnings about the original.
   public var warnings: [String] = []
+  /// What the previews were made from, for `EditStore.details`: nil for a damaged photo.
+  public var source: PreviewSource? = nil
+}
+
+/// The original's bytes (read and verified once, by `EditStore.preview`) and the recipe's steps
+/// the previews were made from, so that details at a higher resolution come from the same ones.
+public struct PreviewSource: Sendable {
+  let original: [UInt8]
+  let steps: [Step]
+  /// The original's size in pixels, as the steps see it (oriented).
+  public let width: Int, height: Int
+}
+
+/// A region of one stage of a photo to show at more detail than its preview: the render
+/// (`step` nil) or the image entering step `step` (from 1), in fractions of that image.
+public struct DetailRegion: Sendable, Equatable {
+  public var step: Int?
+  public var x: Double, y: Double, width: Double, height: Double
+
+  public init(step: Int?, x: Double, y: Double, width: Double, height: Double) {
+    (self.step, self.x, self.y, self.width, self.height) = (step, x, y, width, height)
+  }
+}
+
+/// One region cut out of a stage (`EditStore.details`): its JPEG (as a preview's) and the
+/// rectangle it covers, in fractions of the stage (the region rounded out to whole pixels).
+public struct PreviewDetail: Sendable, Equatable {
+  public var image: PreviewImage
+  public var x: Double, y: Double, width: Double, height: Double
 }
 
 extension EditStore {
@@ -87,7 +116,9 @@ extension EditStore {
       if paths.exists(paths.originalName) { return damaged(.strayOriginal(original: paths.original)) }
       let bytes = try Self.readBytes(paths.photo)
       let made = try previews(of: bytes, steps: [], maxSize: maxSize, entering: [])
-      return PhotoPreview(status: PhotoStatus(state: .unedited), render: made.render, warnings: made.warnings)
+      return PhotoPreview(
+        status: PhotoStatus(state: .unedited), render: made.render, warnings: made.warnings,
+        source: PreviewSource(original: bytes, steps: [], width: made.size.width, height: made.size.height))
     }
     let edited: Edited
     do { edited = try loadEdited(paths, read) } catch { return damaged(error, read) }
@@ -96,7 +127,10 @@ extension EditStore {
     let made = try previews(
       of: edited.originalBytes, steps: steps, maxSize: maxSize,
       entering: entering(steps).filter { steps.indices.contains($0 - 1) })
-    return PhotoPreview(status: status, render: made.render, entering: made.entering, warnings: made.warnings)
+    return PhotoPreview(
+      status: status, render: made.render, entering: made.entering, warnings: made.warnings,
+      source: PreviewSource(
+        original: edited.originalBytes, steps: steps, width: made.size.width, height: made.size.height))
   }
 
   /// The photo's own file, decoded and scaled as it is (no recipe).
@@ -105,7 +139,9 @@ extension EditStore {
   }
 
   private func previews(of original: [UInt8], steps: [Step], maxSize: Int, entering: Set<Int>)
-    throws(StoreError) -> (render: PreviewImage, entering: [Int: PreviewImage], warnings: [String])
+    throws(StoreError) -> (
+      render: PreviewImage, entering: [Int: PreviewImage], warnings: [String], size: ImageSize
+    )
   {
     var (image, details) = try decodeOriginal(original, maxSize: maxSize)
     // How many full-size pixels one decoded pixel stands for (the DCT scale of the decode).
@@ -142,7 +178,65 @@ extension EditStore {
     }
     let (render, _) = try encodePreview(
       image, decodeScale: decodeScale, steps: steps, maxSize: maxSize, after: last)
-    return (render, stages, details.warnings)
+    return (render, stages, details.warnings, ImageSize(details.fullWidth, details.fullHeight))
+  }
+
+  /// Regions of the photo's stages cut out at up to full resolution, each scaled down to
+  /// `longestSide` pixels on its longest side when it has more: one decode of the original (at
+  /// the smallest DCT scale that gives every region its `longestSide` pixels, or as many as the
+  /// original has), the steps on it, and each region cut from its stage's pixels (a render's
+  /// hidden faces stay hidden in its regions). The regions come back in the order asked; a
+  /// region of a step the recipe does not have, or empty, comes back nil.
+  ///
+  /// - Complexity: a decode of the original and its steps at up to full size.
+  public func details(of source: PreviewSource, regions: [DetailRegion], longestSide: Int) throws(StoreError)
+    -> [PreviewDetail?]
+  {
+    precondition(longestSide > 0, "a detail has at least one pixel")
+    let valid = regions.map { r in
+      r.width > 0 && r.height > 0 && r.x >= 0 && r.y >= 0 && r.x + r.width <= 1.000001
+        && r.y + r.height <= 1.000001
+        && (r.step.map { source.steps.indices.contains($0 - 1) } ?? true)
+    }
+    guard valid.contains(true) else { return regions.map { _ in nil } }
+    // The decode each region needs: its longest side at full size, brought to `longestSide`.
+    // Steps keep the original's pixel density (crops and turns), so a stage's region measures
+    // about the same in the original's pixels, either way round; the smaller reading is taken.
+    let (w, h) = (Double(source.width), Double(source.height))
+    var scale = 0.0
+    for (r, ok) in zip(regions, valid) where ok {
+      let side = min(max(r.width * w, r.height * h), max(r.width * h, r.height * w))
+      scale = max(scale, min(1, Double(longestSide) / max(side, 1)))
+    }
+    let target = Int((max(w, h) * scale).rounded(.up))
+    var (image, decoded) = try decodeOriginal(source.original, maxSize: scale >= 1 ? nil : target)
+    // Full-size pixels per decoded pixel (the steps keep it).
+    let decodeScale = Double(decoded.fullWidth) / Double(image.width)
+    var out = [PreviewDetail?](repeating: nil, count: regions.count)
+    func cut(_ stage: Int?, steps: ArraySlice<Step>) throws(StoreError) {
+      for (i, r) in regions.enumerated() where valid[i] && r.step == stage {
+        let (iw, ih) = (Double(image.width), Double(image.height))
+        let x0 = min(image.width - 1, max(0, Int((r.x * iw).rounded(.down))))
+        let y0 = min(image.height - 1, max(0, Int((r.y * ih).rounded(.down))))
+        let x1 = max(x0 + 1, min(image.width, Int(((r.x + r.width) * iw).rounded(.up))))
+        let y1 = max(y0 + 1, min(image.height, Int(((r.y + r.height) * ih).rounded(.up))))
+        var piece = image.cropped(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+        let full = Double(piece.width) * decodeScale
+        if max(piece.width, piece.height) > longestSide { piece = piece.resampled(longestSide: longestSide) }
+        let options = EncodeOptions(quality: PreviewImage.quality, subsampling: .s420)
+        let bytes = try encode(piece, as: .jpeg, options: options, steps: Array(steps))
+        out[i] = PreviewDetail(
+          image: PreviewImage(
+            jpeg: bytes, width: piece.width, height: piece.height, scale: full / Double(piece.width)),
+          x: Double(x0) / iw, y: Double(y0) / ih, width: Double(x1 - x0) / iw, height: Double(y1 - y0) / ih)
+      }
+    }
+    for (i, step) in source.steps.enumerated() {
+      try cut(i + 1, steps: source.steps.prefix(i))
+      do { try step.render(on: &image) } catch { throw .step(index: i, error) }
+    }
+    try cut(nil, steps: source.steps[...])
+    return out
   }
 
   /// One stage resampled to `maxSize` and encoded as a preview JPEG (transparency laid over the

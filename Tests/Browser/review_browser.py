@@ -8,11 +8,17 @@ Tests/PhotoEditCLITests/ReviewBrowserTests.swift, which checks what this prints.
         [--click PHOTO:K] [--draw PHOTO:X0,Y0,X1,Y1] [--export] [--screenshot-at PHOTO]
     review_browser.py PAGE --open-only     # how long the page takes to open (make bench)
     review_browser.py PAGE --event --downloads DIR --screenshot PNG --size 1400,900
+    review_browser.py PAGE --loupe PHOTO:K --screenshot PNG
 
 --event drives a review of many photos as a person checking an event would: the grid measured,
 keys to move between photos and faces, toggle a face, approve, flag and undo; a click that moves
 3 px on a thumbnail's face, a drag that draws a box; whether leaving would ask; a reload and
 what it kept; the export; "Undo all" declined, then accepted.
+
+--loupe opens the loupe (`z`) on face K of PHOTO (selected, then `n` K+1 times) and reports
+what it shows (the face's detail, its size, the zoom) and whether any detail was loaded before;
+then draws a box in it around the face, moves the pointer over the preview away from every face,
+then onto the face, and reports the loupe each time.
 
 --click clicks face K's box on PHOTO's render; --draw drags on PHOTO's original preview from
 (X0, Y0) to (X1, Y1), fractions of the preview; --export clicks "Export corrections" and waits
@@ -122,6 +128,40 @@ return {open: !loupe.hidden, zoom: big.width / shown.width, shownWidth: shown.wi
 """
 
 
+# What the loupe shows on the current face: its detail image (the face's region cut from the
+# full-size image) and the preview under it, where the face is, and the zoom.
+LOUPE_DETAIL_JS = """
+const loupe = document.getElementById('loupe'), detail = loupe.querySelector('img.loupe-detail');
+const sec = document.querySelector('section.current'), li = sec.querySelector('li.current');
+const view = Array.from(sec.querySelectorAll('figure.view'))
+  .find((v) => v.querySelector('.stage img').getClientRects().length > 0);
+const preview = view.querySelector('.stage img');
+const box = view.querySelector('.stage .box[data-box="' + li.dataset.face + '"]');
+const l = loupe.getBoundingClientRect(), d = detail.getBoundingClientRect();
+const inner = [l.left + loupe.clientLeft, l.top + loupe.clientTop];
+const face = loupe.querySelector('.box[data-box="' + li.dataset.face + '"]').getBoundingClientRect();
+return {open: !loupe.hidden, shown: !detail.hidden, src: detail.getAttribute('src') || '',
+        naturalSize: [detail.naturalWidth, detail.naturalHeight], zoom: Number(loupe.dataset.zoom),
+        previewNaturalWidth: preview.naturalWidth, shownWidth: preview.getBoundingClientRect().width,
+        rect: (box.dataset.detailRect || '').split(' ').map(Number),
+        detailSize: (box.dataset.detailSize || '').split(' ').map(Number),
+        detailInLoupe: [d.left - inner[0], d.top - inner[1], d.width, d.height],
+        loupeSize: [loupe.clientWidth, loupe.clientHeight],
+        face: li.dataset.box.split(' ').map(Number),
+        faceFromMiddle: [face.left + face.width / 2 - (inner[0] + loupe.clientWidth / 2),
+                         face.top + face.height / 2 - (inner[1] + loupe.clientHeight / 2)],
+        caption: loupe.querySelector('.loupe-caption').textContent,
+        previewSrc: loupe.querySelector('img').getAttribute('src'),
+        detailImages: Array.from(document.images).filter((i) => (i.getAttribute('src') || '').includes('-face')).length};
+"""
+
+# Whether the loupe shows a detail, which, and its zoom.
+LOUPE_STATE_JS = """
+const loupe = document.getElementById('loupe'), detail = loupe.querySelector('img.loupe-detail');
+return {shown: !detail.hidden, src: detail.getAttribute('src') || '', zoom: Number(loupe.dataset.zoom)};
+"""
+
+
 ASKS_JS = """
 const e = new Event('beforeunload', {cancelable: true});
 window.dispatchEvent(e);
@@ -196,12 +236,7 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
     steps += [key(driver, k) for k in ("a", "k", "k", "a", "j", "n", "z")]
     # The loupe on the fifth photo's face 0: its scale, and a box drawn in it around the face.
     result["loupe"] = driver.execute_script(LOUPE_JS)
-    loupe = driver.find_element(By.ID, "loupe")
-    ActionChains(driver).move_to_element_with_offset(loupe, -30, -36).click_and_hold() \
-        .move_by_offset(30, 36).move_by_offset(30, 36).release().perform()
-    result["loupeDrawn"] = driver.execute_script(
-        "const items = document.querySelectorAll('section.current li[data-face]');"
-        " return items[items.length - 1].dataset.box.split(' ').map(Number)")
+    result["loupeDrawn"] = draw_in_loupe(driver)
     steps.append(key(driver, "Escape"))
     result["loupeOpenAfterEscape"] = driver.execute_script("return !document.getElementById('loupe').hidden")
     result["steps"] = steps
@@ -237,6 +272,47 @@ def event(driver: webdriver.Chrome, args, result: dict) -> None:
         "return localStorage.getItem(photoeditReview.storageKey)")
 
 
+def draw_in_loupe(driver: webdriver.Chrome) -> list:
+    """Drags 60x72 loupe pixels centred on the loupe's middle; the box the current photo got."""
+    loupe = driver.find_element(By.ID, "loupe")
+    ActionChains(driver).move_to_element_with_offset(loupe, -30, -36).click_and_hold() \
+        .move_by_offset(30, 36).move_by_offset(30, 36).release().perform()
+    return driver.execute_script(
+        "const items = document.querySelectorAll('section.current li[data-face]');"
+        " return items[items.length - 1].dataset.box.split(' ').map(Number)")
+
+
+def loupe_on(driver: webdriver.Chrome, args, result: dict) -> None:
+    photo, k = args.loupe.rsplit(":", 1)
+    result["detailImagesBefore"] = driver.execute_script(
+        "return Array.from(document.images).filter((i) => (i.getAttribute('src') || '').includes('-face')).length")
+    sec = section(driver, photo)
+    driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", sec)
+    wait_for_images(driver)
+    ActionChains(driver).move_to_element(sec.find_element(By.CSS_SELECTOR, "h2")).click().perform()
+    for _ in range(int(k) + 1):
+        key(driver, "n")
+    key(driver, "z")
+    WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+        "const i = document.querySelector('#loupe img.loupe-detail');"
+        " return !i.hidden && i.complete && i.naturalWidth > 0"))
+    result["loupe"] = driver.execute_script(LOUPE_DETAIL_JS)
+    if args.screenshot:
+        driver.save_screenshot(str(args.screenshot))
+    result["loupeDrawn"] = draw_in_loupe(driver)
+    # The pointer over the render's preview: near its top left corner (no face there), then on
+    # the face.
+    img = sec.find_element(By.CSS_SELECTOR, 'figure[data-kind="render"] .stage img')
+    w, h = driver.execute_script(
+        "const r = arguments[0].getBoundingClientRect(); return [r.width, r.height];", img)
+    ActionChains(driver).move_to_element_with_offset(img, round(-0.48 * w), round(-0.48 * h)).perform()
+    result["pointerAway"] = driver.execute_script(LOUPE_STATE_JS)
+    face = result["loupe"]["face"]
+    fx, fy = face[0] + face[2] / 2, face[1] + face[3] / 2
+    ActionChains(driver).move_to_element_with_offset(img, round((fx - 0.5) * w), round((fy - 0.5) * h)).perform()
+    result["pointerOnFace"] = driver.execute_script(LOUPE_STATE_JS)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("page", type=Path)
@@ -248,6 +324,7 @@ def main() -> int:
     parser.add_argument("--screenshot-at", help="scroll this photo to the top for the screenshot")
     parser.add_argument("--open-only", action="store_true")
     parser.add_argument("--event", action="store_true")
+    parser.add_argument("--loupe", help="PHOTO:K: the loupe on face K of PHOTO")
     parser.add_argument("--size", default="1280,900")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split(","))
@@ -263,8 +340,8 @@ def main() -> int:
             print(json.dumps(result))
             return 0
         result["before"] = driver.execute_script(STATE_JS)
-        if args.event:
-            event(driver, args, result)
+        if args.loupe or args.event:
+            (loupe_on if args.loupe else event)(driver, args, result)
             result["console"] = [e["message"] for e in driver.get_log("browser")
                                  if e.get("level") in ("SEVERE", "ERROR")]
             print(json.dumps(result))

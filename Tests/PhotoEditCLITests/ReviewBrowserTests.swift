@@ -16,6 +16,8 @@ import Testing
   /// Where the run's screenshot goes (the README's docs/review.png is a copy of one).
   static let screenshot = repository.appendingPathComponent(".build/test-output/review.png")
   /// The event run's screenshot of the grid (docs/review-grid.png is a copy of one).
+  /// The loupe run's screenshot: the loupe on a face's detail.
+  static let loupeScreenshot = repository.appendingPathComponent(".build/test-output/review-loupe.png")
   static let gridScreenshot = repository.appendingPathComponent(".build/test-output/review-grid.png")
 
   struct Run: Decodable {
@@ -361,6 +363,90 @@ import Testing
     #expect(meanDifference(render0, original0, inside: faces0[1]) > 8)
     let shot = try Data(contentsOf: Self.gridScreenshot)
     #expect(shot.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+  }
+
+  /// What the loupe run (`review_browser.py --loupe`) saw.
+  struct LoupeRun: Decodable {
+    struct Loupe: Decodable {
+      var open: Bool
+      var shown: Bool
+      var src: String
+      var naturalSize: [Int]
+      var zoom: Double
+      var previewNaturalWidth: Int
+      var shownWidth: Double
+      var rect: [Double]
+      var detailSize: [Int]
+      var detailInLoupe: [Double]
+      var loupeSize: [Double]
+      var face: [Double]
+      var faceFromMiddle: [Double]
+      var caption: String
+      var previewSrc: String
+      var detailImages: Int
+    }
+    struct State: Decodable {
+      var shown: Bool
+      var src: String
+      var zoom: Double
+    }
+    var detailImagesBefore: Int
+    var loupe: Loupe
+    var loupeDrawn: [Double]
+    var pointerAway: State
+    var pointerOnFace: State
+    var console: [String]
+  }
+
+  /// The loupe on a face of a photo whose previews (256 px here) show less than the photo has:
+  /// it loads that face's detail (its region cut from the full-size render, and nothing before
+  /// it was asked for), with more pixels across the region than the preview, zooms until the
+  /// region fills it, centred on the face; a drag in it still draws a box exactly where it is on
+  /// the photo; away from every face it shows the preview at 4x, and on the face the detail again.
+  @Test func theLoupeShowsAFaceFromItsFullSizeDetail() throws {
+    let f = try ReviewFixture()
+    let r = f.review(["--max-size", "256"])
+    try #require(r.status == 0, "\(r.err)")
+    try FileManager.default.createDirectory(
+      at: Self.loupeScreenshot.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let run = try run(
+      [
+        f.page, "--loupe", "ultralytics-bus.jpg:1", "--screenshot", Self.loupeScreenshot.path, "--size",
+        "1280,860",
+      ],
+      as: LoupeRun.self)
+    #expect(run.console.isEmpty, "the browser reported: \(run.console)")
+    #expect(run.detailImagesBefore == 0, "details load only in the loupe")
+    let l = run.loupe
+    #expect(l.open && l.shown, "\(l)")
+    #expect(l.src.hasPrefix("review_files/") && l.src.hasSuffix("-render-face1.jpg"), "\(l.src)")
+    #expect(l.previewSrc.hasSuffix("-render.jpg"), "\(l.previewSrc)")
+    #expect(l.detailImages == 1, "only the loupe's detail is loaded")
+    // The detail file is what the page says it is, and has more pixels across the face's
+    // region than the preview (at least 1.5 times: here the photo's 810 against 192).
+    #expect(l.naturalSize == l.detailSize, "\(l)")
+    let file = try decodeFile(f.folder.path(l.src))
+    #expect([file.width, file.height] == l.naturalSize)
+    #expect(Double(l.naturalSize[0]) >= 1.5 * l.rect[2] * Double(l.previewNaturalWidth), "\(l)")
+    // The region fills the loupe (one side exactly), laid where the preview has it: the face in
+    // the middle.
+    let fill = max(l.detailInLoupe[2] / l.loupeSize[0], l.detailInLoupe[3] / l.loupeSize[1])
+    #expect(abs(fill - 1) < 0.01, "\(l)")
+    #expect(l.zoom > 4, "\(l)")
+    #expect(abs(l.detailInLoupe[2] - l.rect[2] * l.shownWidth * l.zoom) < 1, "\(l)")
+    #expect(abs(l.faceFromMiddle[0]) < 2 && abs(l.faceFromMiddle[1]) < 2, "\(l)")
+    #expect(l.caption.contains("detail of \(l.naturalSize[0])x\(l.naturalSize[1]) px"), "\(l.caption)")
+    // A drag of 60x72 loupe pixels centred on the face: a box centred on it, 60 / (zoom x the
+    // preview's width on the page) of the photo wide.
+    let (face, drawn) = (l.face, run.loupeDrawn)
+    let width = 60 / (l.zoom * l.shownWidth)
+    #expect(abs(drawn[0] + drawn[2] / 2 - (face[0] + face[2] / 2)) < 0.005, "drawn \(drawn), face \(face)")
+    #expect(abs(drawn[1] + drawn[3] / 2 - (face[1] + face[3] / 2)) < 0.005, "drawn \(drawn), face \(face)")
+    #expect(abs(drawn[2] - width) < 0.15 * width, "drawn \(drawn), expected width \(width)")
+    // The pointer: away from the faces, the preview at 4x; on the face, its detail.
+    #expect(!run.pointerAway.shown && abs(run.pointerAway.zoom - 4) < 1e-9, "\(run.pointerAway)")
+    #expect(run.pointerOnFace.shown && run.pointerOnFace.src == l.src, "\(run.pointerOnFace)")
+    #expect(try Data(contentsOf: Self.loupeScreenshot).starts(with: [0x89, 0x50, 0x4E, 0x47]))
   }
 
   /// A photo's faceblur step (the first) from its sidecar.

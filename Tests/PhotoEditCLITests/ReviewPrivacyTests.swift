@@ -14,6 +14,29 @@ import Testing
     let done = Atomic<Bool>(false)
   }
 
+  /// A thread that waits for review's staging folder to appear in `pages`, then calls `strike`
+  /// with its path until it returns true, and records the folder's name in `attack`.
+  static func attacker(_ pages: String, _ attack: Attack, strike: @escaping @Sendable (String) -> Bool)
+    -> Thread
+  {
+    Thread {
+      while !attack.done.load(ordering: .relaxed) && attack.staging.withLock({ $0 == nil }) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: pages)) ?? []
+        guard let staging = names.first(where: { $0.hasPrefix(".review_files.photoedit-tmp-") }) else {
+          usleep(500)
+          continue
+        }
+        if strike(pages + "/" + staging) { attack.staging.withLock { $0 = staging } }
+      }
+    }
+  }
+
+  /// The previews' numbering of the photo `i` (from 1): `00042`.
+  static func stem(_ i: Int) -> String {
+    let number = String(i)
+    return String(repeating: "0", count: max(0, 5 - number.count)) + number
+  }
+
   /// Every entry of `folder` (itself included) and its permission bits.
   static func modes(_ folder: String) throws -> [String: Int] {
     var out: [String: Int] = [:]
@@ -66,39 +89,31 @@ import Testing
     }
     let pages = root.path("pages")
     let attack = Attack()
-    let attacker = Thread {
-      while !attack.done.load(ordering: .relaxed) && attack.staging.withLock({ $0 == nil }) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: pages)) ?? []
-        guard let staging = names.first(where: { $0.hasPrefix(".review_files.photoedit-tmp-") }) else {
-          usleep(500)
-          continue
-        }
-        let folder = pages + "/" + staging
-        if kind == "swap" {
-          guard rename(folder, folder + ".moved") == 0, mkdir(folder, 0o755) == 0 else { continue }
-        }
-        for i in 1...count {
-          let number = String(i)
-          for view in ["render", "original"] {
-            let name = String(repeating: "0", count: 5 - number.count) + number + "-\(view).jpg"
-            symlink(root.path("victims/v\(i)"), folder + "/" + name)
-          }
-        }
-        attack.staging.withLock { $0 = staging }
+    let victims = root.path("victims")
+    Self.attacker(pages, attack) { folder in
+      if kind == "swap" {
+        guard rename(folder, folder + ".moved") == 0, mkdir(folder, 0o755) == 0 else { return false }
       }
-    }
-    attacker.start()
+      for i in 1...count {
+        for view in ["render", "original"] {
+          symlink(victims + "/v\(i)", folder + "/" + Self.stem(i) + "-\(view).jpg")
+        }
+      }
+      return true
+    }.start()
     let run = try launch(
       ["review", root.path("photos"), "-o", pages + "/review.html", "-j", "1", "-q"], deadline: 300)
     attack.done.store(true, ordering: .relaxed)
     let staging = try #require(attack.staging.withLock { $0 }, "the attack came too late: \(run.err)")
     for i in 1...count {
-      #expect(FileManager.default.contents(atPath: root.path("victims/v\(i)")) == Data("victim \(i)".utf8), "v\(i)")
+      #expect(
+        FileManager.default.contents(atPath: root.path("victims/v\(i)")) == Data("victim \(i)".utf8), "v\(i)")
     }
     // A swap between the staging folder's mkdir and its opening (by name: the one moment a
     // folder of this user's can be taken for it) meets the links as `plant` does.
     if kind == "swap" && run.status == 73 {
-      #expect(run.err.contains("the previews folder was moved or replaced while it was written"), "\(run.err)")
+      #expect(
+        run.err.contains("the previews folder was moved or replaced while it was written"), "\(run.err)")
       #expect(!FileManager.default.fileExists(atPath: pages + "/review.html"))
       // The folder written into, wherever it was moved, is left empty of previews.
       #expect(try FileManager.default.contentsOfDirectory(atPath: pages + "/" + staging + ".moved") == [])

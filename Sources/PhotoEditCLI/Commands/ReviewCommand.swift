@@ -9,6 +9,10 @@ enum ReviewCommand {
   static let defaultMaxSize = 1024
   static let output = Option.file("output", short: "o", valueName: "PAGE.html", help: "the page to write")
   static let noOriginals = Flag("no-originals", help: "show the renders only (no unredacted previews)")
+  static let noDetails = Flag(
+    "no-details",
+    help:
+      "write no full-size detail of each face for the loupe (faster, smaller; the loupe shows the previews)")
   static let maxSize = Option.integer(
     "max-size", 16...8192, default: defaultMaxSize, help: "longest side of the previews in pixels")
   static let recursive = Flag(
@@ -33,12 +37,13 @@ enum ReviewCommand {
       excluded, dragging on a preview adds a box, and the corrections are exported as a JSON file
       for 'photoedit apply --corrections FILE DIR', or as the equivalent 'photoedit edit' lines.
       More than 50 photos open as a grid. Keys ('?' on the page lists them) move between photos and
-      faces, switch a face, approve or flag a photo, undo, and open a 4x loupe; the work is kept in
+      faces, switch a face, approve or flag a photo, undo, and open a loupe (4x, or each face's
+      region at up to full size, from a detail written beside the previews); the work is kept in
       the browser's local storage until exported, and the export carries the approvals. The page
       must be outside the reviewed folders.
       """,
     options: [
-      CommonOptions.help, output, noOriginals, maxSize, recursive, scores, CommonOptions.cascade,
+      CommonOptions.help, output, noOriginals, noDetails, maxSize, recursive, scores, CommonOptions.cascade,
       CommonOptions.model, CommonOptions.jobs, CommonOptions.quiet, CommonOptions.shard, force,
       CommonOptions.maxPixels, CommonOptions.maxFileSize,
     ],
@@ -82,6 +87,7 @@ enum ReviewCommand {
       let originals = !args[noOriginals]
       let items = makeItems(
         selection, output: output, settings: settings, maxSize: maxSize, originals: originals,
+        details: !args[noDetails],
         scores: args[scores], jobs: jobs, console: console, quiet: args[CommonOptions.quiet])
       let failed = items.filter { $0.views.isEmpty && $0.problem != nil }
       if !items.isEmpty && failed.count == items.count {
@@ -135,7 +141,7 @@ enum ReviewCommand {
   /// Each photo's previews, made in parallel and written to the page's folder as they come.
   static func makeItems(
     _ selection: ReviewSelection, output: ReviewOutput, settings: StoreSettings, maxSize: Int,
-    originals: Bool, scores: Bool, jobs: Int, console: Console, quiet: Bool
+    originals: Bool, details: Bool = true, scores: Bool, jobs: Int, console: Console, quiet: Bool
   ) -> [ReviewItem] {
     let photos = selection.photos
     let results = Mutex([ReviewItem?](repeating: nil, count: photos.count))
@@ -148,7 +154,9 @@ enum ReviewCommand {
         let i = next.add(1, ordering: .relaxed).oldValue
         guard i < photos.count else { break }
         let item = makeItem(
-          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals, scores: scores)
+          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals,
+          details: details,
+          scores: scores)
         progress.tick()
         if item.views.isEmpty, let problem = item.problem {
           progress.clear()
@@ -163,7 +171,7 @@ enum ReviewCommand {
 
   static func makeItem(
     _ index: Int, _ photo: ReviewSelection.Photo, store: EditStore, output: ReviewOutput, maxSize: Int,
-    originals: Bool, scores: Bool = false
+    originals: Bool, details: Bool = true, scores: Bool = false
   ) -> ReviewItem {
     if let problem = photo.problem { return ReviewItem(index: index, photo: photo, error: problem) }
     let number = String(index + 1)
@@ -191,9 +199,38 @@ enum ReviewCommand {
         let image = view.kind == .render ? preview.render : preview.entering[item.step ?? 1]
         if let image { try output.write(image.jpeg, as: view.file) }
       }
+      if details { try writeDetails(of: &item, from: preview, store: store, output: output) }
       return item
     } catch {
       return ReviewItem(index: index, photo: photo, error: error)
+    }
+  }
+
+  /// The loupe's details of a photo (`ReviewItem.detailRegions`): cut from one more decode of
+  /// the original the previews were made from, each written beside the previews
+  /// (`00001-render-face3.jpg`, `00001-original-face3.jpg`, `00001-render-seen0.jpg`). A photo
+  /// whose details cannot be made (its original no longer decodes at that size) keeps its
+  /// previews, and the loupe shows those.
+  static func writeDetails(
+    of item: inout ReviewItem, from preview: PhotoPreview, store: EditStore, output: ReviewOutput
+  ) throws(ReviewOutput.Failure) {
+    let wanted = item.detailRegions()
+    guard let source = preview.source, !wanted.isEmpty,
+      let cut = try? store.details(
+        of: source, regions: wanted.map(\.region), longestSide: ReviewItem.detailSize)
+    else { return }
+    for (w, detail) in zip(wanted, cut) {
+      guard let detail else { continue }
+      let stem = item.views[w.view].file.replacingOccurrences(of: ".jpg", with: "")
+      let file: String
+      switch w.key {
+      case .face(let k): file = "\(stem)-face\(k).jpg"
+      case .seen(let k): file = "\(stem)-seen\(k).jpg"
+      }
+      try output.write(detail.image.jpeg, as: file)
+      item.views[w.view].details[w.key] = ReviewItem.Detail(
+        file: file, width: detail.image.width, height: detail.image.height, x: detail.x, y: detail.y,
+        w: detail.width, h: detail.height)
     }
   }
 

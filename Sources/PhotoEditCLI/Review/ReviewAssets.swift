@@ -435,16 +435,38 @@ enum ReviewAssets {
       }
 
       // The loupe: a preview shown at loupeZoom times its size on the page, around the pointer
-      // or the current face; a click in it switches the face under it, a drag draws a box.
+      // or the current face; a click in it switches the face under it, a drag draws a box. On a
+      // face (or a second-look region) that has a detail (its region cut from the full-size
+      // image, data-detail), the loupe zooms until the region fills it (4x at least) and lays
+      // the detail over the preview there; the detail is loaded only then.
       const loupe = document.getElementById('loupe');
       const loupeZoom = 4;
       const loupeImage = document.createElement('img');
       loupeImage.alt = '';
       loupeImage.draggable = false;
+      const loupeDetail = document.createElement('img');
+      loupeDetail.alt = '';
+      loupeDetail.draggable = false;
+      loupeDetail.className = 'loupe-detail';
+      loupeDetail.hidden = true;
       const loupeBoxes = document.createElement('div');
       const loupeCaption = document.createElement('p');
       loupeCaption.className = 'loupe-caption';
-      loupe.append(loupeImage, loupeBoxes, loupeCaption);
+      loupe.append(loupeImage, loupeDetail, loupeBoxes, loupeCaption);
+      const detailRect = (el) => el.dataset.detailRect.split(' ').map(Number);
+      // The detail for the point (cx, cy) of a view: of the face (or region) under it, else of
+      // the smallest region around it; null when none holds it.
+      function detailAt(view, cx, cy) {
+        let best = null, rank = [2, Infinity];
+        const holds = (f) => cx >= f[0] && cx <= f[0] + f[2] && cy >= f[1] && cy <= f[1] + f[3];
+        view.querySelectorAll('.stage [data-detail]').forEach((el) => {
+          const d = detailRect(el);
+          if (!holds(d)) return;
+          const r = [holds(boxFractions(el)) ? 0 : 1, d[2] * d[3]];
+          if (r[0] < rank[0] || (r[0] === rank[0] && r[1] < rank[1])) { best = el; rank = r; }
+        });
+        return best;
+      }
       let lens = null;
       const viewImage = (view) => view.querySelector('.stage img');
       const shownView = (sec) => Array.from(sec.querySelectorAll('figure.view'))
@@ -454,12 +476,26 @@ enum ReviewAssets {
         if (loupe.hidden || !lens) return;
         const img = viewImage(lens.view), r = img.getBoundingClientRect();
         if (!r.width || !r.height) return;
-        const W = r.width * loupeZoom, H = r.height * loupeZoom;
+        const detail = lens.detail && lens.view.contains(lens.detail) ? lens.detail : null;
+        let zoom = loupeZoom;
+        if (detail) {
+          const d = detailRect(detail);
+          zoom = Math.max(loupeZoom, Math.min(loupe.clientWidth / (d[2] * r.width), loupe.clientHeight / (d[3] * r.height)));
+        }
+        const W = r.width * zoom, H = r.height * zoom;
         const ox = lens.cx * W - loupe.clientWidth / 2, oy = lens.cy * H - loupe.clientHeight / 2;
         lens.geometry = { W, H, ox, oy };
         const src = img.currentSrc || img.src;
         if (loupeImage.getAttribute('src') !== src) loupeImage.src = src;
         loupeImage.style.cssText = 'left:' + (-ox) + 'px;top:' + (-oy) + 'px;width:' + W + 'px;height:' + H + 'px';
+        loupeDetail.hidden = !detail;
+        if (detail) {
+          const d = detailRect(detail);
+          if (loupeDetail.getAttribute('src') !== detail.dataset.detail) loupeDetail.src = detail.dataset.detail;
+          loupeDetail.style.cssText = 'left:' + (d[0] * W - ox) + 'px;top:' + (d[1] * H - oy) + 'px;width:' + (d[2] * W) +
+            'px;height:' + (d[3] * H) + 'px';
+        }
+        loupe.dataset.zoom = String(zoom);
         loupeBoxes.replaceChildren();
         lens.view.querySelectorAll('.stage .box').forEach((b) => {
           const f = boxFractions(b), d = b.cloneNode(true);
@@ -467,19 +503,21 @@ enum ReviewAssets {
             'px;height:' + (f[3] * H) + 'px';
           loupeBoxes.appendChild(d);
         });
-        loupeCaption.textContent = loupeZoom + 'x: ' + lens.view.dataset.kind + ' of ' + lens.sec.dataset.photo;
+        loupeCaption.textContent = (Math.round(zoom * 10) / 10) + 'x: ' + lens.view.dataset.kind + ' of ' +
+          lens.sec.dataset.photo + (detail ? ', detail of ' + detail.dataset.detailSize.replace(' ', 'x') + ' px' : '');
       }
       // The loupe on a photo: around its current face when it has one, else its middle.
       function aimLoupe(sec) {
         const view = sec && shownView(sec);
         if (!view) return;
-        lens = { sec, view, cx: 0.5, cy: 0.5 };
+        lens = { sec, view, cx: 0.5, cy: 0.5, detail: null };
         const li = faceItems(sec)[faceIndex.get(sec)];
         const box = li && view.querySelector('.stage .box[data-box="' + li.dataset.face + '"]');
         if (box) {
           const f = boxFractions(box);
           lens.cx = f[0] + f[2] / 2;
           lens.cy = f[1] + f[3] / 2;
+          if (box.dataset.detail) lens.detail = box;
         }
         drawLoupe();
       }
@@ -554,7 +592,8 @@ enum ReviewAssets {
           stage.addEventListener('pointermove', (e) => {
             if (loupe.hidden || e.buttons) return;
             const r = stage.getBoundingClientRect();
-            lens = { sec, view, cx: (e.clientX - r.left) / r.width, cy: (e.clientY - r.top) / r.height };
+            const cx = (e.clientX - r.left) / r.width, cy = (e.clientY - r.top) / r.height;
+            lens = { sec, view, cx, cy, detail: detailAt(view, cx, cy) };
             drawLoupe();
           });
         });

@@ -31,10 +31,29 @@ struct ReviewItem: Sendable {
     /// The preview's file name in the page's folder.
     var file: String
     var width: Int, height: Int
+    /// Full-size pixels per preview pixel.
+    var scale = 1.0
+    /// The loupe's details of this view (`ReviewItem.detailSize`), by what they show.
+    var details: [DetailKey: Detail] = [:]
     /// The affine map from the step's fractions to this view's: x' = a x + c y + e,
     /// y' = b x + d y + f; nil when a later step moves pixels in a way that cannot be mapped
     /// (a crop), so no box is drawn.
     var transform: Transform?
+  }
+
+  /// What a detail of a view shows: a face of the step (by number), or a region the second look
+  /// found (by its index in `visible`).
+  enum DetailKey: Hashable, Sendable {
+    case face(Int)
+    case seen(Int)
+  }
+
+  /// A region of a view cut from its full-size image for the loupe: its file in the page's
+  /// folder, its size in pixels, and the rectangle it covers in fractions of the view.
+  struct Detail: Sendable, Equatable {
+    var file: String
+    var width: Int, height: Int
+    var x: Double, y: Double, w: Double, h: Double
   }
 
   struct Transform: Sendable, Equatable {
@@ -104,6 +123,15 @@ struct ReviewItem: Sendable {
   static let nearSmallest = 2.0
   /// "Many faces" from this many faces on.
   static let manyFaces = 10
+  /// The longest side of a loupe detail in pixels: the loupe's own size (384 px), so a detail
+  /// that fills it is shown at most 1:1.
+  static let detailSize = 384
+  /// A detail is a face's box (or a second-look region) with this fraction of its width and
+  /// height added on each side.
+  static let detailMargin = 0.5
+  /// A detail is written only when it has at least this many times the pixels across of the
+  /// preview's same region (else the loupe's 4x preview shows as much).
+  static let detailGain = 1.5
 
   var index: Int
   var name: String
@@ -248,13 +276,15 @@ extension ReviewItem {
         ?? data?.original.map { ImageSize($0.width, $0.height) } ?? ImageSize(1, 1)
       let t = reviewed.map { Self.transform(through: steps[$0...], size: size) } ?? nil
       views.append(
-        View(kind: .render, file: files.render, width: render.width, height: render.height, transform: t))
+        View(
+          kind: .render, file: files.render, width: render.width, height: render.height, scale: render.scale,
+          transform: t))
     }
     if originals, let n = reviewed ?? (steps.isEmpty ? nil : 1), let before = preview.entering[n] {
       views.append(
         View(
           kind: n == 1 ? .original : .before, file: files.other, width: before.width, height: before.height,
-          transform: reviewed == nil ? nil : .identity))
+          scale: before.scale, transform: reviewed == nil ? nil : .identity))
     }
     // What needs a look.
     if status.state != .edited && status.state != .unedited { flags.append(.problem) }
@@ -304,6 +334,45 @@ extension ReviewItem {
       flags.append(.faceVisible)
       sortFlags()
     }
+  }
+
+  /// The regions the loupe shows at more detail than the previews: on each view where the step's
+  /// boxes are drawn, every face's box, and on the render every region the second look found,
+  /// each with `detailMargin` around it, where a detail of at most `detailSize` pixels has
+  /// `detailGain` times the preview's pixels or more.
+  func detailRegions() -> [(view: Int, key: DetailKey, region: DetailRegion)] {
+    guard correctable, let step else { return [] }
+    var out: [(view: Int, key: DetailKey, region: DetailRegion)] = []
+    for (v, view) in views.enumerated() {
+      guard let t = view.transform else { continue }
+      var wanted: [(DetailKey, (x: Double, y: Double, width: Double, height: Double))] = faces.map {
+        (.face($0.number), t.map($0.box))
+      }
+      if view.kind == .render {
+        for (k, seen) in (visible ?? []).enumerated() {
+          wanted.append((.seen(k), (seen.x, seen.y, seen.width, seen.height)))
+        }
+      }
+      for (key, b) in wanted {
+        let (mx, my) = (b.width * Self.detailMargin, b.height * Self.detailMargin)
+        let x0 = max(0, b.x - mx)
+        let y0 = max(0, b.y - my)
+        let x1 = min(1, b.x + b.width + mx)
+        let y1 = min(1, b.y + b.height + my)
+        guard x1 > x0, y1 > y0 else { continue }
+        // The region's longest side in preview pixels, and in the detail's.
+        let shown = max((x1 - x0) * Double(view.width), (y1 - y0) * Double(view.height))
+        let detail = min(Double(Self.detailSize), shown * view.scale)
+        guard detail >= Self.detailGain * shown else { continue }
+        out.append(
+          (
+            v, key,
+            DetailRegion(
+              step: view.kind == .render ? nil : step, x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+          ))
+      }
+    }
+    return out
   }
 
   /// The detection options of the reviewed step, when it is faceblur.

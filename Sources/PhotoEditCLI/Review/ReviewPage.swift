@@ -118,7 +118,8 @@ struct ReviewPage {
       <tr><td><kbd>u</kbd> or <kbd>Ctrl</kbd>+<kbd>z</kbd></td><td>undo the last change</td></tr>
       <tr><td><kbd>Enter</kbd> or <kbd>o</kbd></td><td>open the photo side by side, or close it</td></tr>
       <tr><td><kbd>z</kbd></td><td>the loupe: the current face, or the preview under the pointer, at 4 times \
-      its size; click in it to switch a face, drag to draw a box (<kbd>Esc</kbd> closes it)</td></tr>
+      its size; on a face, its region at up to the photo's full size, filling the loupe; click in it to switch \
+      a face, drag to draw a box (<kbd>Esc</kbd> closes it)</td></tr>
       <tr><td><kbd>g</kbd></td><td>switch between the grid and one photo per row</td></tr>
       <tr><td><kbd>t</kbd></td><td>switch the previews between the render and the original</td></tr>
       <tr><td><kbd>?</kbd></td><td>show or hide this list (<kbd>Esc</kbd> hides it)</td></tr>
@@ -257,20 +258,33 @@ struct ReviewPage {
         out += "<div class=\"box\"" + attribute("data-box", "\(face.number)")
         out += attribute("data-look", face.state.rawValue)
         out += attribute("style", Self.position(x, y, w, h))
+        out += detailAttributes(view.details[.face(face.number)])
         out += "><span>\(face.number)\(face.found ? "" : "+")</span></div>"
       }
     }
     // The second look's finds, dotted, on the render (where they were found); clicks go through.
     if view.kind == .render {
-      for v in item.visible ?? [] {
+      for (k, v) in (item.visible ?? []).enumerated() {
         out +=
           "<div class=\"seen\""
           + attribute("title", "second look: score \(Self.score(v.score))")
         out += attribute("style", Self.position(v.x, v.y, v.width, v.height))
+        out += detailAttributes(view.details[.seen(k)])
         out += "></div>"
       }
     }
     out += "</div>\n<figcaption>\(Self.escape(caption(view, of: item)))</figcaption>\n</figure>\n"
+  }
+
+  /// A region's loupe detail, as the loupe reads it (the file is loaded only when the loupe
+  /// shows it): `data-detail` its URL, `data-detail-rect` the fractions of the view it covers
+  /// (`x y width height`), `data-detail-size` its pixels.
+  private func detailAttributes(_ detail: ReviewItem.Detail?) -> String {
+    guard let detail else { return "" }
+    return attribute("data-detail", previewsURL + "/" + detail.file)
+      + attribute(
+        "data-detail-rect", [detail.x, detail.y, detail.w, detail.h].map(Self.number).joined(separator: " "))
+      + attribute("data-detail-size", "\(detail.width) \(detail.height)")
   }
 
   private func caption(_ view: ReviewItem.View, of item: ReviewItem) -> String {
