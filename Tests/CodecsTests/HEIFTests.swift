@@ -235,7 +235,7 @@ import Testing
   /// 20303x20303 (libheif allocated 2.8 GB for it before photoedit compared the sizes). Its
   /// canvas is read from the boxes and refused before libheif decodes anything.
   @Test func aDerivedImageLargerThanTheHeaderIsRefused() throws {
-    let bytes = try fixture("bad/heif-overlay-larger-than-header.heic")
+    let bytes = try testInput("fuzz/FuzzHEIF/overlay-larger-than-header.heic")
     #expect(
       HEIFItems.derivedCanvases(bytes) == [
         .init(type: "iovl", width: 20303, height: 20303), .init(type: "grid", width: 16, height: 16),
