@@ -901,9 +901,14 @@ def format_cases(photos: Photos) -> list[Case]:
             for cmd in cmds:
                 cmd.once, cmd.timeout = True, 1800
         size = photos.sizes.get(photos.faces)
+        # No goal: compared only, the like-for-like render and the whole faceblur.
         cases.append(Case(
             f"format-{ext}", f"{name}: faceblur and re-encode against {name}'s own round trip",
-            f"{photo}, {megapixels(size) if size else '12 MP'}", cmds))
+            f"{photo}, {megapixels(size) if size else '12 MP'}", cmds,
+            [Target(f"{name} render (decode, encode) vs {trip_label}", baseline.label, float("inf"),
+                    subject=render.label),
+             Target(f"{name} faceblur (decode, CenterFace, hide, check, encode) vs {trip_label}",
+                    baseline.label, float("inf"))]))
     return cases
 
 
