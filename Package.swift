@@ -101,7 +101,8 @@ let package = Package(
 // -enable-testing, and with the fuzzer sanitizer, which provides their main.
 if Context.environment["PHOTOEDIT_FUZZ"] != nil {
   package.targets += [
-    .target(name: "FuzzSupport", dependencies: ["CPNGShim"], path: "Tests/Fuzz/FuzzSupport"),
+    .target(
+      name: "FuzzSupport", dependencies: ["CPNGShim", "Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSupport"),
     .executableTarget(name: "FuzzJPEG", dependencies: ["Codecs", "CJPEGShim"], path: "Tests/Fuzz/FuzzJPEG"),
     .executableTarget(name: "FuzzPNG", dependencies: ["Codecs", "FuzzSupport"], path: "Tests/Fuzz/FuzzPNG"),
     .executableTarget(
@@ -112,9 +113,9 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
       name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
     .executableTarget(
       name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
-    .executableTarget(name: "FuzzWebP", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzWebP"),
-    .executableTarget(name: "FuzzHEIF", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzHEIF"),
-    .executableTarget(name: "FuzzTIFF", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzTIFF"),
+    .executableTarget(name: "FuzzWebP", dependencies: ["FuzzSupport"], path: "Tests/Fuzz/FuzzWebP"),
+    .executableTarget(name: "FuzzHEIF", dependencies: ["FuzzSupport"], path: "Tests/Fuzz/FuzzHEIF"),
+    .executableTarget(name: "FuzzTIFF", dependencies: ["FuzzSupport"], path: "Tests/Fuzz/FuzzTIFF"),
     .executableTarget(
       name: "FuzzModel", dependencies: ["CenterFace", "PhotoCore"], path: "Tests/Fuzz/FuzzModel"),
   ]
