@@ -211,7 +211,8 @@ private enum AV1SequenceHeader {
       var delayLength = 0
       if timing == 1 {
         guard reader.skip(64), let equal = reader.bits(1) else { return nil }
-        if equal == 1 { guard skipUVLC(&reader) else { return nil } }
+        // num_ticks_per_picture_minus_1, a uvlc(): Exp-Golomb's form (4.10.3).
+        if equal == 1 { guard reader.unsignedExpGolomb() != nil else { return nil } }
         guard let model = reader.bits(1) else { return nil }
         decoderModel = model
         if model == 1 {
@@ -299,17 +300,5 @@ private enum AV1SequenceHeader {
     }
     return CodedPictureDemand.planeBytes(
       width: width + 1, height: height + 1, chromaQuarters: chromaQuarters, bitDepth: bitDepth)
-  }
-
-  /// Skips a uvlc() (4.10.3): leading zeros, a one, as many bits again.
-  private static func skipUVLC(_ reader: inout BitReader) -> Bool {
-    var zeros = 0
-    while true {
-      guard let bit = reader.bits(1) else { return false }
-      if bit == 1 { break }
-      zeros += 1
-      guard zeros < 32 else { return false }
-    }
-    return reader.skip(zeros)
   }
 }

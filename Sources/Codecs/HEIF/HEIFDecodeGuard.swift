@@ -37,18 +37,14 @@ enum HEIFDecodeGuard {
   static let refusal: StaticString = "its coded pictures are larger than its header says"
   private static let unreadable: StaticString = "its coded data's picture size cannot be read"
 
-  /// Whether the guards are registered (once per process, before the first decode). False when
-  /// libheif lists no built-in decoder for a format: that format then decodes unguarded, as
-  /// libheif has nothing to decode it with.
-  private static let registered: Bool = {
-    var any = false
+  /// Registers the guards, once per process, before the first decode. A format for which libheif
+  /// lists no built-in decoder gets none: libheif has nothing to decode it with.
+  private static let registered: Void = {
     for (owner, table) in [(hevc, hevcTable), (av1, av1Table)] where owner.real != nil {
       let plugin = UnsafeMutablePointer<heif_decoder_plugin>.allocate(capacity: 1)
       plugin.initialize(to: table)
       heif_register_decoder_plugin(plugin)
-      any = true
     }
-    return any
   }()
 
   /// One format's guard: the built-in plugin it forwards to and how it reads the data's demand.

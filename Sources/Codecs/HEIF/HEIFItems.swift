@@ -13,9 +13,7 @@ enum HEIFItems {
   /// Every `grid` and `iovl` item's canvas in `bytes`, or nil when the boxes cannot be read far
   /// enough to know them (libheif, which read the file, would still allocate them).
   static func derivedCanvases(_ bytes: [UInt8]) -> [Canvas]? {
-    guard let meta = boxes(bytes, 0..<bytes.count)?.first(where: { $0.type == "meta" }),
-      meta.body.count >= 4, let children = boxes(bytes, meta.body.lowerBound + 4..<meta.body.upperBound)
-    else { return nil }
+    guard let children = metaChildren(bytes) else { return nil }
     guard let iinf = children.first(where: { $0.type == "iinf" }) else { return [] }
     guard let types = itemTypes(bytes, iinf) else { return nil }
     let derived = types.filter { $0.value == "grid" || $0.value == "iovl" }
@@ -60,15 +58,18 @@ enum HEIFItems {
   /// The primary image's `irot` angle (0 to 3, quarter turns anticlockwise), from `pitm`,
   /// `ipma` and `ipco`; 0 when it has none or the boxes cannot be read.
   static func primaryRotation(_ bytes: [UInt8]) -> Int {
-    guard let meta = boxes(bytes, 0..<bytes.count)?.first(where: { $0.type == "meta" }),
-      meta.body.count >= 4, let children = boxes(bytes, meta.body.lowerBound + 4..<meta.body.upperBound),
-      let pitm = children.first(where: { $0.type == "pitm" }), pitm.body.count >= 6,
-      let iprp = children.first(where: { $0.type == "iprp" }),
-      let properties = boxes(bytes, iprp.body),
-      let ipco = properties.first(where: { $0.type == "ipco" }), let listed = boxes(bytes, ipco.body),
+    guard let children = metaChildren(bytes),
+      let pitm = children.first(where: { $0.type == "pitm" }), pitm.body.count >= 4,
+      let iprp = children.first(where: { $0.type == "iprp" })
+    else { return 0 }
+    let properties = boxes(bytes, iprp.body)
+    guard let ipco = properties.first(where: { $0.type == "ipco" }),
       let ipma = properties.first(where: { $0.type == "ipma" }), ipma.body.count >= 8
     else { return 0 }
-    let primary = uint(bytes, pitm.body.lowerBound + 4, bytes[pitm.body.lowerBound] == 0 ? 2 : 4)
+    let listed = boxes(bytes, ipco.body)
+    let primaryBytes = bytes[pitm.body.lowerBound] == 0 ? 2 : 4
+    guard pitm.body.count >= 4 + primaryBytes else { return 0 }
+    let primary = uint(bytes, pitm.body.lowerBound + 4, primaryBytes)
     let version = bytes[ipma.body.lowerBound]
     let wide = bytes[ipma.body.lowerBound + 3] & 1 == 1
     var at = ipma.body.lowerBound + 8
@@ -102,9 +103,17 @@ enum HEIFItems {
     var body: Range<Int>
   }
 
+  /// The boxes inside the file's `meta` box (a full box: 4 bytes of version and flags first),
+  /// or nil when it has none.
+  private static func metaChildren(_ bytes: [UInt8]) -> [Box]? {
+    guard let meta = boxes(bytes, 0..<bytes.count).first(where: { $0.type == "meta" }), meta.body.count >= 4
+    else { return nil }
+    return boxes(bytes, meta.body.lowerBound + 4..<meta.body.upperBound)
+  }
+
   /// The boxes in `range` of `bytes`, up to the first that runs past it (libheif reads a file
   /// with trailing bytes that are no box).
-  private static func boxes(_ bytes: [UInt8], _ range: Range<Int>) -> [Box]? {
+  private static func boxes(_ bytes: [UInt8], _ range: Range<Int>) -> [Box] {
     var out: [Box] = []
     var offset = range.lowerBound
     while offset < range.upperBound {
@@ -129,11 +138,11 @@ enum HEIFItems {
   /// Each item's type, from `iinf`'s `infe` boxes of version 2 and 3 (earlier ones name no image).
   private static func itemTypes(_ bytes: [UInt8], _ iinf: Box) -> [Int: String]? {
     let body = iinf.body
-    guard body.count >= 6 else { return nil }
+    guard body.count >= 4 else { return nil }
     let countBytes = bytes[body.lowerBound] == 0 ? 2 : 4
-    guard let entries = boxes(bytes, body.lowerBound + 4 + countBytes..<body.upperBound) else { return nil }
+    guard body.count >= 4 + countBytes else { return nil }
     var types: [Int: String] = [:]
-    for infe in entries where infe.type == "infe" {
+    for infe in boxes(bytes, body.lowerBound + 4 + countBytes..<body.upperBound) where infe.type == "infe" {
       guard infe.body.count >= 4 else { return nil }
       let version = bytes[infe.body.lowerBound]
       guard version >= 2 else { continue }
