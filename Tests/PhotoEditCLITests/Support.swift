@@ -86,3 +86,20 @@ func launch(
     process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self)
   )
 }
+
+/// Applies `filter` with `--strip-identifying` to the photo `name` in `folder`, in place: the run
+/// exits 0, the render holds none of `IdentifyingFixture.secrets`, and `audit` passes it.
+func expectStrippedInPlace(
+  _ name: String, in folder: TemporaryFolder, filter: String,
+  sourceLocation: SourceLocation = #_sourceLocation
+) throws {
+  let photo = folder.path(name)
+  let run = try launch(["apply", "-f", filter, "--strip-identifying", photo])
+  #expect(run.status == 0, "\(run.err)", sourceLocation: sourceLocation)
+  let render = try #require(folder.read(name), sourceLocation: sourceLocation)
+  for secret in IdentifyingFixture.secrets {
+    #expect(!render.containsText(secret), "\(secret)", sourceLocation: sourceLocation)
+  }
+  let audit = try launch(["audit", photo])
+  #expect(audit.status == 0, "\(audit.out)\(audit.err)", sourceLocation: sourceLocation)
+}
