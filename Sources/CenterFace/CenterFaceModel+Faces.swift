@@ -36,6 +36,15 @@ extension CenterFaceModel {
     let sh = max(1, min(image.height, Int((Double(image.height) * options.inputScale).rounded())))
     let sampler = InputSampler(image, scaledWidth: sw, scaledHeight: sh)
     let limit = Self.candidateLimit(width: sw, height: sh)
+    let memory: MemoryBudget.Reservation
+    do {
+      memory = try MemoryBudget.process.reserve(
+        memoryEstimate(
+          width: sw, height: sh, margin: options.tileMargin, maxTilePixels: options.maxTilePixels,
+          limit: limit),
+        for: "face detection (CenterFace)")
+    } catch { throw .memoryBudget(error) }
+    defer { memory.release() }
     guard
       let candidates = self.candidates(
         sampler: sampler, threshold: options.threshold, margin: options.tileMargin,
@@ -73,16 +82,33 @@ extension CenterFaceModel {
     max(minimumCandidateLimit, width * height / pixelsPerCandidate)
   }
 
+  /// The memory a search of a `width` × `height` resampled image holds at most, drawn from the
+  /// process's budget before it starts: the network's buffers for its largest tile (the input
+  /// and `floatsPerInputPixel` floats a pixel) and `limit` candidates.
+  func memoryEstimate(width: Int, height: Int, margin: Int, maxTilePixels: Int, limit: Int) -> Int {
+    let grid = Self.grid(width: width, height: height, margin: margin, maxTilePixels: maxTilePixels)
+    let tilePixels = grid.tiles.map { $0.width * $0.height }.max() ?? 0
+    let floats = (plan.floatsPerInputPixel + 4).rounded(.up)
+    let candidate = MemoryLayout<Candidate>.stride + 32 + 10 * MemoryLayout<Double>.stride
+    return Int(Double(tilePixels) * floats) * MemoryLayout<Float>.stride + min(limit, width * height)
+      * candidate
+  }
+
+  /// The tiles of a `width` × `height` resampled image, padded to the network's alignment.
+  private static func grid(width sw: Int, height sh: Int, margin: Int, maxTilePixels: Int) -> TileGrid {
+    let align = NetworkPlan.alignment
+    let pw = (sw + align - 1) / align * align
+    let ph = (sh + align - 1) / align * align
+    return TileGrid(width: pw, height: ph, margin: margin, maxPixels: maxTilePixels)
+  }
+
   /// Every cell over the threshold, in pixels of the resampled image, tile by tile; nil as soon
   /// as there are more than `limit`.
   func candidates(
     sampler: InputSampler, threshold: Float, margin: Int, maxTilePixels: Int, limit: Int = .max
   ) -> [Candidate]? {
     let (sw, sh) = (sampler.scaledWidth, sampler.scaledHeight)
-    let align = NetworkPlan.alignment
-    let pw = (sw + align - 1) / align * align
-    let ph = (sh + align - 1) / align * align
-    let grid = TileGrid(width: pw, height: ph, margin: margin, maxPixels: maxTilePixels)
+    let grid = Self.grid(width: sw, height: sh, margin: margin, maxTilePixels: maxTilePixels)
     let arena = BufferArena()
     var found: [Candidate] = []
     // Largest tiles first, so that the smaller ones reuse their buffers (the order of the

@@ -1,3 +1,5 @@
+import PhotoCore
+
 /// Why a file could not be decoded or encoded.
 ///
 /// Each case names the fact; `description` is one line without the file name (the CLI prefixes
@@ -28,6 +30,9 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
   /// Decoding would need more memory than `DecodeOptions.maxMemoryBytes`; estimated from the
   /// header, nothing was allocated.
   case memoryBudgetExceeded(estimate: Int, budget: Int)
+  /// Decoding would fit the process's memory budget (`MemoryBudget.process`) on its own, but
+  /// not beside what other photos (or this photo's earlier stages) hold while they wait too.
+  case memoryBudgetShared(MemoryBudget.Exceeded)
 
   public var description: String {
     switch self {
@@ -49,6 +54,7 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
     case .memoryBudgetExceeded(let estimate, let budget):
       "decoding needs about \(mebibytes(estimate)) MiB (\(estimate) bytes), more than the memory"
         + " budget of \(mebibytes(budget)) MiB (\(budget) bytes)"
+    case .memoryBudgetShared(let exceeded): exceeded.description
     }
   }
 }

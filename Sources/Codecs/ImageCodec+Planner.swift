@@ -18,7 +18,14 @@ extension ImageCodec {
   public static func withSource<R>(
     _ bytes: [UInt8], options: DecodeOptions = DecodeOptions(), _ body: (PhotoSource?) throws -> R
   ) throws -> R {
-    try format(of: bytes).codec.withSource(bytes, options: options, body)
+    let codec = try format(of: bytes).codec
+    return try codec.withSource(bytes, options: options) { source in
+      // A stream's buffers are drawn from the budget while it runs (see `decode`).
+      guard let source, let info = try? codec.readInfo(bytes) else { return try body(source) }
+      let reservation = try reserve(streamMemoryEstimate(info), options)
+      defer { reservation.release() }
+      return try body(source)
+    }
   }
 
   /// The memory a stream of the file `info` describes needs: the decoder's own buffers (a

@@ -94,8 +94,12 @@ public struct DecodeOptions: Sendable {
   /// the decoder's own buffers, estimated from the header (`ImageCodec.decodeMemoryEstimate`)
   /// before any pixel memory is allocated.
   public var maxMemoryBytes: Int = DecodeOptions.defaultMaxMemoryBytes
-  /// The default memory budget: 2 GiB.
-  public static let defaultMaxMemoryBytes = 2 << 30
+  /// The default: the process's memory budget (`MemoryBudget.process.limit`, 2 GiB unless
+  /// `--max-memory` says otherwise).
+  public static var defaultMaxMemoryBytes: Int { MemoryBudget.process.limit }
+  /// The budget a decode draws its memory from while it runs (the frame's part for as long as
+  /// the decoded image lives): the process's, shared by every photo a batch works on at once.
+  public var budget: MemoryBudget = .process
   /// When set, a JPEG is decoded with DCT-domain scaling to the smallest scale whose longest side
   /// is still at least this many pixels. PNG ignores it.
   public var minimumLongestSide: Int? = nil
@@ -198,7 +202,29 @@ public enum ImageCodec {
   public static func decode(_ bytes: [UInt8], options: DecodeOptions = DecodeOptions())
     throws(CodecError) -> DecodedImage
   {
-    try format(of: bytes).codec.decode(bytes, options: options)
+    let codec = try format(of: bytes).codec
+    // The decoder's memory is drawn from the process's budget before it is allocated, and the
+    // frame's stays drawn for as long as the image lives. A header that cannot be read draws
+    // nothing: the decode then says what is wrong with it.
+    // A decode over `maxMemoryBytes` on its own is refused by the codec, as it always was.
+    guard let info = try? codec.readInfo(bytes),
+      decodeMemoryEstimate(info, options: options) <= options.maxMemoryBytes
+    else { return try codec.decode(bytes, options: options) }
+    let reservation = try reserve(decodeMemoryEstimate(info, options: options), options)
+    var decoded = try codec.decode(bytes, options: options)
+    reservation.shrink(to: decoded.image.bytes.count)
+    decoded.image.memory = reservation
+    return decoded
+  }
+
+  /// Draws `bytes` for decoding from `options.budget`, as a `CodecError`.
+  static func reserve(_ bytes: Int, _ options: DecodeOptions) throws(CodecError) -> MemoryBudget.Reservation {
+    do { return try options.budget.reserve(bytes, for: "decoding") } catch {
+      if error.heldByOthers == 0 && error.heldByAsker == 0 {
+        throw .memoryBudgetExceeded(estimate: error.needed, budget: error.limit)
+      }
+      throw .memoryBudgetShared(error)
+    }
   }
 
   /// Reads the format, upright size, orientation and the decoder's buffers from the headers

@@ -11,11 +11,18 @@ public struct Image: Sendable, Equatable {
   public let height: Int
   /// `width * height * 4` bytes, RGBA.
   public var bytes: [UInt8]
+  /// The share of the process's memory budget these pixels hold (a decoded frame's), given back
+  /// when the last copy of the image goes; nil for images made otherwise. Not part of `==`.
+  public var memory: MemoryBudget.Reservation? = nil
 
   public init(width: Int, height: Int, bytes: [UInt8]) {
     precondition(width > 0 && height > 0, "image size must be positive")
     precondition(bytes.count == width * height * 4, "need 4 bytes per pixel")
     (self.width, self.height, self.bytes) = (width, height, bytes)
+  }
+
+  public static func == (a: Image, b: Image) -> Bool {
+    a.width == b.width && a.height == b.height && a.bytes == b.bytes
   }
 
   /// An image filled with one colour.

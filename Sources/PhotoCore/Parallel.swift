@@ -32,9 +32,13 @@ public enum Parallel {
       for i in 0..<max(0, count) { body(i) }
       return
     }
+    // Workers draw memory on the caller's account (see `MemoryBudget`).
+    let account = MemoryBudget.currentAccount
     withoutActuallyEscaping(body) { body in
       let shared = UncheckedSendable(body)
-      DispatchQueue.concurrentPerform(iterations: count) { shared.value($0) }
+      DispatchQueue.concurrentPerform(iterations: count) { i in
+        MemoryBudget.withAccount(account) { shared.value(i) }
+      }
     }
   }
 }

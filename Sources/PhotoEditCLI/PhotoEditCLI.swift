@@ -1,3 +1,4 @@
+import PhotoCore
 import Recipe
 
 /// The photoedit command line, as a library so tests can run it in-process.
@@ -52,6 +53,8 @@ public enum PhotoEditCLI {
         console.print(command.help, terminator: "")
         return ExitStatus.success
       }
+      // The process's memory budget, shared by every photo the command works on at once.
+      if let megabytes = parsed[CommonOptions.maxMemory] { MemoryBudget.process.limit = megabytes << 20 }
       return try command.run(parsed, console)
     } catch {
       return fail(error, console: console)

@@ -15,6 +15,8 @@ public enum DetectionError: Error, Equatable, Sendable {
   case overlapRemovalTooLong(model: String, limit: Int)
   /// More faces than a step stores (``Box/maxStored``): refused rather than hiding some of them.
   case tooManyFaces(count: Int, limit: Int)
+  /// The detector's working memory did not fit the process's memory budget (`--max-memory`).
+  case memoryBudget(MemoryBudget.Exceeded)
 }
 
 extension DetectionError {

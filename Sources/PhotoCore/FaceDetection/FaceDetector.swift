@@ -35,7 +35,15 @@ public enum HaarDetector {
   public static func detect(
     in image: Image, cascade: HaarCascade, options: DetectionOptions
   ) throws(DetectionError) -> [FaceBox] {
-    try detect(in: GreyImage(image), cascade: cascade, options: options)
+    // The grey image and the raw windows up to the limit are drawn from the process's budget.
+    let windows = candidateLimit(width: image.width, height: image.height)
+    let memory: MemoryBudget.Reservation
+    do {
+      memory = try MemoryBudget.process.reserve(
+        image.width * image.height + windows * MemoryLayout<FaceBox>.stride, for: "face detection (Haar)")
+    } catch { throw .memoryBudget(error) }
+    defer { memory.release() }
+    return try detect(in: GreyImage(image), cascade: cascade, options: options)
   }
 
   /// Detects faces in a grey image; boxes are in pixels of `grey`.

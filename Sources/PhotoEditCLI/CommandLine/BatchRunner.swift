@@ -139,10 +139,13 @@ struct BatchRunner {
     }
     let next = Atomic<Int>(0)
     let workers = max(1, min(jobs, entries.count))
+    // Photos refused memory that other photos held at the time: run again alone at the end.
+    let again = Mutex<[Int]>([])
     DispatchQueue.concurrentPerform(iterations: workers) { _ in
       while true {
         let index = next.add(1, ordering: .relaxed).oldValue
         guard index < entries.count else { break }
+        _ = MemoryBudget.process.takeSharedRefusal()
         let outcome =
           duplicates[index].map { duplicate in
             if editsInPlace && !duplicate.sameName {
@@ -155,9 +158,19 @@ struct BatchRunner {
               seconds: 0)
           }
           ?? Self.perform(entries[index], work)
+        if workers > 1 && outcome.status != ExitStatus.success && MemoryBudget.process.takeSharedRefusal() {
+          again.withLock { $0.append(index) }
+          continue
+        }
         progress.tick()
         printer.deliver(index, outcome)
       }
+    }
+    // Each alone now, with the whole budget: it fits, or it is refused for its own size.
+    for index in again.withLock({ $0.sorted() }) {
+      let outcome = Self.perform(entries[index], work)
+      progress.tick()
+      printer.deliver(index, outcome)
     }
     progress.finish()
     let tally = printer.tally

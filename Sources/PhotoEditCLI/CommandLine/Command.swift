@@ -71,6 +71,9 @@ enum CommonOptions {
   static let maxPixels = Option.integer(
     "max-pixels", 1...Int(Int32.max), default: DecodeOptions.defaultMaxPixels,
     help: "refuse images with more pixels than N")
+  static let maxMemory = Option.integer(
+    "max-memory", valueName: "MB", 64...(1 << 22), default: MemoryBudget.defaultLimit >> 20,
+    help: "hold at most MB megabytes of pixels and detector buffers at once, over all photos in parallel")
   static let timings = Flag("timings", help: "print each stage's time on standard error")
   static let maxFileSize = Option.integer(
     "max-file-size", valueName: "MB", 1...4096, default: FileLimits.defaultDataFileBytes >> 20,

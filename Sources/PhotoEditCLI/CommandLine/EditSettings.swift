@@ -19,7 +19,8 @@ struct EditSettings: Sendable {
   /// What the commands that write a photo's files take (revert: `force`, `dryRun` and
   /// `maxFileSize` only).
   static let writing: [any OptionDeclaration] = [
-    CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize,
+    CommonOptions.force, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxMemory,
+    CommonOptions.maxFileSize,
     CommonOptions.timings,
   ]
   /// Of the commands that may search for faces (apply, edit).

@@ -28,6 +28,7 @@ enum AuditCommand {
     options: [
       CommonOptions.help, recursive, CommonOptions.null, CommonOptions.jobs, CommonOptions.json,
       CommonOptions.quiet, CommonOptions.shard, threshold, CommonOptions.model, CommonOptions.maxPixels,
+      CommonOptions.maxMemory,
       CommonOptions.maxFileSize, CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in

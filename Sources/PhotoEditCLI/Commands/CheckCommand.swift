@@ -13,7 +13,8 @@ enum CheckCommand {
       interrupted edit when its new state is complete on disk, or rolls it back to the old one.
       """,
     options: CommonOptions.batch + [
-      repair, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxFileSize, CommonOptions.timings,
+      repair, CommonOptions.dryRun, CommonOptions.maxPixels, CommonOptions.maxMemory,
+      CommonOptions.maxFileSize, CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in
       let settings = try EditSettings(args)

@@ -17,7 +17,8 @@ enum DetectCommand {
       centerface+haar+profile unite several, one box per face. The README compares them.
       """,
     options: CommonOptions.batch + DetectCommand.settings.map { $0.option as any OptionDeclaration } + [
-      CommonOptions.cascade, CommonOptions.model, CommonOptions.maxPixels, CommonOptions.maxFileSize,
+      CommonOptions.cascade, CommonOptions.model, CommonOptions.maxPixels, CommonOptions.maxMemory,
+      CommonOptions.maxFileSize,
       CommonOptions.timings,
     ],
     run: { args, console throws(UsageError) in

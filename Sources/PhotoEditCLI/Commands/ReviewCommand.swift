@@ -45,7 +45,7 @@ enum ReviewCommand {
     options: [
       CommonOptions.help, output, noOriginals, noDetails, maxSize, recursive, scores, CommonOptions.cascade,
       CommonOptions.model, CommonOptions.jobs, CommonOptions.quiet, CommonOptions.shard, force,
-      CommonOptions.maxPixels, CommonOptions.maxFileSize,
+      CommonOptions.maxPixels, CommonOptions.maxMemory, CommonOptions.maxFileSize,
     ],
     run: { args, console throws(UsageError) in
       guard let page = args[output] else {

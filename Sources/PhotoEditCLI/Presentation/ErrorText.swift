@@ -12,7 +12,7 @@ enum ErrorText {
     case let e as StoreError: (ExitStatus.of(e), message(e))
     case let e as FilterWordError: (ExitStatus.usage, message(e))
     case let e as FilterError: (ExitStatus.dataError, message(e))
-    case let e as CodecError: (ExitStatus.dataError, e.description)
+    case let e as CodecError: (ExitStatus.dataError, message(e))
     case let e as UsageError: (ExitStatus.usage, e.description)
     case let e as CorrectionsError: (ExitStatus.of(e), message(e))
     case let e as ReviewOutput.Failure: (ExitStatus.cannotCreate, message(e))
@@ -63,7 +63,7 @@ enum ErrorText {
     case .step(_, .unknownFilter(let name)): "the recipe uses the unknown filter '\(name)'"
     case .step(let index?, let e): "step \(index + 1): \(message(e))"
     case .step(nil, let e): message(e)
-    case .codec(let e): e.description
+    case .codec(let e): message(e)
     case .detector(let e): message(e)
     case .detection(let e): message(e)
     case .sidecarUnusable(let e, let original):
@@ -276,6 +276,21 @@ enum ErrorText {
   private static let modelSources =
     "'make model' in photoedit's source folder fetches it into ~/.cache/photoedit ('make install' also into PREFIX/share/photoedit; without the source, 'man photoedit' under FILES says how)"
 
+  /// A codec's words, with how to raise the memory budget when it is that.
+  static func message(_ error: CodecError) -> String {
+    switch error {
+    case .memoryBudgetExceeded: budgetAdvice(error.description, shared: false)
+    case .memoryBudgetShared(let exceeded): budgetAdvice(error.description, shared: exceeded.heldByOthers > 0)
+    default: error.description
+    }
+  }
+
+  /// A refusal by the memory budget, with how to raise it (and, when other photos held part of
+  /// it, how to run fewer at once).
+  static func budgetAdvice(_ text: String, shared: Bool) -> String {
+    text + "; raise it with --max-memory MB" + (shared ? " or run fewer photos at once with -j" : "")
+  }
+
   static func message(_ error: DetectionError) -> String {
     switch error {
     case .tooManyCandidates(let limit):
@@ -286,6 +301,7 @@ enum ErrorText {
       "removing the overlaps of the face candidates the CenterFace model \(model.isEmpty ? "" : model + " ")finds in this image takes more than \(limit) steps: it is not a usable model; 'make model' fetches the right one"
     case .tooManyFaces(let count, let limit):
       "\(count) faces, more than the \(limit) a step stores; nothing was hidden"
+    case .memoryBudget(let exceeded): budgetAdvice(exceeded.description, shared: exceeded.heldByOthers > 0)
     }
   }
 
