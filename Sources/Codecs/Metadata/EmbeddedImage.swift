@@ -28,12 +28,19 @@ enum EmbeddedImage {
   /// - Complexity: O(size).
   static func isPresent(in bytes: some Collection<UInt8>) -> Bool {
     let bytes = Array(bytes)
-    let firsts = Set(signatures.map { $0[0] })
-    for i in bytes.indices where firsts.contains(bytes[i]) {
+    for i in bytes.indices where startsSignature[Int(bytes[i])] {
       for signature in signatures where bytes.hasBytes(signature, at: i) { return true }
     }
     return false
   }
+
+  /// For each byte value, whether a signature starts with it (a table, not a set: this runs on
+  /// every byte of every metadata value).
+  private static let startsSignature: [Bool] = {
+    var table = [Bool](repeating: false, count: 256)
+    for signature in signatures { table[Int(signature[0])] = true }
+    return table
+  }()
 
   /// True when `text` holds an image or what looks like one as base64: a run of base64
   /// characters (`A-Z a-z 0-9 + / =`, and `-` `_` of the URL-safe alphabet) of `longBase64` or
