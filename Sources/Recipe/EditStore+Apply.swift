@@ -14,40 +14,24 @@ extension EditStore {
   public func apply(_ requests: [StepRequest], to photo: String, output: String?) throws(StoreError)
     -> ApplyOutcome
   {
-    try Self.refuseStoreFile(photo)
-    if output == nil && !PhotoPaths(photo).anythingExists { throw .missing(path: photo) }
-    let target = output ?? photo
-    if let output { try Self.refuseStoreFile(output, output: true) }
-    guard let format = ImageFormat(pathExtension: target) else { throw .unsupportedOutput(path: target) }
-    if let output { return try apply(requests, input: photo, output: output, format: format) }
-
-    let paths = PhotoPaths(photo)
-    if !paths.anythingExists { throw .missing(path: photo) }
-    return try locked(paths) { recovery throws(StoreError) in
+    if let output {
+      try Self.refuseStoreFile(output, output: true)
+      guard let format = ImageFormat(pathExtension: output) else { throw .unsupportedOutput(path: output) }
+      return try apply(requests, input: photo, output: output, format: format)
+    }
+    return try opened(photo, for: .rendering) { opened throws(StoreError) in
+      let paths = opened.paths
       // Preserving a link would keep the link, not the bytes it points to.
       if (try? paths.info(paths.name, followingLinks: false))?.isLink == true,
         (try? paths.info(paths.name, followingLinks: true))?.isRegular == true
       {
         throw .isSymbolicLink
       }
-      var base: AdjustmentData? = nil
-      let originalBytes: [UInt8]
-      if let read = try loadSidecar(paths) {
-        let edited = try loadEdited(paths, read)
-        try refuseModified(edited)
-        base = edited.data
-        originalBytes = edited.originalBytes
-      } else {
-        if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
-        do throws(FileSystem.FileError) {
-          originalBytes = try paths.read(paths.name, limit: FileLimits.photoBytes, followingLinks: true)
-        } catch {
-          throw StoreError(reading: photo, error, data: false)
-        }
-      }
+      let base = try opened.edited()?.data
+      let originalBytes = try opened.originalBytes()
       var made = try newRecipe(
         requests, base: base, originalBytes: originalBytes,
-        originalPath: paths.name + PhotoPaths.originalSuffix, format: format)
+        originalPath: paths.name + PhotoPaths.originalSuffix, format: opened.format!)
       // The render replaces this name only: another name of the same file (a hard link) goes on
       // showing the photo as it was.
       if base == nil, let links = (try? paths.info(paths.name, followingLinks: true))?.links, links > 1 {
@@ -61,7 +45,7 @@ extension EditStore {
           paths, data: made.data, render: made.bytes, preserve: base == nil,
           access: Self.access(of: paths.name, in: paths))
       }
-      return outcome(made, output: nil, recovery: recovery)
+      return outcome(made, output: nil, recovery: opened.recovery)
     }
   }
 
@@ -75,32 +59,32 @@ extension EditStore {
     throws(StoreError) -> ApplyOutcome
   {
     if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
-    let inputPaths = PhotoPaths(input)
-    if PhotoFolder.kind(of: inputPaths.sidecar) != .missing {
-      // Its pixels are a render: taking them as the original would hide the recipe behind them
-      // and cost a generation.
-      throw .alreadyEdited(sidecar: inputPaths.sidecar)
+    let inputBytes = try opened(input, for: .reading) { input throws(StoreError) in
+      if input.paths.exists(input.paths.sidecarName) {
+        // Its pixels are a render: taking them as the original would hide the recipe behind them
+        // and cost a generation.
+        throw .alreadyEdited(sidecar: input.paths.sidecar)
+      }
+      try refuseSameFile(input.paths.photo, output)
+      return try input.photoBytes()
     }
-    try refuseSameFile(input, output)
-    let inputBytes = try Self.readBytes(input)
     let inputSHA = SHA256.hex(inputBytes)
-    let paths = PhotoPaths(output)
     let request = requestKey(requests, format: format)
-    return try locked(paths) { recovery throws(StoreError) in
+    return try opened(output, for: .output) { opened throws(StoreError) in
+      let paths = opened.paths
       let existingSidecar = paths.exists(paths.sidecarName)
       // A preserved original beside OUT makes it a photo edited in place (of a copy of these
       // bytes, perhaps), never an output of this input: it is refused, even with --force.
-      let editedInPlace = paths.exists(paths.originalName)
-      if existingSidecar, !editedInPlace, let read = try? loadSidecar(paths),
-        read.data.original?.sha256 == inputSHA
+      let editedInPlace = opened.hasPreservedOriginal
+      if existingSidecar, !editedInPlace, let read = try? opened.recipe(),
+        read.data.original?.sha256 == inputSHA, let edited = try opened.edited()
       {
-        // OUT is photoedit's own output of this same original.
-        let edited = try loadEdited(paths, read)
-        try refuseModified(edited)
+        // OUT is photoedit's own output of this same original (read and verified, its render
+        // not changed outside photoedit unless --force).
         if read.data.request == request, !edited.migrated, edited.renderSHA256 == edited.render.sha256 {
           var outcome = ApplyOutcome(
             output: output, added: [], stepCount: read.data.steps.count, renderSHA256: edited.render.sha256,
-            dryRun: settings.dryRun, recovery: recovery, warnings: [])
+            dryRun: settings.dryRun, recovery: opened.recovery, warnings: [])
           outcome.current = true
           return outcome
         }
@@ -127,7 +111,7 @@ extension EditStore {
           paths, data: made.data, render: made.bytes, preserve: false,
           access: Self.access(of: paths.name, in: paths, fallback: input))
       }
-      return outcome(made, output: output, recovery: recovery)
+      return outcome(made, output: output, recovery: opened.recovery)
     }
   }
 

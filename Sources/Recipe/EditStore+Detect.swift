@@ -6,16 +6,16 @@ extension EditStore {
   /// faceblur's `exclude=K`). An edited photo is searched in its original, not in its render
   /// (whose faces may be hidden already).
   public func detect(_ photo: String, options: DetectionOptions) throws(StoreError) -> DetectOutcome {
-    try Self.refuseStoreFile(photo)
-    let paths = PhotoPaths(photo)
-    var source: [UInt8]
-    var searchedOriginal: String? = nil
-    if let read = try loadSidecar(paths) {
-      let edited = try loadEdited(paths, read)
+    var source: [UInt8] = []
+    let searchedOriginal = try opened(photo, for: .reading) { opened throws(StoreError) -> String? in
+      // A photo without a sidecar is searched as it is (a stray preserved original beside it
+      // does not stop a search).
+      guard opened.sidecar != nil, let edited = try opened.edited() else {
+        source = try opened.photoBytes()
+        return nil
+      }
       source = edited.originalBytes
-      searchedOriginal = edited.originalPath
-    } else {
-      source = try Self.readBytes(photo)
+      return edited.originalPath
     }
     settings.detectors.prefetch(options.detector)
     let decoded: DecodedImage

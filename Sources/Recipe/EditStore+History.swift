@@ -70,14 +70,9 @@ extension EditStore {
     _ photo: String, unedited: StoreError, review: ReviewMark? = nil,
     _ body: (inout AdjustmentData, Edited) throws(StoreError) -> (Change, [RevisionNote])
   ) throws(StoreError) -> RecipeChange {
-    try Self.refuseStoreFile(photo)
-    let paths = PhotoPaths(photo)
-    if !paths.anythingExists { throw .missing(path: photo) }
-    guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
-    return try locked(paths) { recovery throws(StoreError) in
-      guard let read = try loadSidecar(paths) else { throw unedited }
-      let edited = try loadEdited(paths, read)
-      try refuseModified(edited)
+    try opened(photo, for: .rendering) { opened throws(StoreError) in
+      guard opened.sidecar != nil, let edited = try opened.edited() else { throw unedited }
+      let (paths, format, recovery) = (opened.paths, opened.format!, opened.recovery)
       var data = edited.data
       let (change, notes) = try body(&data, edited)
       if data == edited.data && rendersAsRecorded(edited.data.render) {

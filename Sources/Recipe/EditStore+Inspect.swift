@@ -29,31 +29,18 @@ extension EditStore {
     return status
   }
 
-  /// Waits (up to about two seconds) while a journal is present and its writer is still alive.
-  static func waitWhileAnotherCommandCommits(_ paths: PhotoPaths) {
-    for _ in 0..<100 {
-      guard paths.exists(paths.journalName), paths.isLocked else { return }
-      FileSystem.sleep(microseconds: 20_000)
-    }
-  }
-
   private func inspectOnce(_ photo: String) -> PhotoStatus {
-    func damaged(_ error: StoreError, _ read: AdjustmentData.ReadResult? = nil) -> PhotoStatus {
-      PhotoStatus(state: .damaged, problem: .error(error), data: read?.data, migratedFrom: read?.migratedFrom)
+    let state: OpenedPhoto.State
+    do { state = try opened(photo, for: .reading) { opened in opened.state } } catch {
+      return PhotoStatus(state: .damaged, problem: .error(error))
     }
-    do { try Self.refuseStoreFile(photo) } catch { return damaged(error) }
-    let paths = PhotoPaths(photo)
-    if paths.exists(paths.journalName) { return damaged(.interrupted) }
-    let read: AdjustmentData.ReadResult?
-    do { read = try loadSidecar(paths) } catch { return damaged(error) }
-    guard let read else {
-      if paths.exists(paths.originalName) { return damaged(.strayOriginal(original: paths.original)) }
-      if !paths.exists(paths.name) { return damaged(.missing(path: photo)) }
-      return PhotoStatus(state: .unedited)
+    switch state {
+    case .unedited: return PhotoStatus(state: .unedited)
+    case .edited(let edited, let read): return Self.status(of: edited, read)
+    case .damaged(let error, let read):
+      return PhotoStatus(
+        state: .damaged, problem: .error(error), data: read?.data, migratedFrom: read?.migratedFrom)
     }
-    let edited: Edited
-    do { edited = try loadEdited(paths, read) } catch { return damaged(error, read) }
-    return Self.status(of: edited, read)
   }
 
   /// The state of a photo whose sidecar and original were read: edited, stale (no render, or an
@@ -89,15 +76,8 @@ extension EditStore {
 
   /// The recipe, the original and whether the render is current.
   public func show(_ photo: String) throws(StoreError) -> PhotoStatus {
-    try Self.refuseStoreFile(photo)
-    let paths = PhotoPaths(photo)
-    Self.waitWhileAnotherCommandCommits(paths)
-    if paths.exists(paths.journalName) { throw .interrupted }
-    if !paths.anythingExists { throw .missing(path: photo) }
-    guard let read = try loadSidecar(paths) else {
-      if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
-      return PhotoStatus(state: .unedited)
-    }
+    let found = try opened(photo, for: .reading) { opened throws(StoreError) in try opened.recipe() }
+    guard let read = found else { return PhotoStatus(state: .unedited) }
     var status = inspect(photo)
     // Show what was read even when the photo is damaged meanwhile (its original missing, say).
     (status.data, status.migratedFrom) = (read.data, read.migratedFrom)
@@ -112,12 +92,11 @@ extension EditStore {
   ///
   /// - Throws: `StoreError.checkFailed` naming the state and the problem when one remains.
   public func check(_ photo: String, repair: Bool) throws(StoreError) -> CheckOutcome {
-    try Self.refuseStoreFile(photo)
-    let paths = PhotoPaths(photo)
     var outcome = CheckOutcome(state: .unedited, recovery: CrashRecovery(), absent: false)
-    if repair && !settings.dryRun {
-      // Recovery first: a crash may have left only a journal or temporary files.
-      outcome.recovery = try locked(paths, scanFolder: true) { recovery throws(StoreError) in recovery }
+    // With --repair, recovery first: a crash may have left only a journal or temporary files.
+    let paths = try opened(photo, for: .checking(repair: repair)) { opened throws(StoreError) in
+      outcome.recovery = opened.recovery
+      return opened.paths
     }
     if !paths.exists(paths.name) && !paths.exists(paths.sidecarName) {
       if outcome.recovery != CrashRecovery() {

@@ -82,60 +82,50 @@ extension EditStore {
     _ photo: String, maxSize: Int, entering: (_ steps: [Step]) -> Set<Int> = { _ in [] }
   ) throws(StoreError) -> PhotoPreview {
     precondition(maxSize > 0, "a preview has at least one pixel")
-    try Self.refuseStoreFile(photo)
-    let paths = PhotoPaths(photo)
     if PhotoFolder.kind(of: photo) == .directory { throw .isFolder }
-    if !paths.anythingExists { throw .missing(path: photo) }
     // A writer may commit meanwhile: read until the sidecar is the same before and after.
     var result = PhotoPreview(status: PhotoStatus(state: .damaged))
     for _ in 0..<3 {
-      Self.waitWhileAnotherCommandCommits(paths)
-      let before = try? paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
-      result = try previewOnce(paths, maxSize: maxSize, entering: entering)
-      let after = try? paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
-      if before == after && !paths.exists(paths.journalName) { break }
+      let settled = try opened(photo, for: .reading) { opened throws(StoreError) in
+        let paths = opened.paths
+        let before = try? paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
+        result = try preview(opened, maxSize: maxSize, entering: entering)
+        let after = try? paths.read(paths.sidecarName, limit: settings.maxFileBytes, followingLinks: false)
+        return before == after && !paths.exists(paths.journalName)
+      }
+      if settled { break }
     }
     return result
   }
 
-  private func previewOnce(_ paths: PhotoPaths, maxSize: Int, entering: (_ steps: [Step]) -> Set<Int>)
+  private func preview(_ opened: OpenedPhoto, maxSize: Int, entering: (_ steps: [Step]) -> Set<Int>)
     throws(StoreError) -> PhotoPreview
   {
-    func damaged(_ error: StoreError, _ read: AdjustmentData.ReadResult? = nil) -> PhotoPreview {
+    switch opened.state {
+    case .damaged(let error, let read):
       // What the world sees is the photo's file: show it plainly when it can be decoded.
-      let plain = try? plainPreview(paths.photo, maxSize: maxSize)
+      let plain = try? previews(of: opened.photoBytes(), steps: [], maxSize: maxSize, entering: []).render
       return PhotoPreview(
         status: PhotoStatus(
           state: .damaged, problem: .error(error), data: read?.data, migratedFrom: read?.migratedFrom),
         render: plain)
-    }
-    if paths.exists(paths.journalName) { return damaged(.interrupted) }
-    let read: AdjustmentData.ReadResult?
-    do { read = try loadSidecar(paths) } catch { return damaged(error) }
-    guard let read else {
-      if paths.exists(paths.originalName) { return damaged(.strayOriginal(original: paths.original)) }
-      let bytes = try Self.readBytes(paths.photo)
+    case .unedited:
+      let bytes = try opened.photoBytes()
       let made = try previews(of: bytes, steps: [], maxSize: maxSize, entering: [])
       return PhotoPreview(
         status: PhotoStatus(state: .unedited), render: made.render, warnings: made.warnings,
         source: PreviewSource(original: bytes, steps: [], width: made.size.width, height: made.size.height))
+    case .edited(let edited, let read):
+      let status = Self.status(of: edited, read)
+      let steps = read.data.steps
+      let made = try previews(
+        of: edited.originalBytes, steps: steps, maxSize: maxSize,
+        entering: entering(steps).filter { steps.indices.contains($0 - 1) })
+      return PhotoPreview(
+        status: status, render: made.render, entering: made.entering, warnings: made.warnings,
+        source: PreviewSource(
+          original: edited.originalBytes, steps: steps, width: made.size.width, height: made.size.height))
     }
-    let edited: Edited
-    do { edited = try loadEdited(paths, read) } catch { return damaged(error, read) }
-    let status = Self.status(of: edited, read)
-    let steps = read.data.steps
-    let made = try previews(
-      of: edited.originalBytes, steps: steps, maxSize: maxSize,
-      entering: entering(steps).filter { steps.indices.contains($0 - 1) })
-    return PhotoPreview(
-      status: status, render: made.render, entering: made.entering, warnings: made.warnings,
-      source: PreviewSource(
-        original: edited.originalBytes, steps: steps, width: made.size.width, height: made.size.height))
-  }
-
-  /// The photo's own file, decoded and scaled as it is (no recipe).
-  private func plainPreview(_ photo: String, maxSize: Int) throws(StoreError) -> PreviewImage? {
-    try previews(of: try Self.readBytes(photo), steps: [], maxSize: maxSize, entering: []).render
   }
 
   private func previews(of original: [UInt8], steps: [Step], maxSize: Int, entering: Set<Int>)

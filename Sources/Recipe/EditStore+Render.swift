@@ -4,17 +4,9 @@ import PhotoCore
 extension EditStore {
   /// Re-renders an edited photo in place.
   public func render(_ photo: String) throws(StoreError) -> RenderOutcome {
-    try Self.refuseStoreFile(photo)
-    let paths = PhotoPaths(photo)
-    if !paths.anythingExists { throw .missing(path: photo) }
-    guard let format = ImageFormat(pathExtension: photo) else { throw .unsupportedOutput(path: photo) }
-    return try locked(paths) { recovery throws(StoreError) in
-      guard let read = try loadSidecar(paths) else {
-        if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
-        throw .notEdited
-      }
-      let edited = try loadEdited(paths, read)
-      try refuseModified(edited)
+    try opened(photo, for: .rendering) { opened throws(StoreError) in
+      guard let edited = try opened.edited() else { throw .notEdited }
+      let (paths, format) = (opened.paths, opened.format!)
       var data = edited.data
       let (bytes, warnings) = try rerender(&data, original: edited.originalBytes, format: format)
       let unchanged = edited.renderSHA256 == data.render!.sha256 && data == edited.data && !edited.migrated
@@ -24,7 +16,7 @@ extension EditStore {
       }
       return RenderOutcome(
         changed: !unchanged, renderSHA256: data.render!.sha256, stepCount: data.steps.count,
-        dryRun: settings.dryRun, recovery: recovery, warnings: warnings)
+        dryRun: settings.dryRun, recovery: opened.recovery, warnings: warnings)
     }
   }
 
@@ -40,31 +32,28 @@ extension EditStore {
   /// - Parameter maxSize: the longest side of the export in pixels (a DCT-scaled decode, then a
   ///   resample).
   public func export(_ named: String, to output: String, maxSize: Int?) throws(StoreError) -> ExportOutcome {
+    // The name as given, before a link is resolved: a link named as a store file is refused too.
     try Self.refuseStoreFile(named)
     // A link to a photo exports that photo: its own sidecar says whether it is edited.
     let isLink = PhotoFolder.kind(of: named, followingLinks: false) == .other
     let photo =
       isLink && PhotoFolder.kind(of: named) == .regular ? PhotoFolder.realPath(named) ?? named : named
-    try Self.refuseStoreFile(photo)
     try Self.refuseStoreFile(output, output: true)
     if PhotoFolder.kind(of: output) == .directory { throw .outputIsFolder(path: output) }
     guard let format = ImageFormat(pathExtension: output) else { throw .unsupportedOutput(path: output) }
     try refuseSameFile(photo, output)
-    let paths = PhotoPaths(photo)
-    Self.waitWhileAnotherCommandCommits(paths)
-    if paths.exists(paths.journalName) { throw .interrupted }
-    var source: [UInt8]
-    var steps: [Step] = []
-    var existing: RenderRecord? = nil
-    if let read = try loadSidecar(paths) {
-      let edited = try loadEdited(paths, read)
-      (source, steps, existing) = (edited.originalBytes, edited.data.steps, edited.data.render)
-    } else {
-      if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
-      source = try Self.readBytes(photo)
+    var source: [UInt8] = []
+    let (steps, existing) = try opened(photo, for: .reading) {
+      opened throws(StoreError) -> ([Step], RenderRecord?) in
+      guard let edited = try opened.edited() else {
+        source = try opened.photoBytes()
+        return ([], nil)
+      }
+      source = edited.originalBytes
+      return (edited.data.steps, edited.data.render)
     }
-    let outPaths = PhotoPaths(output)
-    return try locked(outPaths) { recovery throws(StoreError) in
+    return try opened(output, for: .output) { opened throws(StoreError) in
+      let outPaths = opened.paths
       let exists = outPaths.exists(outPaths.name)
       // Only a regular file can be this render (and reading a pipe there would block).
       let present =
@@ -76,7 +65,7 @@ extension EditStore {
       source = []
       var outcome = ExportOutcome(
         output: output, width: rendered.width, height: rendered.height, renderSHA256: record.sha256,
-        dryRun: settings.dryRun, recovery: recovery, warnings: rendered.details.warnings)
+        dryRun: settings.dryRun, recovery: opened.recovery, warnings: rendered.details.warnings)
       outcome.unedited = steps.isEmpty
       if let present, present.size == bytes.count,
         (try? outPaths.read(outPaths.name, limit: bytes.count, followingLinks: false)) == bytes

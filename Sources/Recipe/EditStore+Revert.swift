@@ -9,26 +9,17 @@ extension EditStore {
   /// block the way back: the preserved `PHOTO.original` beside the photo is put back as it is,
   /// unverified (nothing can verify it without the sidecar), and the store files are removed.
   public func revert(_ photo: String) throws(StoreError) -> RevertOutcome {
-    try Self.refuseStoreFile(photo)
-    let paths = PhotoPaths(photo)
-    if !paths.anythingExists { throw .missing(path: photo) }
-    return try locked(paths) { recovery throws(StoreError) in
-      let sidecar: AdjustmentData.ReadResult?
-      do throws(StoreError) { sidecar = try loadSidecar(paths) } catch {
+    try opened(photo, for: .writing) { opened throws(StoreError) in
+      let (paths, recovery) = (opened.paths, opened.recovery)
+      let found: Edited?
+      do throws(StoreError) { found = try opened.edited() } catch {
+        // A sidecar that cannot be used (or names another original beside the preserved one).
         guard settings.force, case .sidecarUnusable(_, let original?) = error else { throw error }
         return try revertUnverified(paths, original: original, recovery: recovery)
       }
-      guard let read = sidecar else {
-        if paths.exists(paths.originalName) { throw .strayOriginal(original: paths.original) }
+      guard let edited = found else {
         return RevertOutcome(reverted: false, dryRun: settings.dryRun, recovery: recovery)
       }
-      let edited: Edited
-      do throws(StoreError) { edited = try loadEdited(paths, read) } catch {
-        // A sidecar naming another original beside the preserved one is unusable too.
-        guard settings.force, case .sidecarUnusable(_, let original?) = error else { throw error }
-        return try revertUnverified(paths, original: original, recovery: recovery)
-      }
-      try refuseModified(edited)
       let originalSHA = edited.original.sha256
       let conversion = try revertConversion(edited, output: photo)
       if !settings.dryRun {

@@ -84,19 +84,18 @@ extension EditStore {
   /// - Throws: `.reviewNotRecorded` when the photo cannot take it (see `checkReview`), `.photo`
   ///   for the store's own refusals (busy, modified, damaged, cannot write); nothing changes.
   public func recordReview(_ mark: ReviewMark, to photo: String) throws(CorrectionsError) -> ReviewOutcome {
-    let paths = PhotoPaths(photo)
     var refusal: CorrectionsError.ReviewRefusal? = nil
     let outcome: ReviewOutcome
     do {
-      try Self.refuseStoreFile(photo)
-      outcome = try locked(paths) { _ throws(StoreError) -> ReviewOutcome in
+      outcome = try opened(photo, for: .writing) { opened throws(StoreError) -> ReviewOutcome in
         let none = ReviewOutcome(record: nil, unchanged: true, dryRun: settings.dryRun)
-        guard let read = try loadSidecar(paths) else {
+        guard opened.sidecar != nil, let edited = try opened.edited() else {
           refusal = .unedited
           return none
         }
-        let edited = try loadEdited(paths, read)
+        // What the person looked at is photoedit's render, --force or not.
         if edited.isModified { throw .renderModified }
+        let paths = opened.paths
         if let why = mark.refusal(edited) {
           refusal = why
           return none
