@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 /// The photoedit command line, as a library so tests can run it in-process.
 public enum PhotoEditCLI {
