@@ -41,7 +41,7 @@ let package = Package(
     // C libraries from Debian. Their C names appear only in Codecs (each format's folder;
     // libwebp's in WebP/WebPLibrary.swift alone, libheif's in HEIF/HEIFLibrary.swift and its
     // decoder-plugin interface in HEIF/HEIFDecodeGuard.swift, libtiff's in TIFF/TIFFLibrary.swift)
-    // and in Recipe's one file.
+    // and in Recipe's SHA256.swift (libcrypto).
     .systemLibrary(
       name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
     .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
@@ -59,8 +59,13 @@ let package = Package(
     .target(
       name: "Codecs",
       dependencies: ["PhotoCore", "CTurboJPEG", "CPNGShim", "CJPEGShim", "CWebP", "CHEIF", "CTIFF"]),
-    .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CenterFace", "CCrypto"]),
-    .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe"]),
+    // The recipe: the sidecar's format and its migrations, the review's corrections file, the
+    // errors they name. Bytes in, values out: no file I/O.
+    .target(name: "Recipe", dependencies: ["PhotoCore", "Codecs", "CCrypto"]),
+    // The store: opened photos, the journal, recovery, detector loading, and in FileSystem/ the
+    // one door to the operating system (every file-system call of the product).
+    .target(name: "Store", dependencies: ["PhotoCore", "Codecs", "CenterFace", "Recipe"]),
+    .target(name: "PhotoEditCLI", dependencies: ["PhotoCore", "Codecs", "Recipe", "Store"]),
     .executableTarget(name: "photoedit", dependencies: ["PhotoEditCLI"]),
 
     // CenterFace, a small face-detection CNN, run in pure Swift from its ONNX file. The kernels'
@@ -87,7 +92,7 @@ let package = Package(
     .testTarget(name: "CodecsTests", dependencies: ["Codecs", "PhotoCore", "TestSupport", "CJPEGShim"]),
     // Detection against OpenCV's reference boxes needs real decoded photos.
     .testTarget(name: "FaceDetectionTests", dependencies: ["PhotoCore", "Codecs", "TestSupport"]),
-    .testTarget(name: "RecipeTests", dependencies: ["Recipe", "Codecs", "PhotoCore", "TestSupport"]),
+    .testTarget(name: "StoreTests", dependencies: ["Store", "Recipe", "Codecs", "PhotoCore", "TestSupport"]),
     .testTarget(name: "PhotoEditCLITests", dependencies: ["PhotoEditCLI", "photoedit", "TestSupport"]),
     // Against onnxruntime's outputs (Tests/CenterFaceTests/reference.py) on decoded fixtures.
     .testTarget(
@@ -110,7 +115,7 @@ if Context.environment["PHOTOEDIT_FUZZ"] != nil {
     .executableTarget(name: "FuzzCascade", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzCascade"),
     .executableTarget(name: "FuzzStrokes", dependencies: ["PhotoCore"], path: "Tests/Fuzz/FuzzStrokes"),
     .executableTarget(
-      name: "FuzzSidecar", dependencies: ["Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
+      name: "FuzzSidecar", dependencies: ["Store", "Recipe", "PhotoCore"], path: "Tests/Fuzz/FuzzSidecar"),
     .executableTarget(
       name: "FuzzSplice", dependencies: ["Codecs", "PhotoCore"], path: "Tests/Fuzz/FuzzSplice"),
     .executableTarget(name: "FuzzWebP", dependencies: ["FuzzSupport"], path: "Tests/Fuzz/FuzzWebP"),

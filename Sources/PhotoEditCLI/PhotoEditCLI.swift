@@ -1,5 +1,6 @@
 import PhotoCore
 import Recipe
+import Store
 
 /// The photoedit command line, as a library so tests can run it in-process.
 public enum PhotoEditCLI {

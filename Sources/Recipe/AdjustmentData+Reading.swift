@@ -6,23 +6,23 @@ import PhotoCore
 /// version, another tool's identifier, an unknown filter or invalid JSON, naming the reason.
 extension AdjustmentData {
   /// One migration step: turns the JSON of version `n` into the JSON of version `n + 1`.
-  typealias Migration = @Sendable ([String: JSONValue]) throws(StoreError) -> [String: JSONValue]
+  package typealias Migration = @Sendable ([String: JSONValue]) throws(StoreError) -> [String: JSONValue]
 
   /// `migrations[n]` upgrades version n to n + 1; the chain ends at `currentVersion`.
-  static let migrations: [Int: Migration] = [0: migrateVersion0, 1: migrateVersion1, 2: { $0 }]
+  package static let migrations: [Int: Migration] = [0: migrateVersion0, 1: migrateVersion1, 2: { $0 }]
 
   /// What reading found besides the data itself.
-  struct ReadResult: Sendable {
-    var data: AdjustmentData
+  package struct ReadResult: Sendable {
+    package var data: AdjustmentData
     /// The version the file had, when it was older and was migrated in memory.
-    var migratedFrom: Int?
+    package var migratedFrom: Int?
     /// True when a step had an older filter version and was migrated.
-    var stepsMigrated: Bool
+    package var stepsMigrated: Bool
   }
 
   /// Decodes and checks sidecar bytes: every step is read against `registry`, with its
   /// derived state; the sidecar must name its original and its render.
-  static func read(_ bytes: [UInt8], registry: [any Filter.Type]) throws(StoreError) -> ReadResult {
+  package static func read(_ bytes: [UInt8], registry: [any Filter.Type]) throws(StoreError) -> ReadResult {
     let (object, found) = try topLevel(bytes)
     guard let original = object["original"] else { throw .invalidRecipe(.missing(field: "original")) }
     guard let render = object["render"] else { throw .invalidRecipe(.missing(field: "render")) }
@@ -88,7 +88,7 @@ extension AdjustmentData {
 
   /// The portable requests of a sidecar or recipe file's steps, for another photo (`apply
   /// --recipe`): derived state and the parameters that belong to one photo are left out.
-  static func portableRequests(_ bytes: [UInt8], registry: [any Filter.Type]) throws(StoreError)
+  package static func portableRequests(_ bytes: [UInt8], registry: [any Filter.Type]) throws(StoreError)
     -> [StepRequest]
   {
     let (object, _) = try topLevel(bytes)
@@ -177,7 +177,8 @@ extension AdjustmentData {
   /// Version 1 kept `undone` as a list of steps, redone one at a time from the end, and undid one
   /// step at a time. Version 2 keeps changes: the migrated history is one `apply` per step, so
   /// `undo` takes them back one at a time as before, and each undone step is an `apply` to redo.
-  @Sendable static func migrateVersion1(_ old: [String: JSONValue]) throws(StoreError) -> [String: JSONValue]
+  @Sendable package static func migrateVersion1(_ old: [String: JSONValue]) throws(StoreError)
+    -> [String: JSONValue]
   {
     var new = old
     func applies(_ key: String) throws(StoreError) -> JSONValue {
@@ -193,7 +194,8 @@ extension AdjustmentData {
   /// Version 0 (photoedit's pre-release format) named the list `adjustments`, each step's filter
   /// `name` without a per-filter version, and the original's `file` and `size`; it had no
   /// `undone` list and kept the render's subsampling out.
-  @Sendable static func migrateVersion0(_ old: [String: JSONValue]) throws(StoreError) -> [String: JSONValue]
+  @Sendable package static func migrateVersion0(_ old: [String: JSONValue]) throws(StoreError)
+    -> [String: JSONValue]
   {
     var new = old
     guard let steps = old["adjustments"]?.array else { throw .invalidRecipe(.missing(field: "adjustments")) }
@@ -233,7 +235,7 @@ public enum ContentKind: Sendable, Equatable {
   case xml, binary
 
   /// The kind of `bytes` when it is clearly not JSON text, else nil.
-  init?(_ bytes: [UInt8]) {
+  package init?(_ bytes: [UInt8]) {
     let start = bytes.drop {
       $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0xEF || $0 == 0xBB || $0 == 0xBF
     }

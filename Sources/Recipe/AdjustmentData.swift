@@ -59,7 +59,7 @@ public struct AdjustmentData: Equatable, Sendable {
       (self.width, self.height, self.orientation) = (width, height, orientation)
     }
 
-    var json: JSONValue {
+    package var json: JSONValue {
       .object([
         "path": .string(path), "sha256": .string(sha256), "bytes": .number(Double(bytes)),
         "width": .number(Double(width)), "height": .number(Double(height)),
@@ -73,7 +73,7 @@ public struct AdjustmentData: Equatable, Sendable {
     /// range (the path is a file name, shown as every file name is: `PathName.display`).
     ///
     /// - Throws: `.invalidRecipe` naming the field and what it holds.
-    init(json: JSONValue) throws(StoreError) {
+    package init(json: JSONValue) throws(StoreError) {
       guard let o = json.object else { throw .invalidRecipe(.wrongType(field: "original")) }
       func integer(_ key: String, _ range: ClosedRange<Int>) throws(StoreError) -> Int {
         guard let value = o[key] else { throw .invalidRecipe(.missing(field: "original." + key)) }
@@ -107,7 +107,7 @@ public struct AdjustmentData: Equatable, Sendable {
 
   /// The data after `change` is made: the steps changed, the change remembered for `undo` (up to
   /// `historyLimit`), and what was undone forgotten (a new branch of history).
-  func making(_ change: Change) -> AdjustmentData? {
+  package func making(_ change: Change) -> AdjustmentData? {
     guard let steps = change.made(on: steps) else { return nil }
     var data = self
     data.steps = steps
@@ -117,7 +117,7 @@ public struct AdjustmentData: Equatable, Sendable {
   }
 
   /// The sidecar's bytes: pretty-printed JSON with sorted keys and a final newline.
-  func encoded() -> [UInt8] {
+  package func encoded() -> [UInt8] {
     var object: [String: JSONValue] = [
       "formatIdentifier": .string(Self.identifier),
       "formatVersion": .number(Double(formatVersion)),
@@ -167,7 +167,9 @@ public struct RenderRecord: Equatable, Sendable {
 
   /// What the sidecar records of a render's bytes, encoded with `options` by `route` (nil for
   /// a PNG); PNG renders keep no subsampling.
-  init(of bytes: [UInt8], format: ImageFormat, options: EncodeOptions, route: RenderRoute?, pinned: Bool) {
+  package init(
+    of bytes: [UInt8], format: ImageFormat, options: EncodeOptions, route: RenderRoute?, pinned: Bool
+  ) {
     self.init(
       sha256: SHA256.hex(bytes), format: format, quality: options.quality,
       subsampling: format.capabilities.subsampling ? options.subsampling : nil,
@@ -176,7 +178,7 @@ public struct RenderRecord: Equatable, Sendable {
       lossless: format.capabilities.losslessOption && options.lossless)
   }
 
-  var json: JSONValue {
+  package var json: JSONValue {
     var o: [String: JSONValue] = [
       "sha256": .string(sha256), "format": .string(format.rawValue), "quality": .number(Double(quality)),
     ]
@@ -191,7 +193,7 @@ public struct RenderRecord: Equatable, Sendable {
   /// Reads and checks the sidecar's `render` object.
   ///
   /// - Throws: `.invalidRecipe` naming the field and what it holds.
-  init(json: JSONValue) throws(StoreError) {
+  package init(json: JSONValue) throws(StoreError) {
     guard let o = json.object else { throw .invalidRecipe(.wrongType(field: "render")) }
     guard let sha = o["sha256"]?.string, SHA256.isHex(sha) else {
       throw .invalidRecipe(.badValue(field: "render.sha256", value: o["sha256"]))

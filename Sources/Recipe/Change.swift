@@ -20,7 +20,7 @@ public enum Change: Equatable, Sendable {
 
   /// The recipe's steps after this change is made on `steps`, or nil when the change does not
   /// fit them (a sidecar whose history was edited by hand).
-  func made(on steps: [Step]) -> [Step]? {
+  package func made(on steps: [Step]) -> [Step]? {
     var out = steps
     switch self {
     case .apply(let added):
@@ -47,7 +47,7 @@ public enum Change: Equatable, Sendable {
 
   /// The recipe's steps before this change, given the steps after it, or nil when the change
   /// does not fit them.
-  func takenBack(from steps: [Step]) -> [Step]? {
+  package func takenBack(from steps: [Step]) -> [Step]? {
     var out = steps
     switch self {
     case .apply(let added):
@@ -85,7 +85,7 @@ public enum Change: Equatable, Sendable {
   }
 
   /// The steps the change names, for reading them against the filter registry.
-  var steps: [Step] {
+  package var steps: [Step] {
     switch self {
     case .apply(let added): added
     case .edit(_, let before, let after): [before, after]
@@ -139,7 +139,7 @@ extension Change {
   }
 
   /// Reads a stored change at `field` (`history[3]`); `step` reads a stored step.
-  init(json: JSONValue, field: String, step: (JSONValue, String) throws(StoreError) -> Step)
+  package init(json: JSONValue, field: String, step: (JSONValue, String) throws(StoreError) -> Step)
     throws(StoreError)
   {
     guard let o = json.object, let kind = o["change"]?.string else {

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// File names on Linux are bytes, not text: an old camera card or a Windows zip can hold
 /// `caf\xE9.jpg` (Latin-1), which is not UTF-8. Swift's `String` would repair such bytes into
 /// U+FFFD and so lose the name. photoedit keeps paths in `String`s losslessly instead:
@@ -40,7 +36,9 @@ public enum PathName {
   /// The string for a NUL-terminated name the system handed over (argv, getenv, getcwd).
   public static func string(cString: UnsafePointer<CChar>) -> String {
     let bytes = UnsafeRawPointer(cString).assumingMemoryBound(to: UInt8.self)
-    return string(UnsafeBufferPointer(start: bytes, count: strlen(cString)))
+    var count = 0
+    while bytes[count] != 0 { count += 1 }
+    return string(UnsafeBufferPointer(start: bytes, count: count))
   }
 
   /// The bytes a path string stands for.

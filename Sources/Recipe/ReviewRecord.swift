@@ -18,7 +18,7 @@ public struct ReviewRecord: Equatable, Sendable {
     (self.state, self.time, self.render) = (state, time, render)
   }
 
-  var json: JSONValue {
+  package var json: JSONValue {
     .object(["state": .string(state.rawValue), "time": .string(time.iso8601), "render": .string(render)])
   }
 
@@ -26,7 +26,7 @@ public struct ReviewRecord: Equatable, Sendable {
   /// writes it (any date from year 0 to 9999 is data, a future one too), 64 lowercase hex digits.
   ///
   /// - Throws: `.invalidRecipe` naming the field and what it holds.
-  init(json: JSONValue) throws(StoreError) {
+  package init(json: JSONValue) throws(StoreError) {
     guard let o = json.object else { throw .invalidRecipe(.wrongType(field: "review")) }
     func field(_ key: String) throws(StoreError) -> JSONValue {
       guard let value = o[key] else { throw .invalidRecipe(.missing(field: "review." + key)) }
@@ -53,7 +53,7 @@ public struct ReviewRecord: Equatable, Sendable {
 public struct UTCTime: Equatable, Comparable, Sendable {
   public var seconds: Int64
   /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
-  static let range: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
+  package static let range: ClosedRange<Int64> = -62_167_219_200...253_402_300_799
 
   /// nil outside the years 0 to 9999.
   public init?(seconds: Int64) {
@@ -87,7 +87,7 @@ public struct UTCTime: Equatable, Comparable, Sendable {
   public static func < (a: UTCTime, b: UTCTime) -> Bool { a.seconds < b.seconds }
 
   /// The date and time: (year, month, day, hour, minute, second).
-  var parts: (Int, Int, Int, Int, Int, Int) {
+  package var parts: (Int, Int, Int, Int, Int, Int) {
     let days = Int(seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400)
     let rest = Int(seconds - Int64(days) * 86_400)
     let (y, m, d) = Self.civil(fromDays: days)
@@ -113,7 +113,7 @@ public struct UTCTime: Equatable, Comparable, Sendable {
     return String(repeating: "0", count: max(0, width - s.count)) + s
   }
 
-  static func days(inMonth month: Int, of year: Int) -> Int {
+  package static func days(inMonth month: Int, of year: Int) -> Int {
     switch month {
     case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
     case 4, 6, 9, 11: 30
@@ -123,7 +123,7 @@ public struct UTCTime: Equatable, Comparable, Sendable {
 
   /// Days since 1970-01-01 of a date in the proleptic Gregorian calendar (Howard Hinnant's
   /// `days_from_civil` algorithm).
-  static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
+  package static func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
     let y = month <= 2 ? year - 1 : year
     let era = (y >= 0 ? y : y - 399) / 400
     let yoe = y - era * 400
@@ -133,7 +133,7 @@ public struct UTCTime: Equatable, Comparable, Sendable {
   }
 
   /// The date of a count of days since 1970-01-01 (the inverse of `days(fromCivil:)`).
-  static func civil(fromDays days: Int) -> (Int, Int, Int) {
+  package static func civil(fromDays days: Int) -> (Int, Int, Int) {
     let z = days + 719_468
     let era = (z >= 0 ? z : z - 146_096) / 146_097
     let doe = z - era * 146_097

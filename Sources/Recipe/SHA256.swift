@@ -1,11 +1,11 @@
 import CCrypto
 
 /// SHA-256 through libcrypto's EVP interface (the only file that names OpenSSL).
-enum SHA256 {
+package enum SHA256 {
   /// The lowercase hexadecimal SHA-256 of `bytes`.
   ///
   /// - Complexity: O(n).
-  static func hex(_ bytes: [UInt8]) -> String {
+  package static func hex(_ bytes: [UInt8]) -> String {
     var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
     var length: UInt32 = 0
     let ok = bytes.withUnsafeBytes { input in
@@ -27,7 +27,7 @@ enum SHA256 {
 
 extension SHA256 {
   /// True for 64 lowercase hexadecimal digits, the form `hex` writes.
-  static func isHex(_ text: String) -> Bool {
+  package static func isHex(_ text: String) -> Bool {
     text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
 }

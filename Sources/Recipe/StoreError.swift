@@ -115,6 +115,8 @@ public struct SystemError: Error, Equatable, Sendable {
   public var code: Int32
   /// strerror's text, e.g. "Permission denied".
   public var reason: String
+
+  package init(code: Int32, reason: String) { (self.code, self.reason) = (code, reason) }
 }
 
 /// What is wrong with a sidecar or recipe that is JSON of the right format.
@@ -155,19 +157,4 @@ public enum DetectorError: Error, Equatable, Sendable {
   case modelUnreadable(path: String, SystemError)
   /// The model file is not CenterFace's model (the reason).
   case modelInvalid(path: String, String)
-}
-
-extension StoreError {
-  /// The error of reading `path`: missing, not a regular file, too large, or the system's.
-  init(reading path: String, _ error: FileSystem.FileError, data: Bool) {
-    if error.isNotFound {
-      self = .missing(path: path)
-    } else if error.notRegular {
-      self = .notRegularFile(path: path)
-    } else if let size = error.size, let limit = error.limit {
-      self = .fileTooLarge(path: path, size: size, limit: limit, data: data)
-    } else {
-      self = .cannotRead(path: path, error.system)
-    }
-  }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCore
 import Recipe
+import Store
 import Testing
 
 @testable import PhotoEditCLI

@@ -1,5 +1,6 @@
 import Foundation
 import Recipe
+import Store
 import Testing
 
 /// `photoedit audit`, through the real binary: faces left visible, embedded images, identifying

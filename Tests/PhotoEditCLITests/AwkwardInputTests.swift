@@ -1,5 +1,6 @@
 import Foundation
 import Recipe
+import Store
 import Testing
 
 @testable import PhotoEditCLI

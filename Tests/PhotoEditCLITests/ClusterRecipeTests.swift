@@ -1,5 +1,6 @@
 import Foundation
 import Recipe
+import Store
 import Testing
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@ import Codecs
 import Foundation
 import PhotoCore
 import Recipe
+import Store
 import Testing
 
 @testable import PhotoEditCLI

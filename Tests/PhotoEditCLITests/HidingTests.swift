@@ -2,6 +2,7 @@ import Codecs
 import Foundation
 import PhotoCore
 import Recipe
+import Store
 import TestSupport
 import Testing
 

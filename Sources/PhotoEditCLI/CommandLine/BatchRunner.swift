@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PhotoCore
 import Recipe
+import Store
 import Synchronization
 
 /// What one file's work produced.

@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Store
 
 /// A subcommand: its declarations drive parsing, help, the manual page, completion and the
 /// tests; `run` does the work.

@@ -1,5 +1,6 @@
 import Foundation
 import Recipe
+import Store
 import Synchronization
 
 /// Where a command's output goes. The real program writes to the process's streams; tests

@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Store
 import Synchronization
 
 /// The options every editing command shares, validated once before any file is touched.

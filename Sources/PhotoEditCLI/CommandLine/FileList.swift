@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 /// Turns a command's operands into the list of photos to work on.
 ///

@@ -1,5 +1,6 @@
 import PhotoCore
 import Recipe
+import Store
 
 /// A `--filter` word that cannot be made into a request.
 enum FilterWordError: Error, Equatable {

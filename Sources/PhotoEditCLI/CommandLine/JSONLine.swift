@@ -1,5 +1,6 @@
 import PhotoCore
 import Recipe
+import Store
 
 /// Writes one-line JSON with a stable key order: `file`, `status`, `error`, `seconds`, then the
 /// rest sorted, so that scripts and diffs see the same bytes for the same result.

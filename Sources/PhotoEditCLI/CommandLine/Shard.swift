@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 /// `--shard K/N`: the K-th of N disjoint parts of a command's photos, so that N tasks (on one
 /// machine or many) can share one list.

@@ -1,5 +1,6 @@
 import PhotoCore
 import Recipe
+import Store
 
 enum ApplyCommand {
   static let filter = Option.text(

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCore
 import Recipe
+import Store
 
 /// `photoedit apply --corrections FILE DIR`: the corrections a review page exported, applied to
 /// the photos under the reviewed folder DIR.

@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Store
 import Synchronization
 
 enum AuditCommand {

@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 enum CheckCommand {
   static let repair = Flag("repair", help: "finish or roll back an interrupted edit")

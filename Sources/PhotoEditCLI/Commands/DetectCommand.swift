@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Store
 
 enum DetectCommand {
   static let command = Command(

@@ -1,5 +1,6 @@
 import PhotoCore
 import Recipe
+import Store
 
 enum EditCommand {
   static let step = Option.integer("step", 1...1_000_000, help: "the step to change, from 1")

@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 enum RenderCommand {
   static let maxSize = Option.integer("max-size", 1...1_000_000, help: "longest side of the result in pixels")

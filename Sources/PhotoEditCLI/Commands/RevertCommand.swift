@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 enum RevertCommand {
   static let command = Command(

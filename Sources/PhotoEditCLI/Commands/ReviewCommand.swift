@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import PhotoCore
 import Recipe
+import Store
 import Synchronization
 
 enum ReviewCommand {

@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 enum ShowCommand {
   static let command = Command(

@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 enum StatusCommand {
   /// Reading is cheap: one worker unless asked for more.

@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 enum UndoRedoCommand {
   static let undo = make(

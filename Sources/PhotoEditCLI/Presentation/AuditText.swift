@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Store
 
 extension FileResult {
   /// `audit`'s result: a `findings` array in JSON (empty for a clean file), each finding with

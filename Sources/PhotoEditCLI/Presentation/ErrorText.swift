@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Store
 
 /// The one place that turns an error's facts into words and an exit status.
 ///

@@ -2,6 +2,7 @@ import Codecs
 import Foundation
 import PhotoCore
 import Recipe
+import Store
 
 /// The one place that turns the store's outcomes into words (text lines) and `--json` fields.
 extension FileResult {

@@ -1,6 +1,7 @@
 import Codecs
 import PhotoCore
 import Recipe
+import Store
 
 /// One photo as the review page shows it: its state, its faceblur step's faces, what needs a look,
 /// and its previews.

@@ -1,5 +1,6 @@
 import Foundation
 import Recipe
+import Store
 
 /// Where a review page goes: the HTML file and its previews folder beside it, named after it
 /// (`review.html` and `review_files/`), made anew on every run.

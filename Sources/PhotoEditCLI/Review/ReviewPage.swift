@@ -1,5 +1,6 @@
 import PhotoCore
 import Recipe
+import Store
 
 /// Writes the review page: one self-contained HTML file (its style and script inline, nothing
 /// fetched) whose previews are in a folder beside it.

@@ -1,4 +1,5 @@
 import Recipe
+import Store
 
 /// The photos a review covers, each with the name the page and its corrections know it by.
 struct ReviewSelection: Sendable {

@@ -5,6 +5,7 @@
 import PhotoCore
 
 @testable import Recipe
+@testable import Store
 
 let paths = PhotoPaths("folder/photo.jpg")
 
