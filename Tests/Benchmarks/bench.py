@@ -741,6 +741,26 @@ def build_cases(photos: Photos, quick: bool) -> list[Case]:
                 "out/faceblur-crowd-q90.jpg")]
             + crowd_floors("faceblur-crowd"),
             crowd_targets("faceblur crowd", 4.0)))
+        # The same with the default detector, CenterFace (issue 39: <= 5x the camera photo's
+        # floor, peak <= 256 MiB, <= 1/10 of deface's time on the same photo). deface's CLI
+        # blurs ellipses at its defaults (threshold 0.2, full size) and re-encodes; photoedit's
+        # default route is lossless (only the faces' blocks are coded again, less work than the
+        # floor's re-encode), so the --quality 90 line is the equal-encoding one.
+        cf_default = "photoedit faceblur, CenterFace (default), lossless (default)"
+        deface_crowd = "deface 1.5.0 CLI, defaults (load, detect, blur, save)"
+        cases.append(Case(
+            "faceblur-crowd-centerface", "faceblur with CenterFace (the default) on the 24 MP crowd photo",
+            f"{crowd}, {megapixels(photos.sizes[crowd])}, {photos.crowd_found} faces by OpenCV",
+            [pe(cf_default, f"apply --filter faceblur -o out/faceblur-crowd-cf.jpg {crowd} --force",
+                "out/faceblur-crowd-cf.jpg"),
+             pe("photoedit faceblur, CenterFace (default), --quality 90",
+                f"apply --filter faceblur --quality 90 -o out/faceblur-crowd-cf-q90.jpg {crowd} --force",
+                "out/faceblur-crowd-cf-q90.jpg")]
+            + crowd_floors("faceblur-crowd-cf")
+            + [Cmd(deface_crowd, f"{DPY} -m deface.deface {crowd} -o out/deface-crowd.jpg",
+                   outputs=["out/deface-crowd.jpg"], clean=["out/deface-crowd.jpg"])],
+            crowd_targets("faceblur crowd CenterFace", 5.0, subject=cf_default)
+            + [Target("faceblur crowd CenterFace <= 0.1x deface", deface_crowd, 0.1, subject=cf_default)]))
 
     # --quality 90: the re-encoding route, as the OpenCV script saves (equal work). The default
     # lossless route is the next case.
