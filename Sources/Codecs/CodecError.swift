@@ -10,7 +10,7 @@ public enum CodecError: Error, Equatable, CustomStringConvertible, Sendable {
   /// The bytes start with the signature of no format photoedit reads or knows.
   case notAnImage
   /// The bytes are a photo in a format photoedit does not read (`UnreadablePhotoFormat`): its
-  /// name (`GIF`, `HEIC`, `CR2`).
+  /// name (`GIF`, `JPEG XL`, `CR2`).
   case unreadableFormat(String)
   /// The file ends before the image data is complete.
   case truncated(ImageFormat)

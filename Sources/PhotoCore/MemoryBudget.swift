@@ -3,9 +3,10 @@ import Glibc
 /// The memory the whole process may hold for photos' large buffers (`--max-memory`), shared by
 /// every photo a batch works on at once.
 ///
-/// Decoding (the frame and the decoder's own buffers), face detection (Haar's integral images,
-/// CenterFace's network buffers) and reading a photo's file draw from it: each asks for what it
-/// is about to allocate before allocating it and gives it back when done. A request that does not
+/// Decoding (the frame and the decoder's own buffers, or a band-by-band source's window) and face
+/// detection (Haar's grey image and raw windows, CenterFace's network buffers and candidates)
+/// draw from it: each asks for what it is about to allocate before allocating it and gives it
+/// back when done. Reading a photo's file, encoding and small buffers are not counted. A request that does not
 /// fit while other photos hold memory waits until they give enough back. A request refused is
 /// one that can never fit: larger than the whole budget with nothing else held, or one that
 /// would wait for photos that are themselves all waiting (two photos each holding part of the

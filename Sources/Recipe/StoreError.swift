@@ -79,7 +79,7 @@ public enum StoreError: Error, Equatable, Sendable {
   case notEdited
   /// The output's extension names no format photoedit writes.
   case unsupportedOutput(path: String)
-  /// A photo named directly in a format photoedit does not read (HEIC, WebP, TIFF, GIF, a camera
+  /// A photo named directly in a format photoedit does not read (GIF, BMP, JPEG XL, a camera
   /// raw: `UnreadablePhotoFormat`), known by its signature or its name.
   case unreadableFormat(path: String, format: String)
   /// `check` found the photo in a state other than unedited or edited.
