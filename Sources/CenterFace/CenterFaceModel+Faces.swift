@@ -36,14 +36,10 @@ extension CenterFaceModel {
     let sh = max(1, min(image.height, Int((Double(image.height) * options.inputScale).rounded())))
     let sampler = InputSampler(image, scaledWidth: sw, scaledHeight: sh)
     let limit = Self.candidateLimit(width: sw, height: sh)
-    let memory: MemoryBudget.Reservation
-    do {
-      memory = try MemoryBudget.process.reserve(
-        memoryEstimate(
-          width: sw, height: sh, margin: options.tileMargin, maxTilePixels: options.maxTilePixels,
-          limit: limit),
-        for: "face detection (CenterFace)")
-    } catch { throw .memoryBudget(error) }
+    let memory = try MemoryBudget.process.reserveForDetection(
+      memoryEstimate(
+        width: sw, height: sh, margin: options.tileMargin, maxTilePixels: options.maxTilePixels, limit: limit),
+      for: "face detection (CenterFace)")
     defer { memory.release() }
     guard
       let candidates = self.candidates(

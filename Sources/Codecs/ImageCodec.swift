@@ -208,9 +208,9 @@ public enum ImageCodec {
     // nothing: the decode then says what is wrong with it.
     // A decode over `maxMemoryBytes` on its own is refused by the codec, as it always was.
     guard let info = try? codec.readInfo(bytes),
-      decodeMemoryEstimate(info, options: options) <= options.maxMemoryBytes
+      case let estimate = decodeMemoryEstimate(info, options: options), estimate <= options.maxMemoryBytes
     else { return try codec.decode(bytes, options: options) }
-    let reservation = try reserve(decodeMemoryEstimate(info, options: options), options)
+    let reservation = try reserve(estimate, options)
     var decoded = try codec.decode(bytes, options: options)
     reservation.shrink(to: decoded.image.bytes.count)
     decoded.image.memory = reservation

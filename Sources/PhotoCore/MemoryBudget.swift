@@ -162,12 +162,13 @@ public final class MemoryBudget: @unchecked Sendable {
       }
       // Nothing another photo holds could make room, or every photo that holds memory is
       // waiting too (waiting here, holding memory, would wait for ever).
+      let alone = others == 0 || bytes > limitBytes - own
       let othersRunning = held.contains { $0.key != thread && $0.value > 0 && waiting[$0.key] == nil }
-      if others == 0 || bytes > limitBytes - own || (own > 0 && !othersRunning) {
-        if others > 0 && bytes <= limitBytes - own { refusedSharing.insert(thread) }
+      if alone || (own > 0 && !othersRunning) {
+        if !alone { refusedSharing.insert(thread) }
         throw Exceeded(
-          needed: bytes, limit: limitBytes, heldByOthers: bytes > limitBytes - own ? 0 : others,
-          heldByAsker: own, purpose: purpose)
+          needed: bytes, limit: limitBytes, heldByOthers: alone ? 0 : others, heldByAsker: own,
+          purpose: purpose)
       }
       waiting[thread, default: 0] += 1
       pthread_cond_wait(changed, lock)

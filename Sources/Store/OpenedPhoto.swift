@@ -317,7 +317,7 @@ extension EditStore {
         failure = .originalNotRegular(original: originalPath)
       } else if !error.isNotFound {
         failure = StoreError(reading: originalPath, error, data: false)
-      } else if Path.absolute(originalPath) == Path.absolute(paths.original) {
+      } else if preserved {
         failure = .originalMissing(original: originalPath)
       } else {
         failure = .outputOriginalMissing(original: originalPath)

@@ -182,8 +182,6 @@ import Testing
     let snapshots = Snapshots(live)
     try snapshots.watching { try run(scenario, in: live) }
     let after = live.state()
-    let oldOps = try? fakeStore().loadSidecar(PhotoPaths(live.path("p.jpg")))?.data.steps.map(\.filter)
-    _ = oldOps
     for (point, folder) in snapshots.all {
       // The next command on the photo, without any explicit repair.
       let report = try fakeStore().apply([step("mark")], to: folder.path("p.jpg"), output: nil)

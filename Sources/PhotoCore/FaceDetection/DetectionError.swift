@@ -29,3 +29,10 @@ extension DetectionError {
     }
   }
 }
+
+extension MemoryBudget {
+  /// Draws `bytes` of a detector's working memory for `purpose`, refused as a `DetectionError`.
+  public func reserveForDetection(_ bytes: Int, for purpose: String) throws(DetectionError) -> Reservation {
+    do { return try reserve(bytes, for: purpose) } catch { throw .memoryBudget(error) }
+  }
+}

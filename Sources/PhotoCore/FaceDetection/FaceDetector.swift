@@ -37,11 +37,8 @@ public enum HaarDetector {
   ) throws(DetectionError) -> [FaceBox] {
     // The grey image and the raw windows up to the limit are drawn from the process's budget.
     let windows = candidateLimit(width: image.width, height: image.height)
-    let memory: MemoryBudget.Reservation
-    do {
-      memory = try MemoryBudget.process.reserve(
-        image.width * image.height + windows * MemoryLayout<FaceBox>.stride, for: "face detection (Haar)")
-    } catch { throw .memoryBudget(error) }
+    let memory = try MemoryBudget.process.reserveForDetection(
+      image.width * image.height + windows * MemoryLayout<FaceBox>.stride, for: "face detection (Haar)")
     defer { memory.release() }
     return try detect(in: GreyImage(image), cascade: cascade, options: options)
   }

@@ -138,41 +138,26 @@ struct BatchRunner {
       progress.clear()
       self.report(entries[index].path, outcome, json: json)
     }
-    let next = Atomic<Int>(0)
-    let workers = max(1, min(jobs, entries.count))
-    // Photos refused memory that other photos held at the time: run again alone at the end.
-    let again = Mutex<[Int]>([])
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in
-      while true {
-        let index = next.add(1, ordering: .relaxed).oldValue
-        guard index < entries.count else { break }
-        _ = MemoryBudget.process.takeSharedRefusal()
-        let outcome =
-          duplicates[index].map { duplicate in
-            if editsInPlace && !duplicate.sameName {
-              return Outcome(
-                status: ExitStatus.cannotCreate,
-                error: ErrorText.hardLink(of: entries[duplicate.index].path), seconds: 0)
-            }
+    Self.forEachRetryingSharedRefusals(
+      entries.count, workers: max(1, min(jobs, entries.count)),
+      attempt: { index in
+        duplicates[index].map { duplicate in
+          if editsInPlace && !duplicate.sameName {
             return Outcome(
-              status: ExitStatus.success, duplicateOf: (entries[duplicate.index].path, duplicate.index),
-              seconds: 0)
+              status: ExitStatus.cannotCreate,
+              error: ErrorText.hardLink(of: entries[duplicate.index].path), seconds: 0)
           }
-          ?? Self.perform(entries[index], work)
-        if workers > 1 && outcome.status != ExitStatus.success && MemoryBudget.process.takeSharedRefusal() {
-          again.withLock { $0.append(index) }
-          continue
+          return Outcome(
+            status: ExitStatus.success, duplicateOf: (entries[duplicate.index].path, duplicate.index),
+            seconds: 0)
         }
+          ?? Self.perform(entries[index], work)
+      },
+      failed: { $0.status != ExitStatus.success },
+      deliver: { index, outcome in
         progress.tick()
         printer.deliver(index, outcome)
-      }
-    }
-    // Each alone now, with the whole budget: it fits, or it is refused for its own size.
-    for index in again.withLock({ $0.sorted() }) {
-      let outcome = Self.perform(entries[index], work)
-      progress.tick()
-      printer.deliver(index, outcome)
-    }
+      })
     progress.finish()
     let tally = printer.tally
     // A skipped photo is always told of, even alone: its faces were not hidden.
@@ -182,6 +167,33 @@ struct BatchRunner {
     if skippedFails && !tally.skipped.isEmpty { return ExitStatus.someFailed }
     if given.count == 1 { return printer.firstStatus }
     return tally.failed > 0 ? ExitStatus.someFailed : ExitStatus.success
+  }
+
+  /// Works on `0..<count` on `workers` threads, each index once, and hands each result to
+  /// `deliver`. An index whose result `failed` says failed after the process's memory budget
+  /// refused it memory that other photos held is worked on again alone once the others are done
+  /// (it may fit then), and only that second result is delivered.
+  static func forEachRetryingSharedRefusals<T>(
+    _ count: Int, workers: Int, attempt: @Sendable (Int) -> T, failed: @Sendable (T) -> Bool,
+    deliver: @Sendable (Int, T) -> Void
+  ) {
+    let next = Atomic<Int>(0)
+    let again = Mutex<[Int]>([])
+    DispatchQueue.concurrentPerform(iterations: workers) { _ in
+      while true {
+        let index = next.add(1, ordering: .relaxed).oldValue
+        guard index < count else { break }
+        _ = MemoryBudget.process.takeSharedRefusal()
+        let result = attempt(index)
+        if workers > 1 && failed(result) && MemoryBudget.process.takeSharedRefusal() {
+          again.withLock { $0.append(index) }
+          continue
+        }
+        deliver(index, result)
+      }
+    }
+    // Each alone now, with the whole budget: it fits, or it is refused for its own size.
+    for index in again.withLock({ $0.sorted() }) { deliver(index, attempt(index)) }
   }
 
   /// How a run's files ended.

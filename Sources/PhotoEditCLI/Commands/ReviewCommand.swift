@@ -148,39 +148,25 @@ enum ReviewCommand {
     let results = Mutex([ReviewItem?](repeating: nil, count: photos.count))
     let progress = Progress(
       total: photos.count, console: console, enabled: console.errorIsTerminal && !quiet && photos.count > 1)
-    let next = Atomic<Int>(0)
     let store = EditStore(settings: settings)
-    let workers = max(1, min(jobs, photos.count))
-    // Photos refused memory that other photos held at the time, before any preview of theirs
-    // was written: made again alone at the end.
-    let again = Mutex<[Int]>([])
-    @Sendable func make(_ i: Int, retrying: Bool) {
-      _ = MemoryBudget.process.takeSharedRefusal()
-      let item = makeItem(
-        i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals,
-        details: details,
-        scores: scores)
-      if !retrying && workers > 1 && item.views.isEmpty && item.problem != nil
-        && MemoryBudget.process.takeSharedRefusal()
-      {
-        again.withLock { $0.append(i) }
-        return
-      }
-      progress.tick()
-      if item.views.isEmpty, let problem = item.problem {
-        progress.clear()
-        console.printError("photoedit: \(TextEscaping.controls(photos[i].path)): \(problem)")
-      }
-      results.withLock { $0[i] = item }
-    }
-    DispatchQueue.concurrentPerform(iterations: workers) { _ in
-      while true {
-        let i = next.add(1, ordering: .relaxed).oldValue
-        guard i < photos.count else { break }
-        make(i, retrying: false)
-      }
-    }
-    for i in again.withLock({ $0.sorted() }) { make(i, retrying: true) }
+    // A photo refused memory that other photos held, before any preview of its was written, is
+    // made again alone at the end.
+    BatchRunner.forEachRetryingSharedRefusals(
+      photos.count, workers: max(1, min(jobs, photos.count)),
+      attempt: { i in
+        makeItem(
+          i, photos[i], store: store, output: output, maxSize: maxSize, originals: originals,
+          details: details, scores: scores)
+      },
+      failed: { $0.views.isEmpty && $0.problem != nil },
+      deliver: { i, item in
+        progress.tick()
+        if item.views.isEmpty, let problem = item.problem {
+          progress.clear()
+          console.printError("photoedit: \(TextEscaping.controls(photos[i].path)): \(problem)")
+        }
+        results.withLock { $0[i] = item }
+      })
     progress.finish()
     return results.withLock { $0.map { $0! } }
   }

@@ -281,7 +281,7 @@ enum ErrorText {
   static func message(_ error: CodecError) -> String {
     switch error {
     case .memoryBudgetExceeded: budgetAdvice(error.description, shared: false)
-    case .memoryBudgetShared(let exceeded): budgetAdvice(error.description, shared: exceeded.heldByOthers > 0)
+    case .memoryBudgetShared(let exceeded): budgetAdvice(exceeded)
     default: error.description
     }
   }
@@ -290,6 +290,11 @@ enum ErrorText {
   /// it, how to run fewer at once).
   static func budgetAdvice(_ text: String, shared: Bool) -> String {
     text + "; raise it with --max-memory MB" + (shared ? " or run fewer photos at once with -j" : "")
+  }
+
+  /// `budgetAdvice` for the budget's own refusal.
+  static func budgetAdvice(_ exceeded: MemoryBudget.Exceeded) -> String {
+    budgetAdvice(exceeded.description, shared: exceeded.heldByOthers > 0)
   }
 
   static func message(_ error: DetectionError) -> String {
@@ -302,7 +307,7 @@ enum ErrorText {
       "removing the overlaps of the face candidates the CenterFace model \(model.isEmpty ? "" : model + " ")finds in this image takes more than \(limit) steps: it is not a usable model; 'make model' fetches the right one"
     case .tooManyFaces(let count, let limit):
       "\(count) faces, more than the \(limit) a step stores; nothing was hidden"
-    case .memoryBudget(let exceeded): budgetAdvice(exceeded.description, shared: exceeded.heldByOthers > 0)
+    case .memoryBudget(let exceeded): budgetAdvice(exceeded)
     }
   }
 
