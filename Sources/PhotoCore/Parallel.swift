@@ -44,9 +44,9 @@ public enum Parallel {
 }
 
 /// Carries a value across a concurrency boundary the compiler cannot check.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-  let value: Value
-  init(_ value: Value) { self.value = value }
+package struct UncheckedSendable<Value>: @unchecked Sendable {
+  package let value: Value
+  package init(_ value: Value) { self.value = value }
 }
 
 /// The processor count, read without Foundation.

@@ -31,6 +31,9 @@ public struct StoreSettings: Sendable {
   /// the detection (`JPEGScanIndex`); nil: when the machine has a core to spare and no other
   /// render is under way in the process. Tests force it either way.
   var scansAhead: Bool? = nil
+  /// Tests: the splice refuses every file, as libjpeg may refuse one `LosslessJPEG.accepts`
+  /// allowed, so that the route chosen next can be seen to reuse what the first one resolved.
+  var refusesSplice = false
 
   /// The codecs the store renders with; tests substitute their own.
   var engine: any RenderEngine = LiveEngine()

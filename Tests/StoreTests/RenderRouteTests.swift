@@ -77,7 +77,8 @@ import Testing
     let photo = copy("photos/seeding_by_Clements_Engelhardt.jpg", as: "s.jpg")
     let original = folder.read("s.jpg")!
     // Haar finds 3 (false) faces on these dandelions, CenterFace none: the route needs faces.
-    _ = try EditStore().apply([try request("faceblur", ["detector": .choice("haar")])], to: photo, output: nil)
+    _ = try EditStore().apply(
+      [try request("faceblur", ["detector": .choice("haar")])], to: photo, output: nil)
     #expect(try render(photo)["route"] as? String == "lossless")
     #expect(folder.read("s.jpg")! != original)
     #expect(try EditStore().render(photo).changed == false)
@@ -97,6 +98,27 @@ import Testing
     #expect(try render(photo)["route"] as? String == "lossless")
     #expect(stages.withLock { $0 } == ["decode", "detect", "splice"])
     settings.scansAhead = false
+    #expect(try EditStore(settings: settings).render(photo).changed == false)
+  }
+
+  /// When the splice refuses a file after the route chose it (as libjpeg may refuse one
+  /// `LosslessJPEG.accepts` allowed), the route is chosen again from the steps already made: the
+  /// photo is searched once, and the re-encoded render is the one a later render makes.
+  @Test func aRefusedSpliceReencodesWithoutDetectingAgain() throws {
+    let photo = copy("photos/seeding_by_Clements_Engelhardt.jpg", as: "s.jpg")
+    let stages = Mutex<[String]>([])
+    var settings = StoreSettings()
+    settings.refusesSplice = true
+    settings.recordTiming = { stage, _ in stages.withLock { $0.append(stage) } }
+    let faceblur = try request("faceblur", ["detector": .choice("haar")])
+    let outcome = try EditStore(settings: settings).apply([faceblur], to: photo, output: nil)
+    #expect(try render(photo)["route"] as? String == "reencode")
+    #expect(try render(photo)["pinned"] == nil)
+    #expect(stages.withLock { $0 }.filter { $0 == "detect" } == ["detect"])
+    #expect(stages.withLock { $0 }.contains("splice") == false)
+    // The faces the one search found are the step's (Haar finds 3 on these dandelions).
+    #expect(outcome.added.first?.typed(FaceblurFilter.self)?.derived.faces.count == 3)
+    settings.recordTiming = { _, _ in }
     #expect(try EditStore(settings: settings).render(photo).changed == false)
   }
 

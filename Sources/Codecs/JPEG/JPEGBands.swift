@@ -100,3 +100,81 @@ enum JPEGBands {
     }
   }
 }
+
+/// How an image is cut into horizontal bands of whole MCU rows for a banded JPEG encode, and how
+/// the bands' JPEGs are joined again.
+struct BandPlan: Sendable {
+  let height: Int
+  /// MCUs in a row, MCU rows in a band (every band but the last), and rows in a band.
+  let mcusPerRow: Int, mcuRowsPerBand: Int, bandHeight: Int
+  let count: Int
+
+  /// About `bands` bands; a restart interval counts MCUs in 16 bits, so very wide images get more.
+  init(width: Int, height: Int, subsampling: ChromaSubsampling, bands: Int) {
+    let mcu = JPEGCodec.mcuSize(subsampling)
+    let mcuRows = (height + mcu.height - 1) / mcu.height
+    let wanted = max(1, bands)
+    self.init(
+      width: width, height: height, subsampling: subsampling,
+      mcuRowsPerBand: (mcuRows + wanted - 1) / wanted)
+  }
+
+  /// Rows per band in `standard`: small enough that the pipeline starts encoding early, that its
+  /// last band after the decode is short and that its window is small; large enough that each
+  /// band's compressor start-up (tables and headers) does not matter.
+  static let standardRows = 128
+
+  /// The bands every JPEG is written in: 128 rows (fewer for the widest images), so that a JPEG's
+  /// bytes depend on its pixels and settings only, never on the machine or the path.
+  static func standard(width: Int, height: Int, subsampling: ChromaSubsampling) -> BandPlan {
+    let mcu = JPEGCodec.mcuSize(subsampling)
+    return BandPlan(
+      width: width, height: height, subsampling: subsampling, mcuRowsPerBand: standardRows / mcu.height)
+  }
+
+  private init(width: Int, height: Int, subsampling: ChromaSubsampling, mcuRowsPerBand wanted: Int) {
+    let mcu = JPEGCodec.mcuSize(subsampling)
+    self.height = height
+    mcusPerRow = (width + mcu.width - 1) / mcu.width
+    mcuRowsPerBand = max(1, min(wanted, 65535 / mcusPerRow))
+    bandHeight = mcuRowsPerBand * mcu.height
+    count = (height + bandHeight - 1) / bandHeight
+  }
+
+  /// The rows of band `k`.
+  func rows(_ k: Int) -> Range<Int> { (k * bandHeight)..<min(height, (k + 1) * bandHeight) }
+
+  /// The bands' JPEGs as one; when they cannot be joined (see `JPEGBands.join`), `orElse`.
+  func join(_ bands: [[UInt8]], orElse whole: () throws(CodecError) -> [UInt8]) throws(CodecError) -> [UInt8]
+  {
+    if bands.count == 1 { return bands[0] }
+    if let joined = JPEGBands.join(bands, height: height, restartInterval: mcuRowsPerBand * mcusPerRow) {
+      return joined
+    }
+    return try whole()
+  }
+}
+
+/// Each band's compressed JPEG or error, written by the workers, each to its own slot.
+final class BandResults: @unchecked Sendable {
+  private let slots: UnsafeMutableBufferPointer<Result<[UInt8], CodecError>?>
+
+  init(_ count: Int) {
+    slots = .allocate(capacity: count)
+    slots.initialize(repeating: nil)
+  }
+
+  deinit { slots.deinitialize().deallocate() }
+
+  func set(_ k: Int, _ result: Result<[UInt8], CodecError>) { slots[k] = result }
+
+  /// Every band's JPEG, in order; the first failure, if any band failed.
+  func all() throws(CodecError) -> [[UInt8]] {
+    var bands: [[UInt8]] = []
+    for slot in slots {
+      guard let slot else { throw .encodingFailed(.jpeg, "a band was not encoded") }
+      bands.append(try slot.get())
+    }
+    return bands
+  }
+}

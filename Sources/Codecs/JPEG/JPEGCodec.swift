@@ -4,7 +4,7 @@ import PhotoCore
 
 /// JPEG through libjpeg-turbo's TurboJPEG API. TurboJPEG reports errors as return codes (its own
 /// setjmp stays inside the library), so no C frame ever jumps over Swift. The C names of
-/// libjpeg-turbo appear in the JPEG folder only (here, JPEGStream, JPEGSource, JPEGSink and the
+/// libjpeg-turbo appear in the JPEG folder only (here, JPEGSource, JPEGSink and the
 /// lossless route's files).
 enum JPEGCodec {
   /// A decoded JPEG before orientation is applied.
@@ -234,8 +234,8 @@ enum JPEGCodec {
   /// `tjCompress2` of the whole image; the bands only make it faster (0.13 s to about 0.07 s for
   /// 24 MP on two cores). Bands that cannot be joined take one call.
   ///
-  /// The bands are `BandPlan.standard`'s, whatever the machine, and the JPEG pipeline
-  /// (`JPEGStream`) cuts the same ones: the same pixels always give the same bytes, on any number
+  /// The bands are `BandPlan.standard`'s, whatever the machine, and the band-by-band writer
+  /// (`JPEGSink`) cuts the same ones: the same pixels always give the same bytes, on any number
   /// of cores and by either path (the store compares renders by their SHA-256).
   ///
   /// - Parameter bands: about how many bands to cut instead (tests); 1 is one call.
@@ -247,26 +247,22 @@ enum JPEGCodec {
         BandPlan(width: image.width, height: image.height, subsampling: options.subsampling, bands: $0)
       }
       ?? .standard(width: image.width, height: image.height, subsampling: options.subsampling)
+    let (width, height) = (image.width, image.height)
     return try image.bytes.withUnsafeBufferPointer { p throws(CodecError) in
       // Read only: tjCompress2 takes a const buffer.
-      let all = ImageRows(
-        base: UnsafeMutablePointer(mutating: p.baseAddress!), width: image.width, height: image.height,
-        rows: 0..<image.height)
-      guard plan.count > 1 else { return try compressRows(all, options) }
+      let base = UncheckedSendable(UnsafeMutablePointer(mutating: p.baseAddress!))
+      func compress(_ rows: Range<Int>) throws(CodecError) -> [UInt8] {
+        try compressRows(
+          base.value + rows.lowerBound * width * 4, width: width, height: rows.count, pitch: width * 4,
+          options)
+      }
+      guard plan.count > 1 else { return try compress(0..<height) }
       let results = BandResults(plan.count)
       Parallel.forEach(plan.count) { k in
-        results.set(k, Result { () throws(CodecError) in try compressRows(all.band(plan.rows(k)), options) })
+        results.set(k, Result { () throws(CodecError) in try compress(plan.rows(k)) })
       }
-      return try plan.join(
-        try results.all(), orElse: { () throws(CodecError) in try compressRows(all, options) })
+      return try plan.join(try results.all(), orElse: { () throws(CodecError) in try compress(0..<height) })
     }
-  }
-
-  /// One `tjCompress2` of a band of rows, as a JPEG of its own.
-  static func compressRows(_ band: ImageRows, _ options: EncodeOptions) throws(CodecError) -> [UInt8] {
-    try compressRows(
-      band.row(band.rows.lowerBound), width: band.width, height: band.rows.count, pitch: band.width * 4,
-      options)
   }
 
   /// One `tjCompress2` of the pixels of a buffer (the rows of one band, every column), as a JPEG

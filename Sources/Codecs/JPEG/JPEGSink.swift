@@ -1,5 +1,9 @@
 import PhotoCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A JPEG written band by band for the planner: each band of `BandPlan.standard` rows (128,
 /// fewer only for the widest images) is compressed as a JPEG of its own by `tjCompress2` on
 /// whichever core hands it over, and the bands are joined with restart markers (`JPEGBands`):
@@ -29,7 +33,14 @@ public final class JPEGSink: PixelSink, @unchecked Sendable {
 
   /// False when the environment asks TurboJPEG for bands that cannot be joined (optimised
   /// Huffman tables, arithmetic coding, restart markers, progressive): then encode whole images.
-  public static var isAvailable: Bool { !JPEGStream.compressionIsChangedByEnvironment }
+  public static var isAvailable: Bool { !compressionIsChangedByEnvironment }
+
+  /// TurboJPEG reads these to optimise Huffman tables, code arithmetically, add restart markers
+  /// or write progressive JPEGs: bands compressed so cannot be joined.
+  static let compressionIsChangedByEnvironment =
+    ["TJ_OPTIMIZE", "TJ_ARITHMETIC", "TJ_RESTART", "TJ_PROGRESSIVE"].contains { (name: String) in
+      getenv(name) != nil
+    }
 
   public func write(band index: Int, _ pixels: PixelBuffer) throws {
     precondition(pixels.rect.rows == plan.rows(index), "band \(index) is rows \(plan.rows(index))")

@@ -1,5 +1,5 @@
 // libFuzzer target: JPEG decoding through ImageCodec with small limits, by every path a file
-// takes: TurboJPEG at full size and DCT-scaled, the scanline pipeline (CJPEGShim) and the damage
+// takes: TurboJPEG at full size and DCT-scaled, the band route (CJPEGShim's scanlines) and the damage
 // scan. Each input takes one of the four, picked by its length (the same input always takes the
 // same path; a mutation that changes the length tries another), so an execution costs one decode.
 // Built by `make fuzz` only (see Tests/Fuzz/fuzz.py).
@@ -23,8 +23,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     options.minimumLongestSide = 24
     _ = try? ImageCodec.decode(bytes, options: options)
   case 2:
-    if let stream = try? ImageCodec.jpegStream(bytes, options: options) {
-      _ = try? stream.run(encoding: EncodeOptions(), rows: { _ in })
+    // The band route: the scanline source (CJPEGShim) through the planner into the band writer.
+    _ = try? ImageCodec.withSource(bytes, options: options) { opened in
+      guard let opened else { return }
+      let sink = try JPEGSink(size: opened.source.size, options: EncodeOptions(), fill: nil)
+      let plan = RenderPlan(kernels: [], inputSize: opened.source.size, bandHeight: sink.bandHeight)
+      _ = try Planner.run(plan, from: opened.source, to: sink)
+      _ = try sink.finish()
     }
   default:
     // The damage scan, once the header has passed the checks decode makes before it.
