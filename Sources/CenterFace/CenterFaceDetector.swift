@@ -13,9 +13,9 @@ import PhotoCore
 /// CenterFace merges its own candidates. A coarser scale's faces smaller than ``smallestSeen``
 /// pixels of its input are dropped: the finer scale sees them well.
 ///
-/// `minSize` (faceblur's `minFace`) is an explicit choice of a coarser first scale: a face of
-/// at least `minSize` pixels is still 40 pixels or more of the network's input at the first
-/// scale, twice the smallest it finds. `minSize` and `maxSize` also drop faces outside them.
+/// `minFace` (detect's `--min-face`) is an explicit choice of a coarser first scale: a face of
+/// at least `minFace` pixels is still 40 pixels or more of the network's input at the first
+/// scale, twice the smallest it finds. `minFace` and `maxFace` also drop faces outside them.
 public struct CenterFaceDetector: FaceDetector {
   public let model: CenterFaceModel
   public let identity: DetectorIdentity
@@ -25,14 +25,14 @@ public struct CenterFaceDetector: FaceDetector {
   public var base = CenterFaceOptions()
 
   /// The smallest face, in pixels of the network's input, that the first scale must still show a
-  /// face of `minSize` at.
+  /// face of `minFace` at.
   public static let smallestInput = 40.0
   /// How much smaller each coarser scale is (side ratio).
   public static let scaleStep = 4.0
   /// The smallest face, in pixels of the network's input, that a coarser scale reports. Below it
   /// the network's finds are mostly false (blurred texture in enlarged photos: docs/centerface.md,
   /// "What photoedit runs"), and the finer scale sees such a face at `scaleStep` times the size.
-  public static let smallestSeen = 20.0
+  public static let smallestSeen = Double(DetectorKind.centerface.smallestFace)
 
   /// - Parameters:
   ///   - checksum: the model file's SHA-256, for the identity.
@@ -47,12 +47,12 @@ public struct CenterFaceDetector: FaceDetector {
   /// first.
   public func scales(width: Int, height: Int, options: DetectionOptions) -> [Double] {
     var scale = 1.0
-    if let minSize = options.minSize {
-      while scale / Self.scaleStep * Double(minSize) >= Self.smallestInput { scale /= Self.scaleStep }
+    if let minFace = options.minFace {
+      while scale / Self.scaleStep * Double(minFace) >= Self.smallestInput { scale /= Self.scaleStep }
     }
     var out = [scale]
     let wellSeen = 2.0 * Double(base.tileMargin)
-    let largest = Double(min(options.maxSize ?? Int.max, min(width, height)))
+    let largest = Double(min(options.maxFace ?? Int.max, min(width, height)))
     // Each coarser scale sees faces up to `wellSeen / scale` pixels of the photo well.
     while wellSeen / out.last! < largest, out.last! / Self.scaleStep * Double(max(width, height)) >= 32 {
       out.append(out.last! / Self.scaleStep)
@@ -90,8 +90,8 @@ public struct CenterFaceDetector: FaceDetector {
     guard let kept = Self.suppress(found, iou: Double(base.nmsIoU)) else {
       throw .overlapRemovalTooLong(model: path, limit: OverlapRemoval.workLimit)
     }
-    let lo = Double(options.minSize ?? 0)
-    let hi = Double(options.maxSize ?? Int.max)
+    let lo = Double(options.minFace ?? 0)
+    let hi = Double(options.maxFace ?? Int.max)
     return kept.filter { max($0.width, $0.height) >= lo && max($0.width, $0.height) <= hi }.map { d in
       Face(
         x: d.x, y: d.y, width: d.width, height: d.height, score: Double(d.score),

@@ -31,7 +31,7 @@ public final class DetectorLoader: Sendable {
   /// The largest cascade file read, in bytes.
   public let maxBytes: Int
 
-  private let loaded = Mutex<[DetectorComponent: Result<any FaceDetector, DetectorError>]>([:])
+  private let loaded = Mutex<[DetectorKind: Result<any FaceDetector, DetectorError>]>([:])
 
   /// - Parameters:
   ///   - cascadePath: the frontal cascade to use, or nil for the default.
@@ -61,7 +61,8 @@ public final class DetectorLoader: Sendable {
     }
     if let exe = FileSystem.executablePath() {
       let bin = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-      let prefix = bin.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+      let prefix = bin.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(
+        separator: "/")
       out.append(prefix + "/share/photoedit/" + modelFileName)
     }
     return out
@@ -71,7 +72,7 @@ public final class DetectorLoader: Sendable {
   /// when one cannot be loaded.
   public func detector(_ choice: DetectorChoice = .centerface) throws(DetectorError) -> any FaceDetector {
     var parts: [any FaceDetector] = []
-    for component in choice.components { parts.append(try self.component(component)) }
+    for kind in choice.kinds { parts.append(try self.kind(kind)) }
     return parts.count == 1 ? parts[0] : UnitedDetector(parts)
   }
 
@@ -92,33 +93,41 @@ public final class DetectorLoader: Sendable {
 
   /// The frontal cascade's detector (what `detect` and faceblur use by default).
   public func frontal() throws(DetectorError) -> HaarFaceDetector {
-    try component(.frontal) as! HaarFaceDetector
+    try kind(.haar) as! HaarFaceDetector
   }
 
-  private func component(_ component: DetectorComponent) throws(DetectorError) -> any FaceDetector {
+  private func kind(_ kind: DetectorKind) throws(DetectorError) -> any FaceDetector {
     let result = loaded.withLock { cache in
-      if let known = cache[component] { return known }
-      let result = load(component)
-      cache[component] = result
+      if let known = cache[kind] { return known }
+      guard let load = Self.loaders[kind.name] else {
+        preconditionFailure("no loader for the detector kind \(kind.name)")  // a test checks every kind has one
+      }
+      let result = load(self)
+      cache[kind] = result
       return result
     }
     return try result.get()
   }
 
-  private func load(_ component: DetectorComponent) -> Result<any FaceDetector, DetectorError> {
-    switch component {
-    case .frontal:
-      return loadCascade(cascadePath, isDefault: isDefault, name: "haar").map { $0 }
-    case .profile:
-      return loadCascade(
-        profileCascadePath, isDefault: profileCascadePath == Self.defaultProfileCascadePath, name: "profile"
+  /// How each detector kind of the registry (`Detectors.all`) is loaded, by its name.
+  static let loaders: [String: @Sendable (DetectorLoader) -> Result<any FaceDetector, DetectorError>] = [
+    DetectorKind.haar.name: { loader in
+      loader.loadCascade(loader.cascadePath, isDefault: loader.isDefault, name: DetectorKind.haar.name).map {
+        $0
+      }
+    },
+    DetectorKind.profile.name: { loader in
+      loader.loadCascade(
+        loader.profileCascadePath, isDefault: loader.profileCascadePath == DetectorLoader.defaultProfileCascadePath,
+        name: DetectorKind.profile.name
       ).map { MirroredDetector($0) }
-    case .centerface:
-      return loadModel()
-    }
-  }
+    },
+    DetectorKind.centerface.name: { loader in loader.loadModel() },
+  ]
 
-  private func loadCascade(_ path: String, isDefault: Bool, name: String) -> Result<HaarFaceDetector, DetectorError> {
+  fileprivate func loadCascade(_ path: String, isDefault: Bool, name: String) -> Result<
+    HaarFaceDetector, DetectorError
+  > {
     let data: [UInt8]
     do {
       data = try FileSystem.read(path, limit: maxBytes)
@@ -127,7 +136,8 @@ public final class DetectorLoader: Sendable {
       return .failure(.cascadeUnreadable(path: path, error.system, isDefault: isDefault))
     }
     do {
-      return .success(HaarFaceDetector(cascade: try HaarCascade(xml: data), model: SHA256.hex(data), name: name))
+      return .success(
+        HaarFaceDetector(cascade: try HaarCascade(xml: data), model: SHA256.hex(data), name: name))
     } catch {
       return .failure(.cascadeInvalid(path: path, error, isDefault: isDefault))
     }

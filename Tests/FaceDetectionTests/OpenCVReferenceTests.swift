@@ -9,7 +9,7 @@ struct ReferenceRun: Sendable, CustomStringConvertible {
   var boxes: [FaceBox]
   var description: String {
     "(scaleFactor \(options.scaleFactor), minNeighbors \(options.minNeighbors)"
-      + (options.minSize.map { ", minSize \($0)" } ?? "") + ")"
+      + (options.minFace.map { ", minSize \($0)" } ?? "") + ")"
   }
 }
 
@@ -36,7 +36,7 @@ func referencePhoto(_ name: String) throws -> ReferencePhoto {
       var options = DetectionOptions(scaleFactor: scaleFactor, minNeighbors: minNeighbors)
       if let minSize = settings["minSize"] as? [Int] {
         precondition(minSize.count == 2 && minSize[0] == minSize[1], "square minSize expected")
-        options.minSize = minSize[0]
+        options.minFace = minSize[0]
       }
       return ReferenceRun(
         options: options, boxes: boxes.map { FaceBox(x: $0[0], y: $0[1], width: $0[2], height: $0[3]) })

@@ -95,7 +95,7 @@ import Testing
     let step = try request.resolve(
       in: ResolveContext(image: noiseImage(width: 8, height: 8), detector: Recording(faces: []), checker: FindsNothing()))
     let p = try #require(step.typed(FaceblurFilter.self)?.parameters)
-    var expected = DetectionOptions(scaleFactor: 1.2, minNeighbors: 5, minSize: 40, maxSize: 400)
+    var expected = DetectionOptions(scaleFactor: 1.2, minNeighbors: 5, minFace: 40, maxFace: 400)
     expected.detector = .haar
     #expect(p.detection == expected)
     #expect(
@@ -129,7 +129,7 @@ import Testing
         Box(fractionX: 0.5, y: 0.5, width: 0.1, height: 0.2),
       ])
     #expect(detector.searched.withLock { $0 } == [ImageSize(400, 300)])
-    #expect(detector.options.withLock { $0 }.map(\.minSize) == [30])
+    #expect(detector.options.withLock { $0 }.map(\.minFace) == [30])
   }
 
   /// A detector's failure is the step's, with its fact.

@@ -241,12 +241,12 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     #expect(try HaarDetector.detect(in: tiny, cascade: cascade, options: DetectionOptions()).isEmpty)
     let image = halves(top: 10, bottom: 50)
     var options = DetectionOptions(scaleFactor: 1.1, minNeighbors: 0)
-    options.minSize = 7
+    options.minFace = 7
     #expect(try HaarDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
-    options.minSize = nil
-    options.maxSize = 5
+    options.minFace = nil
+    options.maxFace = 5
     #expect(try HaarDetector.detect(in: image, cascade: cascade, options: options).isEmpty)
-    options.maxSize = 6
+    options.maxFace = 6
     #expect(try HaarDetector.detect(in: image, cascade: cascade, options: options).count == 1)
   }
 
@@ -425,8 +425,8 @@ private func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     // Windows 6, 9, 13.5 → 14 (ties to even), 20.25 → 20; 30.375 → 30 exceeds 25.
     #expect(
       HaarDetector.scales(width: 25, height: 40, cascade: cascade, options: options) == [1, 1.5, 2.25, 3.375])
-    options.minSize = 10
-    options.maxSize = 14
+    options.minFace = 10
+    options.maxFace = 14
     #expect(HaarDetector.scales(width: 25, height: 40, cascade: cascade, options: options) == [2.25])
   }
 }

@@ -204,7 +204,7 @@ import Testing
     let options = try DetectCommand.detection([
       "detector": .choice("centerface+haar"), "minFace": .integer(20), "threshold": .number(0.5),
     ])
-    #expect(options.detector == .centerfaceHaar && options.minSize == 20 && options.threshold == 0.5)
+    #expect(options.detector == .centerfaceHaar && options.minFace == 20 && options.threshold == 0.5)
   }
 
   /// docs/contributing.md ("Adding a command") shows `check`'s source as it is.

@@ -5,7 +5,7 @@ import Dispatch
 /// For the same grey image, cascade and options it returns the boxes OpenCV 4.x returns:
 /// 1. Scales: `factor` runs 1, f, f², … (in `Double`, f = `scaleFactor`); a scale is kept, as a
 ///    `Float`, while the window `round(w·factor) × round(h·factor)` fits both the image and
-///    `maxSize`, and when it is at least `minSize`.
+///    `maxFace`, and when it is at least `minFace`.
 /// 2. At each scale the grey image is shrunk to `round(W / scale) × round(H / scale)` with
 ///    OpenCV's bit-exact bilinear resize, and the cascade's own-size window slides over it in steps
 ///    of 2 pixels (1 from scale 2 up), skipping one more step after a window fails stage 0.
@@ -90,9 +90,9 @@ public enum HaarDetector {
     width: Int, height: Int, cascade: HaarCascade, options: DetectionOptions
   ) -> [Float] {
     precondition(options.scaleFactor > 1, "scaleFactor must be greater than 1")
-    let maxW = options.maxSize ?? width
-    let maxH = options.maxSize ?? height
-    let minSide = options.minSize ?? 0
+    let maxW = options.maxFace ?? width
+    let maxH = options.maxFace ?? height
+    let minSide = options.minFace ?? 0
     var result: [Float] = []
     var factor = 1.0
     while true {

@@ -108,15 +108,15 @@ public struct FaceblurFilter: Filter {
         "threshold", \.detection.threshold, DetectionOptions.thresholdRange,
         help: "CenterFace: the score a face needs (lower finds more, with more false faces)"),
       .integer(
-        "minFace", \.detection.minSize, DetectionOptions.faceSizeRange,
+        "minFace", \.detection.minFace, DetectionOptions.faceSizeRange,
         help: "detector: smallest face side, pixels of the image entering the step"),
       .integer(
-        "maxFace", \.detection.maxSize, DetectionOptions.faceSizeRange,
+        "maxFace", \.detection.maxFace, DetectionOptions.faceSizeRange,
         help: "detector: largest face side, pixels of the image entering the step"),
     ]
 
     public func check(filter: String) throws(FilterError) {
-      if let lo = detection.minSize, let hi = detection.maxSize, lo > hi {
+      if let lo = detection.minFace, let hi = detection.maxFace, lo > hi {
         throw .outOfRange(
           filter: filter, key: "maxFace", value: .integer(hi),
           allowed: .integer(lo...DetectionOptions.faceSizeRange.upperBound), image: nil)
@@ -125,15 +125,13 @@ public struct FaceblurFilter: Filter {
 
     /// True when the hiding is weaker than a new request may ask for (a step stored by an older
     /// version): `review` flags it, and `edit` raises it.
-    public var isBelowSafeStrength: Bool { blocks > FaceblurFilter.safeBlocks || minBlock < FaceblurFilter.safeMinBlock }
-
-    /// The settings of the detectors that do not run: `threshold` is CenterFace's,
-    /// `scaleFactor` and `minNeighbors` the Haar cascades'.
-    public var unusedKeys: [String] {
-      let detector = detection.detector
-      return (detector.runsCenterFace ? [] : ["threshold"])
-        + (detector.runsHaar ? [] : ["scaleFactor", "minNeighbors"])
+    public var isBelowSafeStrength: Bool {
+      blocks > FaceblurFilter.safeBlocks || minBlock < FaceblurFilter.safeMinBlock
     }
+
+    /// The settings of the detectors that do not run (each kind declares its own:
+    /// `DetectorKind.settings`).
+    public var unusedKeys: [String] { detection.detector.unusedSettings }
 
     /// A detector's setting given for a detector that does not run is refused, never ignored; so
     /// is a hiding weaker than the safe minimum (stored steps keep theirs: a recipe is a record).
@@ -142,11 +140,13 @@ public struct FaceblurFilter: Filter {
         throw .conflictingParameters(filter: filter, keys: ["detector=\(detection.detector.rawValue)", key])
       }
       if given.contains("blocks"), blocks > FaceblurFilter.safeBlocks {
-        throw .weakerThanSafe(filter: filter, key: "blocks", value: .integer(blocks), safe: .integer(FaceblurFilter.safeBlocks))
+        throw .weakerThanSafe(
+          filter: filter, key: "blocks", value: .integer(blocks), safe: .integer(FaceblurFilter.safeBlocks))
       }
       if given.contains("minBlock"), minBlock < FaceblurFilter.safeMinBlock {
         throw .weakerThanSafe(
-          filter: filter, key: "minBlock", value: .integer(minBlock), safe: .integer(FaceblurFilter.safeMinBlock))
+          filter: filter, key: "minBlock", value: .integer(minBlock),
+          safe: .integer(FaceblurFilter.safeMinBlock))
       }
     }
   }
@@ -192,6 +192,11 @@ public struct FaceblurFilter: Filter {
       return faces
     }
 
+    /// Each detector kind's digest field (`DetectorKind.digestField`), by name.
+    static let digests: [String: WritableKeyPath<Derived, String?> & Sendable] = [
+      "cascade": \.cascade, "profileCascade": \.profileCascade, "model": \.model,
+    ]
+
     public static let fields: [ParameterField<Self>] = [
       .boxes("faces", \.faces, required: true, help: "the faces found, as fractions of the image"),
       .integers(
@@ -218,13 +223,10 @@ public struct FaceblurFilter: Filter {
     init(found: [Box], added: [Box], by detector: any FaceDetector) throws(FilterError) {
       faces = try Self.storable(found + added)
       for member in detector.identity.members {
-        let digest = member.model.isEmpty ? nil : member.model
-        switch member.name {
-        case "haar": cascade = digest
-        case "profile": profileCascade = digest
-        case "centerface": model = digest
-        default: break
+        guard let kind = Detectors.named(member.name), let field = Self.digests[kind.digestField] else {
+          continue
         }
+        self[keyPath: field] = member.model.isEmpty ? nil : member.model
       }
     }
   }
@@ -305,7 +307,8 @@ public struct FaceblurFilter: Filter {
       new.blocks = safeBlocks
     }
     if new.minBlock < safeMinBlock {
-      raised.append(.strengthRaised(key: "minBlock", from: .integer(new.minBlock), to: .integer(safeMinBlock)))
+      raised.append(
+        .strengthRaised(key: "minBlock", from: .integer(new.minBlock), to: .integer(safeMinBlock)))
       new.minBlock = safeMinBlock
     }
     var revision = try reviseFaces(old, oldDerived, to: &new, in: context)

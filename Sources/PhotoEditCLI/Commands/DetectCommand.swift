@@ -50,18 +50,22 @@ enum DetectCommand {
     var option: Option<ParameterValue>
   }
 
-  /// The faceblur parameters detect takes, with the value name its help gives each. Everything
-  /// else about them is faceblur's declaration (`FaceblurFilter.Parameters.fields`), and so are
-  /// the checks of their values against each other: detect finds the faces faceblur would.
-  static let settings: [Setting] = [
-    ("detector", "NAME"), ("threshold", "T"), ("scaleFactor", "F"), ("minNeighbors", "N"), ("minFace", "PX"),
-    ("maxFace", "PX"),
-  ].map { key, valueName in
+  /// The faceblur parameters detect takes: `detector`, every detector kind's settings (from the
+  /// registry, `Detectors.settings`) and the face sizes. Everything about them but the value name
+  /// help gives is faceblur's declaration (`FaceblurFilter.Parameters.fields`), and so are the
+  /// checks of their values against each other: detect finds the faces faceblur would.
+  static let settings: [Setting] = (["detector"] + Detectors.settings + ["minFace", "maxFace"]).map { key in
     guard let field = FaceblurFilter.Parameters.field(named: key) else {
       preconditionFailure("faceblur has no parameter \(key)")
     }
-    return Setting(key: key, option: .parameter(field, valueName: valueName))
+    return Setting(key: key, option: .parameter(field, valueName: valueNames[key] ?? "VALUE"))
   }
+
+  /// How help writes each setting's value.
+  static let valueNames = [
+    "detector": "NAME", "threshold": "T", "scaleFactor": "F", "minNeighbors": "N", "minFace": "PX",
+    "maxFace": "PX",
+  ]
 
   /// The search the settings given ask for, checked as faceblur checks them.
   static func detection(_ values: [String: ParameterValue]) throws(UsageError) -> DetectionOptions {

@@ -188,7 +188,7 @@ enum ReviewCommand {
       if scores, item.correctable, let options = ReviewItem.detection(preview.status.data?.steps ?? []) {
         if item.step != 1 {
           item.scoresNote = "no scores: faceblur is not the first step, so detect does not search what it saw"
-        } else if !options.detector.runsCenterFace {
+        } else if !options.detector.kinds.contains(where: \.scores) {
           item.scoresNote = "no scores: the \(options.detector.rawValue) detector gives none"
         } else {
           do { item.attachScores(try store.detect(photo.path, options: options)) } catch {

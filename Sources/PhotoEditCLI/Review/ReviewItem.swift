@@ -114,12 +114,6 @@ struct ReviewItem: Sendable {
   /// pixels than the render (docs/review.md, "What needs a look first", has the measurement).
   static let secondLookThreshold = 0.2
 
-  /// The smallest face side the default detector searches: the 24-pixel window of OpenCV's
-  /// frontal face cascade, unless the step's `minFace` says more.
-  static let defaultSmallestFace = 24
-  /// The smallest face CenterFace finds well at full size, in pixels (about 20 of its input:
-  /// Sources/CenterFace/CenterFaceDetector.swift), for a step whose detector includes it.
-  static let centerFaceSmallestFace = 20
   /// A face is "near the smallest searchable size" below this many times that size.
   static let nearSmallest = 2.0
   /// "Many faces" from this many faces on.
@@ -248,10 +242,7 @@ extension ReviewItem {
       let foundCount = max(0, derived.faces.count - p.add.count)
       found = Array(derived.faces.prefix(foundCount))
       let excluded = Set(p.exclude)
-      let floor =
-        p.detection.detector.runsCenterFace
-        ? Self.centerFaceSmallestFace : Self.defaultSmallestFace
-      smallest = max(p.detection.minSize ?? 0, floor)
+      smallest = max(p.detection.minFace ?? 0, p.detection.detector.smallestFace)
       detector = p.detection.detector.rawValue
       // The image entering the step at full size, from its preview (the decode's scale).
       let entering = preview.entering[reviewed]
