@@ -76,7 +76,7 @@ extension AdjustmentData {
       data.review = try ReviewRecord(json: review)
     }
     if let request = object["request"] {
-      guard let sha = request.string, SHA256.isHex(sha) else {
+      guard let sha = SHA256Digest(request) else {
         throw .invalidRecipe(.badValue(field: "request", value: request))
       }
       data.request = sha

@@ -32,7 +32,7 @@ public struct AdjustmentData: Equatable, Sendable {
   /// For an output made with `-o` or `--output-dir`: the SHA-256 of the request that made it
   /// (the filters given, the encoding settings), so that running the same command again finds
   /// the output current and does nothing.
-  public var request: String?
+  public var request: SHA256Digest?
   /// What a person decided of the photo on a review page, recorded by `apply --corrections`.
   public var review: ReviewRecord?
 
@@ -44,8 +44,8 @@ public struct AdjustmentData: Equatable, Sendable {
   public struct Original: Equatable, Sendable {
     /// Relative to the sidecar's folder (or absolute, when the original is on another root).
     public var path: String
-    /// Lowercase hexadecimal SHA-256 of the original file's bytes.
-    public var sha256: String
+    /// The SHA-256 of the original file's bytes.
+    public var sha256: SHA256Digest
     /// The original file's size in bytes.
     public var bytes: Int
     /// Upright size in pixels (after the EXIF orientation is applied).
@@ -54,14 +54,14 @@ public struct AdjustmentData: Equatable, Sendable {
     /// The EXIF orientation the original file had, 1...8.
     public var orientation: Int
 
-    public init(path: String, sha256: String, bytes: Int, width: Int, height: Int, orientation: Int) {
+    public init(path: String, sha256: SHA256Digest, bytes: Int, width: Int, height: Int, orientation: Int) {
       (self.path, self.sha256, self.bytes) = (path, sha256, bytes)
       (self.width, self.height, self.orientation) = (width, height, orientation)
     }
 
     package var json: JSONValue {
       .object([
-        "path": .string(path), "sha256": .string(sha256), "bytes": .number(Double(bytes)),
+        "path": .string(path), "sha256": sha256.json, "bytes": .number(Double(bytes)),
         "width": .number(Double(width)), "height": .number(Double(height)),
         "orientation": .number(Double(orientation)),
       ])
@@ -87,7 +87,7 @@ public struct AdjustmentData: Equatable, Sendable {
         throw .invalidRecipe(.badValue(field: "original.path", value: pathValue))
       }
       guard let shaValue = o["sha256"] else { throw .invalidRecipe(.missing(field: "original.sha256")) }
-      guard let sha = shaValue.string, SHA256.isHex(sha) else {
+      guard let sha = SHA256Digest(shaValue) else {
         throw .invalidRecipe(.badValue(field: "original.sha256", value: shaValue))
       }
       self.init(
@@ -127,7 +127,7 @@ public struct AdjustmentData: Equatable, Sendable {
     ]
     if let original { object["original"] = original.json }
     if let render { object["render"] = render.json }
-    if let request { object["request"] = .string(request) }
+    if let request { object["request"] = request.json }
     if let review { object["review"] = review.json }
     return JSONCoding.encode(JSONValue.object(object))
   }
@@ -137,7 +137,7 @@ public struct AdjustmentData: Equatable, Sendable {
 /// program is detected and a re-render uses the same settings. Checked when a sidecar is read.
 public struct RenderRecord: Equatable, Sendable {
   /// Lowercase hexadecimal SHA-256 of the rendered file's bytes.
-  public var sha256: String
+  public var sha256: SHA256Digest
   public var format: ImageFormat
   /// JPEG quality, `EncodeOptions.qualityRange` (kept for PNG too, so a later JPEG export uses it).
   public var quality: Int
@@ -158,7 +158,7 @@ public struct RenderRecord: Equatable, Sendable {
   public var lossless: Bool
 
   public init(
-    sha256: String, format: ImageFormat, quality: Int, subsampling: ChromaSubsampling?,
+    sha256: SHA256Digest, format: ImageFormat, quality: Int, subsampling: ChromaSubsampling?,
     metadata: MetadataPolicy = .kept, route: RenderRoute? = nil, pinned: Bool = false, lossless: Bool = false
   ) {
     (self.sha256, self.format, self.quality, self.subsampling) = (sha256, format, quality, subsampling)
@@ -171,7 +171,7 @@ public struct RenderRecord: Equatable, Sendable {
     of bytes: [UInt8], format: ImageFormat, options: EncodeOptions, route: RenderRoute?, pinned: Bool
   ) {
     self.init(
-      sha256: SHA256.hex(bytes), format: format, quality: options.quality,
+      sha256: SHA256Digest(of: bytes), format: format, quality: options.quality,
       subsampling: format.capabilities.subsampling ? options.subsampling : nil,
       metadata: options.metadataPolicy, route: format.capabilities.losslessRoute ? route : nil,
       pinned: format.capabilities.lossy && pinned,
@@ -180,7 +180,7 @@ public struct RenderRecord: Equatable, Sendable {
 
   package var json: JSONValue {
     var o: [String: JSONValue] = [
-      "sha256": .string(sha256), "format": .string(format.rawValue), "quality": .number(Double(quality)),
+      "sha256": sha256.json, "format": .string(format.rawValue), "quality": .number(Double(quality)),
     ]
     if let subsampling { o["subsampling"] = .string(subsampling.rawValue) }
     if metadata != .kept { o["metadata"] = .string(metadata.rawValue) }
@@ -195,7 +195,7 @@ public struct RenderRecord: Equatable, Sendable {
   /// - Throws: `.invalidRecipe` naming the field and what it holds.
   package init(json: JSONValue) throws(StoreError) {
     guard let o = json.object else { throw .invalidRecipe(.wrongType(field: "render")) }
-    guard let sha = o["sha256"]?.string, SHA256.isHex(sha) else {
+    guard let sha = SHA256Digest(o["sha256"]) else {
       throw .invalidRecipe(.badValue(field: "render.sha256", value: o["sha256"]))
     }
     guard let formatName = o["format"]?.string, let format = ImageFormat(rawValue: formatName) else {

@@ -39,9 +39,9 @@ public struct Corrections: Sendable, Equatable {
     public var state: State
     /// The SHA-256 of the render the page showed (the sidecar's `render.sha256` when the page
     /// was made); nil for an unedited photo, and in files of pages made before it was exported.
-    public var render: String?
+    public var render: SHA256Digest?
 
-    public init(photo: String, state: State, render: String? = nil) {
+    public init(photo: String, state: State, render: SHA256Digest? = nil) {
       (self.photo, self.state, self.render) = (photo, state, render)
     }
 
@@ -195,9 +195,9 @@ extension Corrections {
           throw .badField(
             field: "\(field).state", problem: .outOfRange(allowed: "approved, flagged or unreviewed"))
         }
-        var render: String? = nil
+        var render: SHA256Digest? = nil
         if let value = o["render"] {
-          guard let sha = value.string, SHA256.isHex(sha) else {
+          guard let sha = SHA256Digest(value) else {
             throw .badField(
               field: "\(field).render", problem: .outOfRange(allowed: "64 lowercase hex digits"))
           }
@@ -276,7 +276,7 @@ extension Corrections {
       top["reviewed"] = .array(
         reviewed.map { r in
           var o: [String: JSONValue] = ["photo": .string(r.photo), "state": .string(r.state.rawValue)]
-          if let render = r.render { o["render"] = .string(render) }
+          if let render = r.render { o["render"] = render.json }
           return .object(o)
         })
     }

@@ -9,17 +9,17 @@ public struct ReviewRecord: Equatable, Sendable {
   public var state: State
   /// When `apply --corrections` recorded it.
   public var time: UTCTime
-  /// Lowercase hexadecimal SHA-256 of the render the person was shown the previews of (the
+  /// The SHA-256 of the render the person was shown the previews of (the
   /// sidecar's `render.sha256` when the page was made), or of the render the same store
   /// operation made when the photo's corrections were applied with it.
-  public var render: String
+  public var render: SHA256Digest
 
-  public init(state: State, time: UTCTime, render: String) {
+  public init(state: State, time: UTCTime, render: SHA256Digest) {
     (self.state, self.time, self.render) = (state, time, render)
   }
 
   package var json: JSONValue {
-    .object(["state": .string(state.rawValue), "time": .string(time.iso8601), "render": .string(render)])
+    .object(["state": .string(state.rawValue), "time": .string(time.iso8601), "render": render.json])
   }
 
   /// Reads and checks the sidecar's `review` object: a known state, a time written as photoedit
@@ -41,7 +41,7 @@ public struct ReviewRecord: Equatable, Sendable {
       throw .invalidRecipe(.badValue(field: "review.time", value: timeValue))
     }
     let renderValue = try field("render")
-    guard let render = renderValue.string, SHA256.isHex(render) else {
+    guard let render = SHA256Digest(renderValue) else {
       throw .invalidRecipe(.badValue(field: "review.render", value: renderValue))
     }
     self.init(state: state, time: time, render: render)

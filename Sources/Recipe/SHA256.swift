@@ -1,4 +1,5 @@
 import CCrypto
+import PhotoCore
 
 /// SHA-256 through libcrypto's EVP interface (the only file that names OpenSSL).
 package enum SHA256 {
@@ -30,4 +31,32 @@ extension SHA256 {
   package static func isHex(_ text: String) -> Bool {
     text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
   }
+}
+
+/// A SHA-256 as photoedit stores and compares it: 64 lowercase hexadecimal digits. It is made
+/// only by hashing bytes or from text of exactly that form (a sidecar's, a journal's, a
+/// corrections file's), so a value of this type always holds one.
+public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible {
+  /// The 64 lowercase hexadecimal digits.
+  public let hex: String
+
+  /// The SHA-256 of `bytes`.
+  ///
+  /// - Complexity: O(n).
+  public init(of bytes: [UInt8]) { hex = SHA256.hex(bytes) }
+
+  /// nil unless `hex` is 64 lowercase hexadecimal digits.
+  public init?(hex: String) {
+    guard SHA256.isHex(hex) else { return nil }
+    self.hex = hex
+  }
+
+  /// From a JSON value: a string of 64 lowercase hexadecimal digits, else nil.
+  package init?(_ value: JSONValue?) {
+    guard let text = value?.string, let digest = Self(hex: text) else { return nil }
+    self = digest
+  }
+
+  public var description: String { hex }
+  package var json: JSONValue { .string(hex) }
 }

@@ -118,7 +118,8 @@ public final class DetectorLoader: Sendable {
     },
     DetectorKind.profile.name: { loader in
       loader.loadCascade(
-        loader.profileCascadePath, isDefault: loader.profileCascadePath == DetectorLoader.defaultProfileCascadePath,
+        loader.profileCascadePath,
+        isDefault: loader.profileCascadePath == DetectorLoader.defaultProfileCascadePath,
         name: DetectorKind.profile.name
       ).map { MirroredDetector($0) }
     },

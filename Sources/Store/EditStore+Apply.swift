@@ -69,7 +69,7 @@ extension EditStore {
       try refuseSameFile(input.paths.photo, output)
       return try input.photoBytes()
     }
-    let inputSHA = SHA256.hex(inputBytes)
+    let inputSHA = SHA256Digest(of: inputBytes)
     let request = requestKey(requests, format: format)
     return try opened(output, for: .output) { opened throws(StoreError) in
       let paths = opened.paths
@@ -133,7 +133,7 @@ extension EditStore {
     let original =
       base?.original
       ?? AdjustmentData.Original(
-        path: originalPath, sha256: SHA256.hex(originalBytes), bytes: originalBytes.count,
+        path: originalPath, sha256: SHA256Digest(of: originalBytes), bytes: originalBytes.count,
         width: rendered.details.fullWidth, height: rendered.details.fullHeight,
         orientation: rendered.details.orientation)
     // The change is remembered for undo; a new change starts a new branch of history (what was
@@ -154,7 +154,7 @@ extension EditStore {
   /// The SHA-256 of what an export is asked for: the requests, the encoding settings and the
   /// output's format. Stripped metadata is part of it (kept, the default, is not written, so
   /// earlier outputs keep their keys).
-  func requestKey(_ requests: [StepRequest], format: ImageFormat) -> String {
+  func requestKey(_ requests: [StepRequest], format: ImageFormat) -> SHA256Digest {
     var settingsObject: [String: JSONValue] = [
       "format": .string(format.rawValue),
       "quality": settings.quality.map { .number(Double($0)) } ?? .null,
@@ -162,7 +162,7 @@ extension EditStore {
     ]
     if settings.metadata == .stripped { settingsObject["metadata"] = .string("stripped") }
     let settingsJSON: JSONValue = .object(settingsObject)
-    return SHA256.hex(JSONCoding.encode(JSONValue.array(requests.map(\.canonical) + [settingsJSON])))
+    return SHA256Digest(of: JSONCoding.encode(JSONValue.array(requests.map(\.canonical) + [settingsJSON])))
   }
 
   /// Refuses an output that is the input itself, or one of the input's store files.

@@ -219,7 +219,7 @@ public struct EditStore: Sendable {
         .preserve(sha256: data.original!.sha256))
     }
     transaction.add(
-      .replace(temp: sidecarTemp, role: .sidecar, sha256: SHA256.hex(sidecar)))
+      .replace(temp: sidecarTemp, role: .sidecar, sha256: SHA256Digest(of: sidecar)))
     transaction.add(
       .replace(temp: renderTemp, role: .render, sha256: data.render!.sha256))
     try transaction.commit()

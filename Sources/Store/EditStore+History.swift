@@ -127,7 +127,7 @@ extension EditStore {
       metadataPolicy(existing: data.render) == .kept
     {
       data.render = RenderRecord(
-        sha256: SHA256.hex(original), format: format,
+        sha256: SHA256Digest(of: original), format: format,
         quality: data.render?.quality ?? EncodeOptions.defaultQuality,
         subsampling: format.capabilities.subsampling ? data.render?.subsampling : nil,
         pinned: format.capabilities.lossy && reencodingIsPinned(existing: data.render))

@@ -72,7 +72,7 @@ extension EditStore {
     } catch {
       throw StoreError(reading: original, error, data: false)
     }
-    let sha = SHA256.hex(bytes)
+    let sha = SHA256Digest(of: bytes)
     let originalName = paths.name + PhotoPaths.originalSuffix
     let sidecarName = paths.name + PhotoPaths.sidecarSuffix
     if !settings.dryRun {

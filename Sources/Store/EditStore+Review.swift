@@ -23,7 +23,7 @@ public struct ReviewMark: Sendable, Equatable {
   /// or the one the photo's corrections made in the same operation): `existing` itself when it
   /// already says this state of this render (its time kept: the same file applied twice
   /// changes nothing); nil for `unreviewed`.
-  func record(replacing existing: ReviewRecord?, render: String) -> ReviewRecord? {
+  func record(replacing existing: ReviewRecord?, render: SHA256Digest) -> ReviewRecord? {
     if review.isRecorded(as: existing, render: render) { return existing }
     return review.recorded.map { ReviewRecord(state: $0, time: time, render: render) }
   }
@@ -32,7 +32,7 @@ public struct ReviewMark: Sendable, Equatable {
 extension Corrections.Review {
   /// True when a sidecar's `existing` record already says this state of `render` (for
   /// `unreviewed`: when it has none).
-  func isRecorded(as existing: ReviewRecord?, render: String) -> Bool {
+  func isRecorded(as existing: ReviewRecord?, render: SHA256Digest) -> Bool {
     guard let state = recorded else { return existing == nil }
     return existing?.state == state && existing?.render == render
   }
@@ -127,7 +127,7 @@ extension EditStore {
     var transaction = Transaction(paths)
     let sidecar = data.encoded()
     let temp = try transaction.stage(sidecar, access: access)
-    transaction.add(.replace(temp: temp, role: .sidecar, sha256: SHA256.hex(sidecar)))
+    transaction.add(.replace(temp: temp, role: .sidecar, sha256: SHA256Digest(of: sidecar)))
     try transaction.commit()
   }
 }

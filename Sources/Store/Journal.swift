@@ -19,13 +19,13 @@ struct Journal: Equatable, Sendable {
   enum Step: Equatable, Sendable {
     /// Preserve the original: hard-link the unedited photo as `PHOTO.original` (which must not
     /// exist), or copy it where hard links are impossible. `sha256` is the original's checksum.
-    case preserve(sha256: String)
+    case preserve(sha256: SHA256Digest)
     /// Rename the synced temporary file `temp` (one of the photo's `PHOTO.photoedit-tmp-…`
     /// names) over the photo's render or sidecar, whose new checksum is `sha256`.
-    case replace(temp: String, role: Role, sha256: String)
+    case replace(temp: String, role: Role, sha256: SHA256Digest)
     /// Remove the photo's sidecar or preserved original; the original only when the photo holds
     /// its bytes (`guardSHA256`).
-    case remove(role: Role, guardSHA256: String?)
+    case remove(role: Role, guardSHA256: SHA256Digest?)
 
     /// Which of the photo's files a step changes.
     enum Role: String, Sendable { case original, sidecar, render }
@@ -44,16 +44,16 @@ struct Journal: Equatable, Sendable {
 
     var json: JSONValue {
       switch self {
-      case .preserve(let sha): .object(["step": .string("preserve"), "sha256": .string(sha)])
+      case .preserve(let sha): .object(["step": .string("preserve"), "sha256": sha.json])
       case .replace(let temp, let role, let sha):
         .object([
           "step": .string("replace"), "temp": .string(temp), "role": .string(role.rawValue),
-          "sha256": .string(sha),
+          "sha256": sha.json,
         ])
       case .remove(let role, let guardSHA):
         .object(
           ["step": .string("remove"), "role": .string(role.rawValue)].merging(
-            guardSHA.map { ["guardSHA256": .string($0)] } ?? [:], uniquingKeysWith: { a, _ in a }))
+            guardSHA.map { ["guardSHA256": $0.json] } ?? [:], uniquingKeysWith: { a, _ in a }))
       }
     }
 
@@ -62,7 +62,7 @@ struct Journal: Equatable, Sendable {
     /// not one, an unknown key.
     init?(json: JSONValue, paths: PhotoPaths) {
       guard let o = json.object, let kind = o["step"]?.string else { return nil }
-      func sha(_ key: String) -> String? { o[key]?.string.flatMap { SHA256.isHex($0) ? $0 : nil } }
+      func sha(_ key: String) -> SHA256Digest? { SHA256Digest(o[key]) }
       let role = o["role"]?.string.flatMap(Role.init(rawValue:))
       switch kind {
       case "preserve":

@@ -257,7 +257,7 @@ extension EditStore {
     var originalPath: String
     var originalBytes: [UInt8]
     /// The render's current checksum, or nil when the render file is missing.
-    var renderSHA256: String?
+    var renderSHA256: SHA256Digest?
     /// True when the sidecar was migrated in memory and should be written in today's format.
     var migrated: Bool
     var original: AdjustmentData.Original { data.original! }
@@ -293,7 +293,8 @@ extension EditStore {
         original: paths.original)
     }
     func matches(_ bytes: [UInt8]) -> Bool {
-      bytes.count == expected.bytes && SHA256.hex(bytes) == expected.sha256 && engine.format(of: bytes) != nil
+      bytes.count == expected.bytes && SHA256Digest(of: bytes) == expected.sha256
+        && engine.format(of: bytes) != nil
     }
     // The recorded size bounds the read: a file of another size is not the original, and is
     // refused from its size alone, before anything is allocated.
@@ -333,9 +334,10 @@ extension EditStore {
       originalBytes = bytes
     }
     guard let originalBytes else { throw failure! }
-    var renderSHA: String? = nil
+    var renderSHA: SHA256Digest? = nil
     do {
-      renderSHA = SHA256.hex(try paths.read(paths.name, limit: FileLimits.photoBytes, followingLinks: true))
+      renderSHA = SHA256Digest(
+        of: try paths.read(paths.name, limit: FileLimits.photoBytes, followingLinks: true))
     } catch {
       if !error.isNotFound { throw StoreError(reading: paths.photo, error, data: false) }
     }

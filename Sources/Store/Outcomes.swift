@@ -24,7 +24,7 @@ public struct ApplyOutcome: Sendable {
   public var added: [Step]
   /// The recipe's steps after the change.
   public var stepCount: Int
-  public var renderSHA256: String
+  public var renderSHA256: SHA256Digest
   public var dryRun: Bool
   public var recovery: CrashRecovery
   /// Harmless decoder warnings about the original.
@@ -39,7 +39,7 @@ public struct HistoryOutcome: Sendable {
   public var change: Change
   public var stepCount: Int
   public var undoneCount: Int
-  public var renderSHA256: String
+  public var renderSHA256: SHA256Digest
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]
@@ -57,7 +57,7 @@ public struct EditOutcome: Sendable {
   /// not carry over.
   public var refreshed: [Refreshed]
   public var stepCount: Int
-  public var renderSHA256: String
+  public var renderSHA256: SHA256Digest
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]
@@ -90,7 +90,7 @@ public struct RevertOutcome: Sendable {
   /// False when the photo was not edited (nothing to do).
   public var reverted: Bool
   /// The original's checksum, when reverted.
-  public var originalSHA256: String?
+  public var originalSHA256: SHA256Digest?
   /// Where the original's bytes came from.
   public var originalPath: String?
   /// Set when an output named for another format than its original got the original encoded in
@@ -109,7 +109,7 @@ public struct RevertOutcome: Sendable {
 public struct RenderOutcome: Sendable {
   /// False when the render was already current (nothing was written).
   public var changed: Bool
-  public var renderSHA256: String
+  public var renderSHA256: SHA256Digest
   public var stepCount: Int
   public var dryRun: Bool
   public var recovery: CrashRecovery
@@ -120,7 +120,7 @@ public struct RenderOutcome: Sendable {
 public struct ExportOutcome: Sendable {
   public var output: String
   public var width: Int, height: Int
-  public var renderSHA256: String
+  public var renderSHA256: SHA256Digest
   public var dryRun: Bool
   public var recovery: CrashRecovery
   public var warnings: [String]

@@ -81,10 +81,10 @@ enum Recovery {
   }
 
   /// The checksum of the file `name` in the photo's folder, or nil when it does not exist.
-  private static func checksum(_ name: String, _ paths: PhotoPaths) throws(StepFailure) -> String? {
+  private static func checksum(_ name: String, _ paths: PhotoPaths) throws(StepFailure) -> SHA256Digest? {
     let path = paths.inFolder(name)
     do {
-      return SHA256.hex(try paths.read(name, limit: FileLimits.photoBytes, followingLinks: false))
+      return SHA256Digest(of: try paths.read(name, limit: FileLimits.photoBytes, followingLinks: false))
     } catch {
       if error.isNotFound { return nil }
       if error.notRegular { throw .refused(.unexpectedFile(path: path)) }
@@ -107,8 +107,8 @@ enum Recovery {
     typealias Role = Journal.Step.Role
     func path(_ role: Role) -> String { shown(role, paths) }
     // Each file's checksum as the steps so far leave it (nil: absent), once looked at or set.
-    var state: [Role: String?] = [:]
-    func current(_ role: Role) throws(StepFailure) -> String? {
+    var state: [Role: SHA256Digest?] = [:]
+    func current(_ role: Role) throws(StepFailure) -> SHA256Digest? {
       if let known = state[role] { return known }
       let sha = try checksum(name(role, paths), paths)
       state[role] = .some(sha)
@@ -127,7 +127,7 @@ enum Recovery {
         throw .system(path: paths.inFolder(temp), error)
       }
     }
-    var renderReplacedWith: String? = nil
+    var renderReplacedWith: SHA256Digest? = nil
     for step in journal.steps {
       switch step {
       case .preserve(let sha):

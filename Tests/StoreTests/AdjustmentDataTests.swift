@@ -9,10 +9,12 @@ import Testing
   func sample() -> AdjustmentData {
     AdjustmentData(
       original: .init(
-        path: "beach.jpg.original", sha256: String(repeating: "a", count: 64), bytes: 1234, width: 910,
+        path: "beach.jpg.original", sha256: SHA256Digest(hex: String(repeating: "a", count: 64))!,
+        bytes: 1234, width: 910,
         height: 1137, orientation: 6),
       render: RenderRecord(
-        sha256: String(repeating: "b", count: 64), format: .jpeg, quality: 90, subsampling: .s420),
+        sha256: SHA256Digest(hex: String(repeating: "b", count: 64))!, format: .jpeg, quality: 90,
+        subsampling: .s420),
       steps: [
         try! stored("mark", ["scale": .number(1.2)], derived: ["width": .number(25)]),
         try! stored("sepia", ["intensity": .number(0.8)]),
@@ -296,7 +298,7 @@ import Testing
   let base = AdjustmentDataTests()
   let record = ReviewRecord(
     state: .approved, time: UTCTime(iso8601: "2026-12-06T18:40:12Z")!,
-    render: String(repeating: "b", count: 64))
+    render: SHA256Digest(hex: String(repeating: "b", count: 64))!)
 
   @Test func roundTripsAsVersion3AndWithoutItStaysVersion2() throws {
     var data = base.sample()

@@ -30,14 +30,15 @@ import Testing
     #expect(
       data.original
         == .init(
-          path: "p.jpg.original", sha256: SHA256.hex(originalBytes), bytes: originalBytes.count, width: 6,
+          path: "p.jpg.original", sha256: SHA256Digest(of: originalBytes), bytes: originalBytes.count,
+          width: 6,
           height: 4, orientation: 1))
     // Quality 90 by default; the JPEG input's subsampling (the fake says 4:2:2); re-encoded (the
     // fake engine has no lossless route).
     #expect(
       data.render
         == RenderRecord(
-          sha256: SHA256.hex(render), format: .jpeg, quality: 90, subsampling: .s422, route: .reencode))
+          sha256: SHA256Digest(of: render), format: .jpeg, quality: 90, subsampling: .s422, route: .reencode))
     #expect(data.steps.map(\.filter) == ["invert"])
     #expect(report.stepCount == 1)
     #expect(report.added.map(\.filter) == ["invert"])

@@ -32,7 +32,7 @@ import Testing
       #expect(read.data == sidecar)
       #expect(edited.originalBytes == originalBytes)
       #expect(edited.originalPath == folder.path("p.jpg.original"))
-      #expect(edited.renderSHA256 == SHA256.hex(render))
+      #expect(edited.renderSHA256 == SHA256Digest(of: render))
       #expect(!edited.isModified)
       // The original changes on disk after the open: the opened photo goes on giving the bytes
       // it verified, never a second read of the file.
@@ -61,7 +61,7 @@ import Testing
     let edited = try #require(found)
     #expect(edited.originalBytes == originalBytes)
     #expect(Path.absolute(edited.originalPath) == Path.absolute(photo))
-    #expect(edited.renderSHA256 == SHA256.hex(folder.read("out/o.jpg")!))
+    #expect(edited.renderSHA256 == SHA256Digest(of: folder.read("out/o.jpg")!))
     // The input itself is unedited: its own bytes are what a render starts from.
     try store.opened(photo, for: .reading) { opened throws(StoreError) in
       guard case .unedited = opened.state else {

@@ -7,11 +7,11 @@ import Testing
 
 /// The sidecar's record of `--strip-identifying`: `render.metadata`, read and checked.
 @Suite struct RenderRecordMetadataTests {
-  static let sha = String(repeating: "c", count: 64)
+  static let sha = SHA256Digest(hex: String(repeating: "c", count: 64))!
 
   func record(_ metadata: JSONValue?) -> JSONValue {
     var o: [String: JSONValue] = [
-      "sha256": .string(Self.sha), "format": .string("jpeg"), "quality": .number(90),
+      "sha256": .string(Self.sha.hex), "format": .string("jpeg"), "quality": .number(90),
     ]
     if let metadata { o["metadata"] = metadata }
     return .object(o)

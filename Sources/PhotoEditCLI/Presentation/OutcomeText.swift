@@ -10,7 +10,7 @@ extension FileResult {
     self.init(warnings: o.warnings)
     fields = [
       "operations": .number(Double(o.stepCount)), "added": .array(o.added.map { .string($0.filter) }),
-      "render": .string(o.renderSHA256),
+      "render": .string(o.renderSHA256.hex),
     ]
     if let output = o.output { fields["output"] = .string(output) }
     if o.dryRun { fields["dryRun"] = .bool(true) }
@@ -60,7 +60,7 @@ extension FileResult {
     self.init(warnings: o.warnings)
     fields = [
       "operations": .number(Double(o.stepCount)), "undone": .number(Double(o.undoneCount)),
-      (o.undid ? "undid" : "redid"): Self.json(o.change), "render": .string(o.renderSHA256),
+      (o.undid ? "undid" : "redid"): Self.json(o.change), "render": .string(o.renderSHA256.hex),
     ]
     lines = Self.lines(o.recovery)
     let verb = o.dryRun ? (o.undid ? "would undo" : "would redo") : (o.undid ? "undid" : "redid")
@@ -73,7 +73,7 @@ extension FileResult {
     self.init(warnings: o.warnings)
     fields = [
       "operations": .number(Double(o.stepCount)), "change": Self.json(o.change),
-      "render": .string(o.renderSHA256),
+      "render": .string(o.renderSHA256.hex),
     ]
     if o.dryRun { fields["dryRun"] = .bool(true) }
     if !o.notes.isEmpty { fields["notes"] = .array(o.notes.map { .string(Self.describe($0)) }) }
@@ -196,7 +196,7 @@ extension FileResult {
       lines.append("unedited; nothing to revert")
       return
     }
-    fields = ["reverted": .bool(true), "original": .string(sha)]
+    fields = ["reverted": .bool(true), "original": .string(sha.hex)]
     if let u = o.unverified {
       fields["unverified"] = .bool(true)
       fields["removed"] = .array(o.removed.map(JSONValue.string))
@@ -212,13 +212,13 @@ extension FileResult {
       )
     } else {
       lines.append(
-        o.dryRun ? "would revert to the original" : "reverted to the original (sha256 \(sha.prefix(12)))")
+        o.dryRun ? "would revert to the original" : "reverted to the original (sha256 \(sha.hex.prefix(12)))")
     }
   }
 
   init(_ o: RenderOutcome) {
     self.init(warnings: o.warnings)
-    fields = ["render": .string(o.renderSHA256), "changed": .bool(o.changed)]
+    fields = ["render": .string(o.renderSHA256.hex), "changed": .bool(o.changed)]
     current = !o.changed
     lines = Self.lines(o.recovery)
     lines.append(
@@ -231,7 +231,7 @@ extension FileResult {
     self.init(warnings: o.warnings)
     fields = [
       "output": .string(o.output), "width": .number(Double(o.width)), "height": .number(Double(o.height)),
-      "render": .string(o.renderSHA256),
+      "render": .string(o.renderSHA256.hex),
     ]
     lines = Self.lines(o.recovery)
     current = o.current
@@ -264,7 +264,7 @@ extension FileResult {
   static func json(_ review: ReviewRecord, changed: Bool) -> JSONValue {
     .object([
       "state": .string(review.state.rawValue), "time": .string(review.time.iso8601),
-      "render": .string(review.render), "changedSince": .bool(changed),
+      "render": .string(review.render.hex), "changedSince": .bool(changed),
     ])
   }
 
@@ -290,7 +290,7 @@ extension FileResult {
       "steps": .array(data.steps.enumerated().map { Self.controls($0.offset + 1, $0.element) }),
       "history": .array(data.history.map(Self.json)), "undone": .array(data.undone.map(Self.json)),
       "original": .object([
-        "path": .string(original.path), "sha256": .string(original.sha256),
+        "path": .string(original.path), "sha256": .string(original.sha256.hex),
         "bytes": .number(Double(original.bytes)),
         "width": .number(Double(original.width)), "height": .number(Double(original.height)),
         "orientation": .number(Double(original.orientation)),
@@ -302,8 +302,8 @@ extension FileResult {
     lines = [
       "\(s.state.rawValue): \(Self.count(data.steps.count, "operation")), \(data.undone.count) undone"
         + (reason.map { " (\($0))" } ?? ""),
-      "original: \(original.path), \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation), sha256 \(original.sha256.prefix(12))",
-      "render: \(render.format.rawValue), \(Self.route(render))\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.prefix(12)), \(current ? "current" : "not current")",
+      "original: \(original.path), \(original.width)x\(original.height), \(original.bytes) bytes, orientation \(original.orientation), sha256 \(original.sha256.hex.prefix(12))",
+      "render: \(render.format.rawValue), \(Self.route(render))\(render.subsampling.map { ", \($0.rawValue)" } ?? ""), sha256 \(render.sha256.hex.prefix(12)), \(current ? "current" : "not current")",
       render.metadata == .stripped
         ? "metadata: identifying metadata stripped (GPS, serial numbers, names, XMP, IPTC places, comments)"
         : "metadata: the original's, kept (--strip-identifying removes what identifies)",
@@ -421,7 +421,7 @@ extension FileResult {
 
   static func json(_ r: RenderRecord) -> JSONValue {
     var o: [String: JSONValue] = [
-      "sha256": .string(r.sha256), "format": .string(r.format.rawValue),
+      "sha256": .string(r.sha256.hex), "format": .string(r.format.rawValue),
       "quality": .number(Double(r.quality)),
     ]
     if let s = r.subsampling { o["subsampling"] = .string(s.rawValue) }

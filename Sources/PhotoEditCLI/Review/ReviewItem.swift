@@ -227,7 +227,7 @@ extension ReviewItem {
     state = status.state.rawValue
     problem = status.problem.map(ErrorText.message)
     let data = status.data
-    render = data?.render?.sha256
+    render = data?.render?.sha256.hex
     if status.state != .damaged, let review = data?.review {
       recorded = review
       changedSinceReview = status.changedSinceReview ?? false
