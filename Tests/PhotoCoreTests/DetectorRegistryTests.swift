@@ -36,6 +36,15 @@ import Testing
     #expect(throws: Never.self) { try p.check(filter: "faceblur", given: ["threshold", "minNeighbors"]) }
   }
 
+  /// The search's fields are the kinds' own, in the registry's order, between the detector and
+  /// the face sizes; faceblur's parameters end with them.
+  @Test func theSearchsFieldsAreTheKindsFields() {
+    let names = ["detector", "threshold", "scaleFactor", "minNeighbors", "minFace", "maxFace"]
+    #expect(DetectionOptions.fields.map(\.name) == names)
+    #expect(Array(FaceblurFilter.Parameters.fields.map(\.name).suffix(names.count)) == names)
+    #expect(DetectorKind.profile.fields.isEmpty)
+  }
+
   /// The smallest face a choice finds is its kinds' smallest: the review page's "near the
   /// smallest size" reads it.
   @Test func theSmallestFaceIsTheKindsSmallest() {

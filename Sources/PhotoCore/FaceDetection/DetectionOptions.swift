@@ -34,3 +34,34 @@ public struct DetectionOptions: Sendable, Equatable {
       (scaleFactor, minNeighbors, minFace, maxFace)
   }
 }
+
+extension DetectionOptions: ParameterSet {
+  /// The search's settings as declared fields: which detector, each detector kind's own
+  /// (`DetectorKind.fields`, in the registry's order), and the face sizes every kind honours.
+  /// faceblur's parameters and detect's options are these.
+  public static let fields: [ParameterField<Self>] =
+    [
+      .choice(
+        "detector", \.detector,
+        help: "which detector finds the faces: the Haar cascade, CenterFace, or several united")
+    ] + Detectors.all.flatMap(\.fields) + [
+      .integer(
+        "minFace", \.minFace, DetectionOptions.faceSizeRange,
+        help: "detector: smallest face side, pixels of the image entering the step"),
+      .integer(
+        "maxFace", \.maxFace, DetectionOptions.faceSizeRange,
+        help: "detector: largest face side, pixels of the image entering the step"),
+    ]
+
+  /// The largest face is at least the smallest.
+  public func check(filter: String) throws(FilterError) {
+    if let lo = minFace, let hi = maxFace, lo > hi {
+      throw .outOfRange(
+        filter: filter, key: "maxFace", value: .integer(hi),
+        allowed: .integer(lo...Self.faceSizeRange.upperBound), image: nil)
+    }
+  }
+
+  /// The settings of the detector kinds that do not run.
+  public var unusedKeys: [String] { detector.unusedSettings }
+}

@@ -1,6 +1,7 @@
 /// One kind of face detector, declared once (the twin of a filter's declaration): its name on
-/// every surface, the search settings only it reads, the smallest face it finds, which kind it
-/// runs beside, and the field of a faceblur step that records the SHA-256 of its file.
+/// every surface, the search settings only it reads (typed fields of `DetectionOptions`, which
+/// faceblur's parameters and detect's options are made of), the smallest face it finds, which
+/// kind it runs beside, and the field of a faceblur step that records the SHA-256 of its file.
 /// `Detectors.all` lists the kinds; `DetectorChoice` is a list of them, parsed from
 /// `centerface+haar`. The store loads each kind by its name (`DetectorLoader`).
 public struct DetectorKind: Sendable, Hashable {
@@ -8,8 +9,14 @@ public struct DetectorKind: Sendable, Hashable {
   public let name: String
   /// What it is, for help.
   public let summary: String
-  /// The search settings (faceblur's parameter names, detect's options) only it reads.
-  public let settings: [String]
+  /// The search settings only it reads, declared: faceblur's parameters (`threshold`) and
+  /// detect's options (`--threshold`) are made of them.
+  public var fields: [ParameterField<DetectionOptions>] { declaredFields() }
+  /// Made when asked for, not with the kind: a field's default is read from a new
+  /// `DetectionOptions`, whose default detector is made of the kinds.
+  private let declaredFields: @Sendable () -> [ParameterField<DetectionOptions>]
+  /// The names of `fields`.
+  public var settings: [String] { fields.map(\.name) }
   /// The smallest face side it finds, in pixels of the image searched.
   public let smallestFace: Int
   /// The kind it runs beside, never alone (the profile cascade finds only turned faces).
@@ -19,23 +26,44 @@ public struct DetectorKind: Sendable, Hashable {
   /// Whether its faces carry a score (CenterFace's heatmap value; a cascade gives none).
   public let scores: Bool
 
+  init(
+    name: String, summary: String, fields: @escaping @Sendable () -> [ParameterField<DetectionOptions>],
+    smallestFace: Int, requires: String?, digestField: String, scores: Bool
+  ) {
+    (self.name, self.summary, declaredFields, self.smallestFace) = (name, summary, fields, smallestFace)
+    (self.requires, self.digestField, self.scores) = (requires, digestField, scores)
+  }
+
   public static func == (a: Self, b: Self) -> Bool { a.name == b.name }
   public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 
   /// CenterFace, a small neural network: frontal, turned, tilted and profile faces.
   public static let centerface = DetectorKind(
     name: "centerface", summary: "CenterFace, a small neural network (frontal, turned, tilted, profile)",
-    settings: ["threshold"], smallestFace: 20, requires: nil, digestField: "model", scores: true)
+    fields: {
+      [
+        .number(
+          "threshold", \.threshold, DetectionOptions.thresholdRange,
+          help: "CenterFace: the score a face needs (lower finds more, with more false faces)")
+      ]
+    }, smallestFace: 20, requires: nil, digestField: "model", scores: true)
   /// OpenCV's frontal face cascade (`haarcascade_frontalface_default.xml`), its 24-pixel window.
   public static let haar = DetectorKind(
     name: "haar", summary: "OpenCV's frontal face cascade, with its detectMultiScale rules and boxes",
-    settings: ["scaleFactor", "minNeighbors"], smallestFace: 24, requires: nil, digestField: "cascade",
+    fields: {
+      [
+        .number("scaleFactor", \.scaleFactor, DetectionOptions.scaleFactorRange, help: "Haar: pyramid step"),
+        .integer(
+          "minNeighbors", \.minNeighbors, DetectionOptions.minNeighborsRange,
+          help: "Haar: overlapping hits a face needs"),
+      ]
+    }, smallestFace: 24, requires: nil, digestField: "cascade",
     scores: false)
   /// OpenCV's profile face cascade (`haarcascade_profileface.xml`, a 20-pixel window), run on the
-  /// image and on its mirror; it shares the frontal cascade's settings.
+  /// image and on its mirror; it runs beside the frontal cascade, with its settings.
   public static let profile = DetectorKind(
     name: "profile", summary: "OpenCV's profile face cascade, on the image and its mirror",
-    settings: ["scaleFactor", "minNeighbors"], smallestFace: 20, requires: "haar",
+    fields: { [] }, smallestFace: 20, requires: "haar",
     digestField: "profileCascade", scores: false)
 }
 

@@ -71,57 +71,34 @@ public struct FaceblurFilter: Filter {
     public var detection = DetectionOptions()
     public init() {}
 
-    public static let fields: [ParameterField<Self>] = [
-      .number(
-        "scale", \.scale, 0.25...4,
-        help: "circle radius relative to half the face box's diagonal (1 covers the box)"),
-      .integer(
-        "blocks", \.blocks, 1...200,
-        help: "pixelate: blocks across a face box (at most 4); blur: the radius is the box width / blocks"),
-      .integer(
-        "minBlock", \.minBlock, 1...256,
-        help: "smallest block side (blur: radius) in pixels, whatever the face's size (at least 4)"),
-      .choice("style", \.style, help: "how each face is hidden"),
-      .choice(
-        "onFound", \.onFound,
-        help: "when CenterFace still finds a hidden face: hide it more strongly, or fail"),
-      .opaqueColor(
-        "color", \.color, help: "solid: the fill colour (opaque: a translucent fill does not hide a face)"),
-      .integers(
-        "exclude", \.exclude, 0...100_000, portable: false,
-        help: "faces to leave alone, by index (left to right from 0); not carried to other photos"),
-      .boxes(
-        "add", \.add, portable: false,
-        help:
-          "faces the detector missed, X:Y:W:H each, numbered after the found ones; not carried to other photos"
-      ),
-      .choice(
-        "detector", \.detection.detector,
-        help: "which detector finds the faces: the Haar cascade, CenterFace, or several united"),
-      .number(
-        "scaleFactor", \.detection.scaleFactor, DetectionOptions.scaleFactorRange,
-        help: "Haar: pyramid step"),
-      .integer(
-        "minNeighbors", \.detection.minNeighbors, DetectionOptions.minNeighborsRange,
-        help: "Haar: overlapping hits a face needs"),
-      .number(
-        "threshold", \.detection.threshold, DetectionOptions.thresholdRange,
-        help: "CenterFace: the score a face needs (lower finds more, with more false faces)"),
-      .integer(
-        "minFace", \.detection.minFace, DetectionOptions.faceSizeRange,
-        help: "detector: smallest face side, pixels of the image entering the step"),
-      .integer(
-        "maxFace", \.detection.maxFace, DetectionOptions.faceSizeRange,
-        help: "detector: largest face side, pixels of the image entering the step"),
-    ]
+    public static let fields: [ParameterField<Self>] =
+      [
+        .number(
+          "scale", \.scale, 0.25...4,
+          help: "circle radius relative to half the face box's diagonal (1 covers the box)"),
+        .integer(
+          "blocks", \.blocks, 1...200,
+          help: "pixelate: blocks across a face box (at most 4); blur: the radius is the box width / blocks"),
+        .integer(
+          "minBlock", \.minBlock, 1...256,
+          help: "smallest block side (blur: radius) in pixels, whatever the face's size (at least 4)"),
+        .choice("style", \.style, help: "how each face is hidden"),
+        .choice(
+          "onFound", \.onFound,
+          help: "when CenterFace still finds a hidden face: hide it more strongly, or fail"),
+        .opaqueColor(
+          "color", \.color, help: "solid: the fill colour (opaque: a translucent fill does not hide a face)"),
+        .integers(
+          "exclude", \.exclude, 0...100_000, portable: false,
+          help: "faces to leave alone, by index (left to right from 0); not carried to other photos"),
+        .boxes(
+          "add", \.add, portable: false,
+          help:
+            "faces the detector missed, X:Y:W:H each, numbered after the found ones; not carried to other photos"
+        ),
+      ] + DetectionOptions.fields.map { $0.lifted(\Self.detection) }
 
-    public func check(filter: String) throws(FilterError) {
-      if let lo = detection.minFace, let hi = detection.maxFace, lo > hi {
-        throw .outOfRange(
-          filter: filter, key: "maxFace", value: .integer(hi),
-          allowed: .integer(lo...DetectionOptions.faceSizeRange.upperBound), image: nil)
-      }
-    }
+    public func check(filter: String) throws(FilterError) { try detection.check(filter: filter) }
 
     /// True when the hiding is weaker than a new request may ask for (a step stored by an older
     /// version): `review` flags it, and `edit` raises it.
@@ -130,8 +107,8 @@ public struct FaceblurFilter: Filter {
     }
 
     /// The settings of the detectors that do not run (each kind declares its own:
-    /// `DetectorKind.settings`).
-    public var unusedKeys: [String] { detection.detector.unusedSettings }
+    /// `DetectorKind.fields`).
+    public var unusedKeys: [String] { detection.unusedKeys }
 
     /// A detector's setting given for a detector that does not run is refused, never ignored; so
     /// is a hiding weaker than the safe minimum (stored steps keep theirs: a recipe is a record).
