@@ -102,11 +102,96 @@ import Testing
   /// (it shows nothing): a grey patch passes at once.
   @Test func aFlatCentreNeedNotChange() throws {
     var image = Image(width: 200, height: 200, bytes: [UInt8](repeating: 128, count: 200 * 200 * 4))
-    for y in 0..<200 { for x in 0..<200 where x < 30 || x > 170 { image[x, y] = RGBA(UInt8(x), 0, UInt8(y), 255) } }
+    for y in 0..<200 {
+      for x in 0..<200 where x < 30 || x > 170 { image[x, y] = RGBA(UInt8(x), 0, UInt8(y), 255) }
+    }
     let step = try Filters.request("faceblur", values: [:]).resolve(
       in: ResolveContext(
         image: image, detector: Recording(faces: [Face(x: 90, y: 90, width: 20, height: 20)]),
         checker: FindsNothing()))
     #expect(step.typed(FaceblurFilter.self)?.derived.levels == [])
+  }
+
+  /// A checker that finds face `box` (pixels of `image`) in the first `times` regions it is shown
+  /// that hold it, and records where each region it is shown lies in `image` (found from its top
+  /// row, which the test keeps out of every circle; nil when not found).
+  final class FindsAt: FaceDetector, @unchecked Sendable {
+    let image: Image, box: PixelRect, times: Int
+    let shown = Mutex<[PixelRect?]>([])
+    let finds = Mutex(0)
+    init(_ image: Image, box: PixelRect, times: Int) {
+      (self.image, self.box, self.times) = (image, box, times)
+    }
+    var identity: DetectorIdentity { DetectorIdentity(name: "finds-at", version: 1) }
+    func faces(in region: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+      var place: PixelRect? = nil
+      search: for y in 0...(image.height - region.height) {
+        for x in 0...(image.width - region.width)
+        where (0..<min(16, region.width)).allSatisfy({ region[$0, 0] == image[x + $0, y] }) {
+          place = PixelRect(x: x, y: y, width: region.width, height: region.height)
+          break search
+        }
+      }
+      shown.withLock { $0.append(place) }
+      guard let place, place.contains(box),
+        finds.withLock({ n in
+          n += 1
+          return n <= times
+        })
+      else { return [] }
+      return [
+        Face(
+          x: Double(box.x - place.x), y: Double(box.y - place.y), width: Double(box.width),
+          height: Double(box.height), score: 0.5)
+      ]
+    }
+  }
+
+  /// Faces A and C side by side and B far off: A and C are searched as one region, B alone; A is
+  /// found once and strengthened, then searched alone. C's crop holds A's wider circle, so C is
+  /// searched again; no strengthened face's operation reaches B's crop, so B is not: it would be
+  /// the same pixels. Four searches, where a search per face per round made six.
+  @Test func onlyRegionsAStrengthenedFaceReachesAreSearchedAgain() throws {
+    let image = noiseImage(width: 1200, height: 400, seed: 21)
+    let (a, c, b) = (
+      PixelRect(x: 100, y: 180, width: 40, height: 40), PixelRect(x: 220, y: 180, width: 40, height: 40),
+      PixelRect(x: 900, y: 180, width: 40, height: 40)
+    )
+    let faces = [a, c, b].map { Face(x: Double($0.x), y: Double($0.y), width: 40, height: 40) }
+    let checker = FindsAt(image, box: a, times: 1)
+    let step = try Filters.request("faceblur", values: [:]).resolve(
+      in: ResolveContext(image: image, detector: Recording(faces: faces), checker: checker))
+    #expect(step.typed(FaceblurFilter.self)?.derived.levels == [1, 0, 0])
+    let shown = checker.shown.withLock { $0 }
+    #expect(shown.count == 4, "\(shown)")
+    #expect(!shown.contains(nil), "a region not found in the photo: \(shown)")
+    let regions = shown.compactMap { $0 }
+    // Round 0: A with C, and B; round 1: A alone (its crop from the left edge); round 2: C (A's
+    // wider circle in its crop), not B.
+    #expect(regions.filter { $0.contains(b) }.count == 1)
+    #expect(regions.filter { $0.contains(a) && $0.contains(c) }.count >= 2)
+    #expect(regions.last.map { $0.contains(c) && $0.x > 0 && !$0.contains(b) } == true)
+    // No region was searched twice.
+    #expect(Set(regions.map(\.description)).count == 4)
+  }
+
+  /// Crops that overlap enough are searched as one region on the grid both need; crops apart
+  /// are not; nor are crops whose rectangle together would pass the cap.
+  @Test func overlappingCropsAreSearchedTogether() {
+    let crops = [
+      PixelRect(x: 64, y: 64, width: 300, height: 300), PixelRect(x: 200, y: 100, width: 300, height: 300),
+      PixelRect(x: 1000, y: 64, width: 300, height: 300), PixelRect(x: 1000, y: 700, width: 300, height: 300),
+    ]
+    let groups = FaceblurFilter.groups(crops, grids: [32, 64, 32, 32], maxPixels: 1_000_000)
+    #expect(groups.map(\.members) == [[0, 1], [2], [3]])
+    // The corner on a multiple of 64 (x 64, y 64), the far edges those of the crops.
+    #expect(groups[0].rect == PixelRect(x: 64, y: 64, width: 436, height: 336))
+    #expect(groups[0].grid == 64)
+    // A cap smaller than the pair's rectangle keeps them apart.
+    #expect(FaceblurFilter.groups(crops, grids: [32, 64, 32, 32], maxPixels: 100_000).count == 4)
+    // Many crops over one place become one region, whatever their order.
+    let crowd = (0..<50).map { PixelRect(x: 17 * ($0 % 7), y: 13 * ($0 % 5), width: 400, height: 400) }
+    #expect(
+      FaceblurFilter.groups(crowd, grids: Array(repeating: 1, count: 50), maxPixels: 1_000_000).count == 1)
   }
 }

@@ -2,7 +2,8 @@
 ///
 /// A face counted as hidden must be changed, and CenterFace must not find it again in the step's
 /// output. When the step is made, each hidden face's region of that output (its circle and box,
-/// grown by the box's size on every side, for context) is rendered on its own and
+/// grown by the context the detector needs, at least the box's size, on every side: its crop) is
+/// rendered and
 ///
 /// 1. compared with the input: at least half of the pixels of the central half of the box must
 ///    change (a 1-pixel mosaic of a small face changes nothing), unless that central half is
@@ -12,11 +13,20 @@
 ///    ``checkOverlap``), nor centred in its circle (a face-like pattern the hiding made), unless
 ///    that face belongs to another face of the step.
 ///
+/// Faces whose crops are cheaper searched together than apart (the rectangle holding them, on
+/// the detector's grid, has no more pixels than their rectangles have together, and at most
+/// ``maxGroupPixels`` or the largest of them) are rendered and searched as one region
+/// (``groups(_:grids:maxPixels:)``): each face found there is judged against each face of the
+/// group as 2. says, and 1. is judged face by face.
+///
 /// A face that fails is hidden one ``strength(_:level:)`` level more strongly, and checked again,
-/// up to ``maxLevel``; with `onFound=fail`, the step is refused instead. A face that passed before
-/// another was strengthened is checked again at the new levels (a wider circle beside a face
-/// changes what the detector sees of it), until a round strengthens none. This is not a second
-/// detection of the photo: only the hidden faces' regions are searched.
+/// up to ``maxLevel``; with `onFound=fail`, the step is refused instead. Once the failing faces
+/// pass, a face that passed before another was strengthened is checked again at the new levels
+/// (a wider circle beside a face changes what the detector sees of it) when the operations that
+/// make its crop (``LocalOpIndex/operations(for:)``, from the kernel's own geometry) are no longer
+/// the same faces at the same levels: otherwise its crop would be rendered byte for byte as
+/// before, and the checker would answer as before. This goes on until a round strengthens none.
+/// This is not a second detection of the photo: only the hidden faces' regions are searched.
 extension FaceblurFilter {
   /// The strongest level: blocks (blur radius) up to 7.6 times larger, the circle 2.5 times wider.
   public static let maxLevel = 6
@@ -32,6 +42,12 @@ extension FaceblurFilter {
   public static let flatRange = 8
   /// The IoU with a hidden face's box from which a face found by the check is that face.
   public static let checkOverlap = 0.2
+  /// The most pixels a region searched for several faces at once may have (unless one of its
+  /// faces' own crop is larger): half of CenterFace's largest tile
+  /// (`CenterFaceOptions.maxTilePixels`), so that the two searches a 2-core machine runs at once
+  /// hold about what one tile of the photo's detection held (a search of 8 MP regions, two at a
+  /// time, raised the 24 MP crowd's peak from 398 to 637 MiB).
+  public static let maxGroupPixels = 4_000_000
 
   /// How strongly level `level` hides: level 0 is the parameters' blocks and scale; each level
   /// divides the blocks across a face by 1.5 (at least 1) and widens the circle by a quarter of
@@ -54,13 +70,21 @@ extension FaceblurFilter {
     case found(score: Double)
   }
 
+  /// The faces (indices into the step's) whose operations make a crop, with their levels then:
+  /// the same sources render the same crop byte for byte.
+  struct CropSources: Equatable {
+    var faces: [Int]
+    var levels: [Int]
+  }
+
   /// The strength level each face needs (empty when none needs more than level 0), the faces
   /// being `faces` (fractions of `image`, the image entering the step).
   ///
   /// - Throws: `.faceStillFound` when a face fails at ``maxLevel``, or at once with
   ///   `onFound=fail`; `.detection` when the checker fails.
-  /// - Complexity: the checker on each hidden face's region, once per level it needs, and once
-  ///   more at the levels now for each face that passed before another was strengthened.
+  /// - Complexity: the checker on each group of hidden faces' regions, once per level one of
+  ///   them needs, and once more at the levels now for the faces that passed before another was
+  ///   strengthened and whose regions that strengthening reached.
   static func hidingLevels(
     _ p: Parameters, faces: [Box], in image: Image, checker: (any FaceDetector)?
   ) throws(FilterError) -> [Int] {
@@ -74,43 +98,64 @@ extension FaceblurFilter {
     // The round in which each face last passed, and the last round that strengthened a face.
     var passedIn = [Int](repeating: -1, count: faces.count)
     var changedIn = -1
+    // What made each face's crop when it last passed.
+    var passedWith = [CropSources?](repeating: nil, count: faces.count)
     var round = 0
     while true {
-      // A stronger face has a wider circle and changes what its neighbours' regions show: once
-      // the failing faces pass, every face that passed before the last strengthening is checked
-      // again at the levels now, until a round strengthens none.
-      if pending.isEmpty { pending = hidden.filter { passedIn[$0] <= changedIn } }
-      if pending.isEmpty { break }
-      defer { round += 1 }
       var derived = Derived()
       (derived.faces, derived.levels) = (faces, levels)
       guard let kernel = prepare(p, derived, input: size).first else { break }
       // Each face's region is rendered by the faces near it alone, not by every face's.
       let index = (kernel as? LocalKernel).map { LocalOpIndex($0) }
-      var results = [Result<CheckFinding?, DetectionError>](repeating: .success(nil), count: pending.count)
+      let regions = faces.indices.map { circle(for: faces[$0], p, level: levels[$0], in: size).0 }
+      func crop(_ i: Int) -> (rect: PixelRect, grid: Int) {
+        Self.crop(face: i, boxes: boxes, region: regions[i], size: size, checker: checker)
+      }
+      // The kernel's operations are the hidden faces', in order.
+      func sources(_ crop: PixelRect) -> CropSources? {
+        guard let index else { return nil }
+        let made = index.operations(for: crop).map { hidden[$0] }
+        return CropSources(faces: made, levels: made.map { levels[$0] })
+      }
+      // A stronger face has a wider circle and changes what its neighbours' regions show: once
+      // the failing faces pass, every face that passed before the last strengthening is checked
+      // again at the levels now, unless its crop is made as when it passed, until a round
+      // strengthens none.
+      if pending.isEmpty {
+        pending = hidden.filter { i in
+          passedIn[i] <= changedIn && (passedWith[i] == nil || sources(crop(i).rect) != passedWith[i])
+        }
+      }
+      if pending.isEmpty { break }
+      defer { round += 1 }
       let work = pending
+      let crops = work.map(crop)
+      let made = crops.map { sources($0.rect) }
+      let groups = Self.groups(crops.map(\.rect), grids: crops.map(\.grid), maxPixels: maxGroupPixels)
+      var results = [Result<[CheckFinding?], DetectionError>](repeating: .success([]), count: groups.count)
       results.withUnsafeMutableBufferPointer { out in
         let out = UncheckedSendable(out)
-        Parallel.forEach(work.count) { k in
-          let i = work[k]
-          let (region, _) = circle(for: faces[i], p, level: levels[i], in: size)
-          out.value[k] = Result { () throws(DetectionError) in
+        Parallel.forEach(groups.count) { g in
+          let group = groups[g]
+          out.value[g] = Result { () throws(DetectionError) in
             try check(
-              face: i, boxes: boxes, region: region, kernel: kernel, index: index, image: image,
+              faces: group.members.map { work[$0] }, crops: group.members.map { crops[$0].rect },
+              in: group.rect, boxes: boxes, regions: regions, kernel: kernel, index: index, image: image,
               checker: checker)
           }
         }
       }
-      var again: [Int] = []
-      for (k, result) in results.enumerated() {
-        let finding: CheckFinding?
+      var findings = [CheckFinding?](repeating: nil, count: work.count)
+      for (g, result) in results.enumerated() {
         switch result {
-        case .success(let f): finding = f
+        case .success(let f): for (k, member) in groups[g].members.enumerated() { findings[member] = f[k] }
         case .failure(let e): throw .detection(filter: name, e)
         }
-        let i = work[k]
-        guard let finding else {
-          passedIn[i] = round
+      }
+      var again: [Int] = []
+      for (k, i) in work.enumerated() {
+        guard let finding = findings[k] else {
+          (passedIn[i], passedWith[i]) = (round, made[k])
           continue
         }
         changedIn = round
@@ -127,67 +172,157 @@ extension FaceblurFilter {
     return levels.contains { $0 > 0 } ? levels : []
   }
 
-  /// Checks face `i` hidden as `kernel` (the whole step) hides it, in `region`; `index` files the
-  /// kernel's operations by place, when it is a local kernel.
-  static func check(
-    face i: Int, boxes: [PixelBox], region: PixelRegion, kernel whole: any StepKernel, index: LocalOpIndex?,
-    image: Image, checker: any FaceDetector
-  ) throws(DetectionError) -> CheckFinding? {
+  /// The region the check renders and searches for face `i` hidden in `region` (its crop: the
+  /// circle and box grown by the margin the checker needs, at least ``contextMargin`` and the
+  /// box's size, inside the image, its corner on the checker's grid), and that grid.
+  static func crop(
+    face i: Int, boxes: [PixelBox], region: PixelRegion, size: ImageSize, checker: any FaceDetector
+  ) -> (rect: PixelRect, grid: Int) {
     let box = boxes[i]
-    let all = PixelRect(whole.inputSize)
-    let options = checkOptions
     let context = checker.cropContext(
-      faceSide: max(box.width, box.height), imageSize: whole.inputSize, options: options)
+      faceSide: max(box.width, box.height), imageSize: size, options: checkOptions)
     let margin = max(contextMargin, context.margin, Int(max(box.width, box.height).rounded(.up)))
     var around = box.rect
     if let b = region.bounds { around = around.union(PixelRect(bounds: b)) }
-    var crop = around.grown(dx: margin, dy: margin).intersection(all)
+    let crop = around.grown(dx: margin, dy: margin).intersection(PixelRect(size))
     // The corner on the detector's grid: its strides and a coarser scale's resampling cut the
     // crop as they cut the whole image.
     let grid = max(1, context.grid)
-    crop = PixelRect(
-      columns: (crop.x / grid * grid)..<crop.maxX, rows: (crop.y / grid * grid)..<crop.maxY)
-    guard !crop.isEmpty else { return nil }
-    let kernel: any StepKernel = index?.kernel(for: crop) ?? whole
-    let needed = kernel.inputRect(for: crop)
+    return (onGrid(crop, grid), grid)
+  }
+
+  /// `rect` with its corner moved left and up onto a multiple of `grid` (its far edges kept).
+  static func onGrid(_ rect: PixelRect, _ grid: Int) -> PixelRect {
+    guard !rect.isEmpty else { return rect }
+    return PixelRect(columns: (rect.x / grid * grid)..<rect.maxX, rows: (rect.y / grid * grid)..<rect.maxY)
+  }
+
+  /// Crops searched together: the region searched (on a grid every member's grid divides) and
+  /// its members (indices into the crops).
+  struct CheckGroup: Equatable {
+    var rect: PixelRect
+    var grid: Int
+    var members: [Int]
+  }
+
+  /// The crops (`grids`: the grid each one's corner must sit on) gathered into regions each
+  /// searched once: two regions become one when the rectangle holding both, its corner on a grid
+  /// both grids divide, has no more pixels than the two have together (so it never costs more
+  /// searching) and no more than `maxPixels` or the larger of the two. Empty crops are in no
+  /// group.
+  ///
+  /// Two regions apart in x (or in y) are never joined (the rectangle holding them has more pixels
+  /// than the two), so each region is compared with those its columns meet.
+  ///
+  /// - Complexity: O(n²) comparisons per pass at worst, for n crops; each pass but the last
+  ///   joins at least two regions.
+  static func groups(_ crops: [PixelRect], grids: [Int], maxPixels: Int) -> [CheckGroup] {
+    var groups = crops.indices.filter { !crops[$0].isEmpty }.map {
+      CheckGroup(rect: crops[$0], grid: grids[$0], members: [$0])
+    }
+    func joined(_ a: CheckGroup, _ b: CheckGroup) -> CheckGroup? {
+      guard let grid = leastCommonMultiple(a.grid, b.grid) else { return nil }
+      let rect = onGrid(a.rect.union(b.rect), grid)
+      guard rect.area <= a.rect.area + b.rect.area, rect.area <= max(maxPixels, a.rect.area, b.rect.area)
+      else { return nil }
+      return CheckGroup(rect: rect, grid: grid, members: a.members + b.members)
+    }
+    var joinedAny = true
+    while joinedAny {
+      joinedAny = false
+      groups.sort { ($0.rect.x, $0.rect.y, $0.members[0]) < ($1.rect.x, $1.rect.y, $1.members[0]) }
+      var alive = [Bool](repeating: true, count: groups.count)
+      for a in groups.indices where alive[a] {
+        var b = a + 1
+        while b < groups.count && groups[b].rect.x <= groups[a].rect.maxX {
+          if alive[b], let both = joined(groups[a], groups[b]) {
+            (groups[a], alive[b], joinedAny) = (both, false, true)
+          }
+          b += 1
+        }
+      }
+      groups = groups.indices.filter { alive[$0] }.map { groups[$0] }
+    }
+    for g in groups.indices { groups[g].members.sort() }
+    return groups.sorted { $0.members[0] < $1.members[0] }
+  }
+
+  /// The least common multiple of two grids, or nil past 65,536 pixels (no detector's grid is
+  /// that coarse; such crops are searched apart).
+  static func leastCommonMultiple(_ a: Int, _ b: Int) -> Int? {
+    var (x, y) = (a, b)
+    while y != 0 { (x, y) = (y, x % y) }
+    let (m, overflow) = (a / x).multipliedReportingOverflow(by: b)
+    return overflow || m > 1 << 16 ? nil : m
+  }
+
+  /// Checks faces `faces` (their crops `crops`, inside `rect`) hidden as `kernel` (the whole step)
+  /// hides them, rendering and searching `rect` once; `index` files the kernel's operations by
+  /// place, when it is a local kernel. One finding per face, nil for a face that passed.
+  static func check(
+    faces: [Int], crops: [PixelRect], in rect: PixelRect, boxes: [PixelBox], regions: [PixelRegion],
+    kernel whole: any StepKernel, index: LocalOpIndex?, image: Image, checker: any FaceDetector
+  ) throws(DetectionError) -> [CheckFinding?] {
+    var findings = [CheckFinding?](repeating: nil, count: faces.count)
+    guard !rect.isEmpty else { return findings }
+    let kernel: any StepKernel = index?.kernel(for: rect) ?? whole
+    let needed = kernel.inputRect(for: rect)
     let buffer = PixelBuffer(rect: needed)
     image.withReadOnlyPixels { buffer.copy(needed, from: $0) }
-    try? kernel.render(buffer, into: buffer.view(crop))
-    let after = buffer.image(crop)
+    try? kernel.render(buffer, into: buffer.view(rect))
 
-    // 1. Changed: the central half of the box, inside the image.
+    // 1. Changed: the central half of each box, inside its crop.
+    var search: [Int] = []
+    for (k, i) in faces.enumerated() {
+      if let unchanged = unchanged(boxes[i], crop: crops[k], before: image, after: buffer) {
+        findings[k] = unchanged
+      } else {
+        search.append(k)
+      }
+    }
+    guard !search.isEmpty else { return findings }
+
+    // 2. Not found again.
+    let found = try checker.faces(in: buffer.image(rect), options: checkOptions)
+    for k in search {
+      for f in found {
+        let d = PixelBox(x: f.x + Double(rect.x), y: f.y + Double(rect.y), width: f.width, height: f.height)
+        if belongs(d, to: faces[k], boxes: boxes, region: regions[faces[k]]) {
+          findings[k] = .found(score: f.score ?? 1)
+          break
+        }
+      }
+    }
+    return findings
+  }
+
+  /// Whether fewer than half of the pixels of the central half of `box` (inside `crop`) changed
+  /// from `before` to `after` (which holds `crop`), that centre not being flat.
+  static func unchanged(_ box: PixelBox, crop: PixelRect, before image: Image, after buffer: PixelBuffer)
+    -> CheckFinding?
+  {
     let centre = PixelRect(
       x: Int((box.x + box.width / 4).rounded(.down)), y: Int((box.y + box.height / 4).rounded(.down)),
       width: max(1, Int((box.width / 2).rounded())), height: max(1, Int((box.height / 2).rounded()))
     ).intersection(crop)
-    if !centre.isEmpty {
-      var changed = 0
-      var (lo, hi) = (UInt8.max, UInt8.min)
-      image.withReadOnlyPixels { before in
-        for y in centre.rows {
-          let a = before.pixel(x: centre.x, y: y)
-          let b = buffer.pixel(x: centre.x, y: y)
-          for x in 0..<centre.width {
-            if a[4 * x] != b[4 * x] || a[4 * x + 1] != b[4 * x + 1] || a[4 * x + 2] != b[4 * x + 2] {
-              changed += 1
-            }
-            for c in 0..<3 { (lo, hi) = (min(lo, a[4 * x + c]), max(hi, a[4 * x + c])) }
+    guard !centre.isEmpty else { return nil }
+    var changed = 0
+    var (lo, hi) = (UInt8.max, UInt8.min)
+    image.withReadOnlyPixels { before in
+      for y in centre.rows {
+        let a = before.pixel(x: centre.x, y: y)
+        let b = buffer.pixel(x: centre.x, y: y)
+        for x in 0..<centre.width {
+          if a[4 * x] != b[4 * x] || a[4 * x + 1] != b[4 * x + 1] || a[4 * x + 2] != b[4 * x + 2] {
+            changed += 1
           }
+          for c in 0..<3 { (lo, hi) = (min(lo, a[4 * x + c]), max(hi, a[4 * x + c])) }
         }
       }
-      // A centre of one colour (every channel within `flatRange`) shows no face to hide.
-      if changed * 2 < centre.area && Int(hi) - Int(lo) > flatRange {
-        return .unchanged(changed: changed, pixels: centre.area)
-      }
     }
-
-    // 2. Not found again.
-    let found = try checker.faces(in: after, options: options)
-    for f in found {
-      let d = PixelBox(x: f.x + Double(crop.x), y: f.y + Double(crop.y), width: f.width, height: f.height)
-      if belongs(d, to: i, boxes: boxes, region: region) { return .found(score: f.score ?? 1) }
-    }
-    return nil
+    // A centre of one colour (every channel within `flatRange`) shows no face to hide.
+    guard changed * 2 < centre.area && Int(hi) - Int(lo) > flatRange else { return nil }
+    return .unchanged(changed: changed, pixels: centre.area)
   }
 
   /// The checker's settings: CenterFace at ``checkThreshold``, every face size.

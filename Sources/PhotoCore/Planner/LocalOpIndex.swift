@@ -54,6 +54,15 @@ struct LocalOpIndex {
   ///
   /// - Complexity: O(m log m) for the m operations that take part, and the cells they cover.
   func kernel(for output: PixelRect) -> LocalKernel {
+    LocalKernel(size: kernel.inputSize, ops: operations(for: output).map { kernel.ops[$0] })
+  }
+
+  /// The operations that take part in making `output` (indices into the kernel's, ascending):
+  /// every other operation can change without changing a byte of `output` (faceblur's check
+  /// searches a passed face's region again only when one of these changed).
+  ///
+  /// - Complexity: as ``kernel(for:)``.
+  func operations(for output: PixelRect) -> [Int] {
     let all = PixelRect(kernel.inputSize)
     var reach = output
     while true {
@@ -62,7 +71,7 @@ struct LocalOpIndex {
       // operation meets any of them, so these give the whole chain's rectangles.
       var r = output
       for k in taking.reversed() { r = kernel.ops[k].dependency(of: r).intersection(all).union(r) }
-      if reach.contains(r) { return LocalKernel(size: kernel.inputSize, ops: taking.map { kernel.ops[$0] }) }
+      if reach.contains(r) { return taking }
       reach = reach.union(r)
     }
   }
