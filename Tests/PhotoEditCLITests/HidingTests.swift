@@ -1,11 +1,11 @@
 import Codecs
 import Foundation
+import PhotoCore
 import Recipe
 import Store
 import TestSupport
 import Testing
 
-@testable import PhotoCore
 @testable import PhotoEditCLI
 
 /// "Hidden means hidden" (docs/faces.md): every face faceblur counts as hidden is changed and is
@@ -133,58 +133,6 @@ import Testing
         hidden.filter { h in before.contains { Self.iou(h, ($0.x, $0.y, $0.width, $0.height)) >= 0.4 } }.count
           >= 5)
     }
-  }
-
-  /// The check searches faces whose regions overlap as one region: on a group photo hidden too
-  /// weakly for some faces (8 blocks of at least 1 pixel, circle scale 1), with no face excluded
-  /// and with one excluded (left as it is beside hidden ones), photoedit's CenterFace finds in one
-  /// search of the group's region exactly the hidden faces that a search of each face's own region
-  /// finds.
-  @Test(arguments: [[], [2]])
-  func aGroupsSearchFindsWhatEachFacesSearchFinds(exclude: [Int]) throws {
-    let image = try ImageCodec.decode(try fixture("groundtruth/opencv-group3.jpg")).image
-    let size = ImageSize(image.width, image.height)
-    let checker = try DetectorLoader().detector(.centerface)
-    var p = FaceblurFilter.Parameters()
-    (p.scale, p.blocks, p.minBlock, p.exclude) = (1, 8, 1, exclude)
-    var derived = FaceblurFilter.Derived()
-    derived.faces = FaceblurFilter.fractions(
-      of: try checker.faces(in: image, options: DetectionOptions()), in: size)
-    #expect(derived.faces.count >= 5)
-    let kernel = try #require(FaceblurFilter.prepare(p, derived, input: size).first as? LocalKernel)
-    let index = LocalOpIndex(kernel)
-    let boxes = derived.faces.map { PixelBox($0, in: size) }
-    let regions = derived.faces.map { FaceblurFilter.circle(for: $0, p, level: 0, in: size).0 }
-    let hidden = derived.faces.indices.filter { !exclude.contains($0) }
-    let crops = hidden.map {
-      FaceblurFilter.crop(face: $0, boxes: boxes, region: regions[$0], size: size, checker: checker)
-    }
-    func findings(_ groups: [FaceblurFilter.CheckGroup]) throws -> [FaceblurFilter.CheckFinding?] {
-      var out = [FaceblurFilter.CheckFinding?](repeating: nil, count: hidden.count)
-      for g in groups {
-        let f = try FaceblurFilter.check(
-          faces: g.members.map { hidden[$0] }, crops: g.members.map { crops[$0].rect }, in: g.rect,
-          boxes: boxes,
-          regions: regions, kernel: kernel, index: index, image: image, checker: checker)
-        for (k, member) in g.members.enumerated() { out[member] = f[k] }
-      }
-      return out
-    }
-    let alone = try findings(
-      hidden.indices.map {
-        FaceblurFilter.CheckGroup(rect: crops[$0].rect, grid: crops[$0].grid, members: [$0])
-      })
-    let groups = FaceblurFilter.groups(
-      crops.map(\.rect), grids: crops.map(\.grid), maxPixels: FaceblurFilter.maxGroupPixels)
-    #expect(groups.contains { $0.members.count >= 3 }, "\(groups)")
-    let together = try findings(groups)
-    func found(_ f: FaceblurFilter.CheckFinding?) -> Bool {
-      if case .found = f { return true }
-      return false
-    }
-    // Some faces are found (the test can fail), and the same ones both ways.
-    #expect(alone.contains(where: found))
-    #expect(alone.map(found) == together.map(found), "alone \(alone), together \(together)")
   }
 
   static func iou(_ a: (Double, Double, Double, Double), _ b: (Double, Double, Double, Double)) -> Double {

@@ -13,11 +13,10 @@
 ///    ``checkOverlap``), nor centred in its circle (a face-like pattern the hiding made), unless
 ///    that face belongs to another face of the step.
 ///
-/// Faces whose crops are cheaper searched together than apart (the rectangle holding them, on
-/// the detector's grid, has no more pixels than their rectangles have together, and at most
-/// ``maxGroupPixels`` or the largest of them) are rendered and searched as one region
-/// (``groups(_:grids:maxPixels:)``): each face found there is judged against each face of the
-/// group as 2. says, and 1. is judged face by face.
+/// Each face's crop is searched on its own, never as part of a larger region: a region with more
+/// context around a face can score it lower than its own crop does (measured on the 24 MP crowd,
+/// a face scored 0.50 in its crop and nothing in a region holding its neighbours), and anyone can
+/// crop a published photo to one face.
 ///
 /// A face that fails is hidden one ``strength(_:level:)`` level more strongly, and checked again,
 /// up to ``maxLevel``; with `onFound=fail`, the step is refused instead. Once the failing faces
@@ -42,12 +41,6 @@ extension FaceblurFilter {
   public static let flatRange = 8
   /// The IoU with a hidden face's box from which a face found by the check is that face.
   public static let checkOverlap = 0.2
-  /// The most pixels a region searched for several faces at once may have (unless one of its
-  /// faces' own crop is larger): half of CenterFace's largest tile
-  /// (`CenterFaceOptions.maxTilePixels`), so that the two searches a 2-core machine runs at once
-  /// hold about what one tile of the photo's detection held (a search of 8 MP regions, two at a
-  /// time, raised the 24 MP crowd's peak from 398 to 637 MiB).
-  public static let maxGroupPixels = 4_000_000
 
   /// How strongly level `level` hides: level 0 is the parameters' blocks and scale; each level
   /// divides the blocks across a face by 1.5 (at least 1) and widens the circle by a quarter of
@@ -82,9 +75,9 @@ extension FaceblurFilter {
   ///
   /// - Throws: `.faceStillFound` when a face fails at ``maxLevel``, or at once with
   ///   `onFound=fail`; `.detection` when the checker fails.
-  /// - Complexity: the checker on each group of hidden faces' regions, once per level one of
-  ///   them needs, and once more at the levels now for the faces that passed before another was
-  ///   strengthened and whose regions that strengthening reached.
+  /// - Complexity: the checker on each hidden face's crop, once per level it needs, and once more
+  ///   at the levels now for each face that passed before another was strengthened and whose
+  ///   crop that strengthening reached.
   static func hidingLevels(
     _ p: Parameters, faces: [Box], in image: Image, checker: (any FaceDetector)?
   ) throws(FilterError) -> [Int] {
@@ -131,24 +124,22 @@ extension FaceblurFilter {
       let work = pending
       let crops = work.map(crop)
       let made = crops.map { sources($0.rect) }
-      let groups = Self.groups(crops.map(\.rect), grids: crops.map(\.grid), maxPixels: maxGroupPixels)
-      var results = [Result<[CheckFinding?], DetectionError>](repeating: .success([]), count: groups.count)
+      var results = [Result<CheckFinding?, DetectionError>](repeating: .success(nil), count: work.count)
       results.withUnsafeMutableBufferPointer { out in
         let out = UncheckedSendable(out)
-        Parallel.forEach(groups.count) { g in
-          let group = groups[g]
-          out.value[g] = Result { () throws(DetectionError) in
+        Parallel.forEach(work.count) { k in
+          out.value[k] = Result { () throws(DetectionError) in
             try check(
-              faces: group.members.map { work[$0] }, crops: group.members.map { crops[$0].rect },
-              in: group.rect, boxes: boxes, regions: regions, kernel: kernel, index: index, image: image,
-              checker: checker)
+              face: work[k], crop: crops[k].rect, boxes: boxes, regions: regions, kernel: kernel,
+              index: index,
+              image: image, checker: checker)
           }
         }
       }
       var findings = [CheckFinding?](repeating: nil, count: work.count)
-      for (g, result) in results.enumerated() {
+      for (k, result) in results.enumerated() {
         switch result {
-        case .success(let f): for (k, member) in groups[g].members.enumerated() { findings[member] = f[k] }
+        case .success(let f): findings[k] = f
         case .failure(let e): throw .detection(filter: name, e)
         }
       }
@@ -197,103 +188,27 @@ extension FaceblurFilter {
     return PixelRect(columns: (rect.x / grid * grid)..<rect.maxX, rows: (rect.y / grid * grid)..<rect.maxY)
   }
 
-  /// Crops searched together: the region searched (on a grid every member's grid divides) and
-  /// its members (indices into the crops).
-  struct CheckGroup: Equatable {
-    var rect: PixelRect
-    var grid: Int
-    var members: [Int]
-  }
-
-  /// The crops (`grids`: the grid each one's corner must sit on) gathered into regions each
-  /// searched once: two regions become one when the rectangle holding both, its corner on a grid
-  /// both grids divide, has no more pixels than the two have together (so it never costs more
-  /// searching) and no more than `maxPixels` or the larger of the two. Empty crops are in no
-  /// group.
-  ///
-  /// Two regions apart in x (or in y) are never joined (the rectangle holding them has more pixels
-  /// than the two), so each region is compared with those its columns meet.
-  ///
-  /// - Complexity: O(n²) comparisons per pass at worst, for n crops; each pass but the last
-  ///   joins at least two regions.
-  static func groups(_ crops: [PixelRect], grids: [Int], maxPixels: Int) -> [CheckGroup] {
-    var groups = crops.indices.filter { !crops[$0].isEmpty }.map {
-      CheckGroup(rect: crops[$0], grid: grids[$0], members: [$0])
-    }
-    func joined(_ a: CheckGroup, _ b: CheckGroup) -> CheckGroup? {
-      guard let grid = leastCommonMultiple(a.grid, b.grid) else { return nil }
-      let rect = onGrid(a.rect.union(b.rect), grid)
-      guard rect.area <= a.rect.area + b.rect.area, rect.area <= max(maxPixels, a.rect.area, b.rect.area)
-      else { return nil }
-      return CheckGroup(rect: rect, grid: grid, members: a.members + b.members)
-    }
-    var joinedAny = true
-    while joinedAny {
-      joinedAny = false
-      groups.sort { ($0.rect.x, $0.rect.y, $0.members[0]) < ($1.rect.x, $1.rect.y, $1.members[0]) }
-      var alive = [Bool](repeating: true, count: groups.count)
-      for a in groups.indices where alive[a] {
-        var b = a + 1
-        while b < groups.count && groups[b].rect.x <= groups[a].rect.maxX {
-          if alive[b], let both = joined(groups[a], groups[b]) {
-            (groups[a], alive[b], joinedAny) = (both, false, true)
-          }
-          b += 1
-        }
-      }
-      groups = groups.indices.filter { alive[$0] }.map { groups[$0] }
-    }
-    for g in groups.indices { groups[g].members.sort() }
-    return groups.sorted { $0.members[0] < $1.members[0] }
-  }
-
-  /// The least common multiple of two grids, or nil past 65,536 pixels (no detector's grid is
-  /// that coarse; such crops are searched apart).
-  static func leastCommonMultiple(_ a: Int, _ b: Int) -> Int? {
-    var (x, y) = (a, b)
-    while y != 0 { (x, y) = (y, x % y) }
-    let (m, overflow) = (a / x).multipliedReportingOverflow(by: b)
-    return overflow || m > 1 << 16 ? nil : m
-  }
-
-  /// Checks faces `faces` (their crops `crops`, inside `rect`) hidden as `kernel` (the whole step)
-  /// hides them, rendering and searching `rect` once; `index` files the kernel's operations by
-  /// place, when it is a local kernel. One finding per face, nil for a face that passed.
+  /// Checks face `i` hidden as `kernel` (the whole step) hides it, rendering and searching its
+  /// crop `crop`; `index` files the kernel's operations by place, when it is a local kernel. nil
+  /// when the face passes.
   static func check(
-    faces: [Int], crops: [PixelRect], in rect: PixelRect, boxes: [PixelBox], regions: [PixelRegion],
-    kernel whole: any StepKernel, index: LocalOpIndex?, image: Image, checker: any FaceDetector
-  ) throws(DetectionError) -> [CheckFinding?] {
-    var findings = [CheckFinding?](repeating: nil, count: faces.count)
-    guard !rect.isEmpty else { return findings }
-    let kernel: any StepKernel = index?.kernel(for: rect) ?? whole
-    let needed = kernel.inputRect(for: rect)
+    face i: Int, crop: PixelRect, boxes: [PixelBox], regions: [PixelRegion], kernel whole: any StepKernel,
+    index: LocalOpIndex?, image: Image, checker: any FaceDetector
+  ) throws(DetectionError) -> CheckFinding? {
+    guard !crop.isEmpty else { return nil }
+    let kernel: any StepKernel = index?.kernel(for: crop) ?? whole
+    let needed = kernel.inputRect(for: crop)
     let buffer = PixelBuffer(rect: needed)
     image.withReadOnlyPixels { buffer.copy(needed, from: $0) }
-    try? kernel.render(buffer, into: buffer.view(rect))
-
-    // 1. Changed: the central half of each box, inside its crop.
-    var search: [Int] = []
-    for (k, i) in faces.enumerated() {
-      if let unchanged = unchanged(boxes[i], crop: crops[k], before: image, after: buffer) {
-        findings[k] = unchanged
-      } else {
-        search.append(k)
-      }
-    }
-    guard !search.isEmpty else { return findings }
-
+    try? kernel.render(buffer, into: buffer.view(crop))
+    // 1. Changed: the central half of the box, inside the crop.
+    if let unchanged = unchanged(boxes[i], crop: crop, before: image, after: buffer) { return unchanged }
     // 2. Not found again.
-    let found = try checker.faces(in: buffer.image(rect), options: checkOptions)
-    for k in search {
-      for f in found {
-        let d = PixelBox(x: f.x + Double(rect.x), y: f.y + Double(rect.y), width: f.width, height: f.height)
-        if belongs(d, to: faces[k], boxes: boxes, region: regions[faces[k]]) {
-          findings[k] = .found(score: f.score ?? 1)
-          break
-        }
-      }
+    for f in try checker.faces(in: buffer.image(crop), options: checkOptions) {
+      let d = PixelBox(x: f.x + Double(crop.x), y: f.y + Double(crop.y), width: f.width, height: f.height)
+      if belongs(d, to: i, boxes: boxes, region: regions[i]) { return .found(score: f.score ?? 1) }
     }
-    return findings
+    return nil
   }
 
   /// Whether fewer than half of the pixels of the central half of `box` (inside `crop`) changed
