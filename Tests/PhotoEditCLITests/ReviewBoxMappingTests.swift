@@ -1,7 +1,10 @@
+import Foundation
 import PhotoCore
+import TestSupport
 import Testing
 
 @testable import PhotoEditCLI
+@testable import Store
 
 /// A pointwise filter the page has never heard of, as a new filter would be (the docs' `invert`).
 struct NegateForTest: Filter {
@@ -63,6 +66,43 @@ struct WholeForTest: Filter {
     let mapped = t!.map(box)
     #expect(abs(mapped.x - 0.1) < 1e-12 && abs(mapped.y - 0.2) < 1e-12)
     #expect(abs(mapped.width - 0.3) < 1e-12 && abs(mapped.height - 0.25) < 1e-12)
+  }
+
+  /// On the page itself: a photo whose faceblur step is followed by a filter the page has never
+  /// heard of has its six faces' boxes drawn on the render when that filter keeps pixels in place
+  /// (a pointwise one), and none on the render when its geometry is unknown (a whole-image one);
+  /// the original view draws them either way.
+  @Test(arguments: [(NegateForTest.name, 6), (WholeForTest.name, 0)])
+  func theReviewPageDrawsTheBoxesThroughANewFilter(filter: String, drawnOnRender: Int) throws {
+    let folder = try TemporaryFolder()
+    folder.write(
+      "g.jpg", Array(FileManager.default.contents(atPath: fixturePath("groundtruth/opencv-group1.jpg"))!))
+    var settings = StoreSettings()
+    settings.registry = Filters.all + [NegateForTest.self, WholeForTest.self]
+    let store = EditStore(settings: settings)
+    let photo = folder.path("g.jpg")
+    _ = try store.apply(
+      [
+        try Filters.request("faceblur", values: [:]),
+        try Filters.request(filter, values: [:], in: settings.registry),
+      ],
+      to: photo, output: nil)
+    let preview = try store.preview(photo, maxSize: 400) { [ReviewItem.reviewedStep($0) ?? 1] }
+    let item = ReviewItem(
+      index: 0, photo: ReviewSelection.Photo(path: photo, name: "g.jpg"), preview: preview,
+      files: (render: "r.jpg", other: "o.jpg"), originals: true)
+    #expect(item.faces.count == 6)
+    let html = ReviewPage(
+      items: [item], previewsURL: "p", previewsName: "p/", folder: folder.url.path, originals: true,
+      title: "t"
+    ).html()
+    func boxes(_ kind: String) -> Int {
+      let figure = html.components(separatedBy: "<figure class=\"view\" data-kind=\"\(kind)\"")
+      guard figure.count > 1 else { return -1 }
+      return figure[1].components(separatedBy: "</figure>")[0].components(separatedBy: "data-box=").count - 1
+    }
+    #expect(boxes("render") == drawnOnRender)
+    #expect(boxes("original") == 6)
   }
 
   /// Turns and mirrors, from their pixel transforms, are the maps of fractions they always were.
