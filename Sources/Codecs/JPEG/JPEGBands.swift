@@ -119,9 +119,10 @@ struct BandPlan: Sendable {
       mcuRowsPerBand: (mcuRows + wanted - 1) / wanted)
   }
 
-  /// Rows per band in `standard`: small enough that the pipeline starts encoding early, that its
-  /// last band after the decode is short and that its window is small; large enough that each
-  /// band's compressor start-up (tables and headers) does not matter.
+  /// Rows per band in `standard`: small enough that a band-by-band render (`JPEGSink`) starts
+  /// compressing early, that its last band after the decode is short and that the planner's
+  /// window is small; large enough that each band's compressor start-up (tables and headers) does
+  /// not matter.
   static let standardRows = 128
 
   /// The bands every JPEG is written in: 128 rows (fewer for the widest images), so that a JPEG's
