@@ -85,6 +85,7 @@ struct Renderer {
   /// render on the image whole. One frame at a time.
   private mutating func hold(at end: Int) throws(StoreError) {
     if let held, held.at == end { return }
+    precondition(held.map { $0.at < end } ?? true, "a render holds the image further along, never back")
     var image = held?.image
     var isStored = held?.isStored ?? false
     var start = held?.at ?? 0
