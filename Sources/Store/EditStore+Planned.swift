@@ -109,6 +109,19 @@ extension EditStore {
     return (image, warnings)
   }
 
+  /// Runs the kernels from `image` (which they may render in place) to `sink`.
+  func run(_ kernels: [any StepKernel], from image: inout Image, to sink: any PixelSink, format: ImageFormat)
+    throws(CodecError)
+  {
+    let plan = RenderPlan(
+      kernels: kernels, inputSize: ImageSize(image.width, image.height), bandHeight: sink.bandHeight)
+    do { try Planner.run(plan, from: &image, to: sink) } catch let error as CodecError {
+      throw error
+    } catch {
+      throw .corruptData(format, "\(error)")  // kernels that are not whole-image never throw
+    }
+  }
+
   /// Runs the kernels from `source` to `sink`; the decoder's harmless warnings.
   func run(
     _ kernels: [any StepKernel], from source: any PixelSource, to sink: any PixelSink, format: ImageFormat

@@ -7,7 +7,7 @@ import Recipe
 /// 1. **resolve** (`resolve(steps:adding:)`): every step's kernels are made, and each request
 ///    that looks at pixels (faceblur's detection) is shown the image entering it, rendered once
 ///    and held; the requests become steps. Nothing after this detects again.
-/// 2. **render** (`output(as:existing:)`): `RenderRoute.choose` picks the route from the chain's
+/// 2. **render** (`output(as:existing:)`): `RouteChoice.choose` picks the route from the chain's
 ///    kernels, the formats and the pin, and the renderer runs it. The held image is the source of
 ///    what follows it; when the splice is refused, the route is chosen again without it, from
 ///    the steps already made.
@@ -21,6 +21,8 @@ struct Renderer {
     var at: Int
     /// True while it is the stored pixels themselves, as decoded (no kernel made them).
     var isStored: Bool
+    /// Whether it has transparency (looked at: every pixel).
+    var opacity: Opacity { image.isOpaque ? .opaque : .transparent }
   }
 
   let store: EditStore
@@ -126,13 +128,13 @@ struct Renderer {
   /// The facts the route is chosen from, for `format`.
   func facts(as format: ImageFormat, pinned: Bool) -> RouteFacts {
     RouteFacts(
-      chain: chain, held: held.map { ($0.at, $0.image.isOpaque ? .opaque : .transparent) },
+      chain: chain, held: held.map { ($0.at, $0.opacity) },
       sourceOpacity: source.opacity, sourceBands: true, targetBands: format.codec.writesBands,
       targetAlpha: format.capabilities.alpha,
       spliceable: format.capabilities.losslessRoute && details.format == format, reencodePinned: pinned)
   }
 
-  /// Renders and encodes the output as `format`, on the route `RenderRoute.choose` picks.
+  /// Renders and encodes the output as `format`, on the route `RouteChoice.choose` picks.
   mutating func output(as format: ImageFormat, existing: RenderRecord?, index: JPEGScanIndex?)
     throws(StoreError)
     -> (bytes: [UInt8], record: RenderRecord)
@@ -140,30 +142,24 @@ struct Renderer {
     let options = store.encodeOptions(existing: existing, details: details, steps: steps)
     let pinned = store.reencodingIsPinned(existing: existing)
     var facts = facts(as: format, pinned: pinned)
-    while true {
-      switch RenderRoute.choose(facts) {
+    var bytes: [UInt8]? = nil
+    var route = RenderRoute.reencode
+    while bytes == nil {
+      switch RouteChoice.choose(facts) {
       case .lossless(let transforms):
-        if let bytes = try splice(transforms: transforms, options: options, index: index) {
-          return (
-            bytes, RenderRecord(of: bytes, format: format, options: options, route: .lossless, pinned: false)
-          )
-        }
-        facts.spliceRefused = true
+        // Chosen only when nothing pins re-encoding.
+        bytes = try splice(transforms: transforms, options: options, index: index)
+        if bytes == nil { facts.spliceRefused = true } else { route = .lossless }
       case .bands(let holds):
-        let bytes = try bands(holds: holds, as: format, options: options)
-        return (
-          bytes, RenderRecord(of: bytes, format: format, options: options, route: .reencode, pinned: pinned)
-        )
+        bytes = try self.bands(holds: holds, as: format, options: options)
       case .whole:
         try hold(at: chain.count)
         let image = held!.image
         held = nil
-        let bytes = try store.encode(image, as: format, options: options, steps: steps)
-        return (
-          bytes, RenderRecord(of: bytes, format: format, options: options, route: .reencode, pinned: pinned)
-        )
+        bytes = try store.encode(image, as: format, options: options, steps: steps)
       }
     }
+    return (bytes!, RenderRecord(of: bytes!, format: format, options: options, route: route, pinned: pinned))
   }
 
   /// The splice: nil when the file does not allow it (`LosslessJPEG.accepts` says no, or libjpeg
@@ -206,11 +202,8 @@ struct Renderer {
     }
     let start = held?.at ?? 0
     let kernels = Array(chain[start...])
-    var opacity: Opacity {
-      let entering = held.map { $0.image.isOpaque ? Opacity.opaque : .transparent } ?? source.opacity
-      return kernels.reduce(entering) { $1.opacity(given: $0) }
-    }
     do throws(CodecError) {
+      let opacity = RouteChoice.opacity(after: chain[start...], entering: held?.opacity ?? source.opacity)
       let fill = Filters.transparencyFill(for: steps) ?? RGBA(255, 255, 255, 255)
       guard let made = try format.codec.sink(size: size, opacity: opacity, fill: fill, options: options)
       else {
@@ -218,13 +211,7 @@ struct Renderer {
       }
       if var image = held?.image {
         held = nil
-        let plan = RenderPlan(
-          kernels: kernels, inputSize: ImageSize(image.width, image.height), bandHeight: made.sink.bandHeight)
-        do { try Planner.run(plan, from: &image, to: made.sink) } catch let error as CodecError {
-          throw error
-        } catch {
-          throw CodecError.corruptData(details.format, "\(error)")  // kernels that are not whole-image never throw
-        }
+        try store.run(kernels, from: &image, to: made.sink, format: details.format)
       } else {
         details.warnings = try store.run(kernels, from: source, to: made.sink, format: details.format)
       }

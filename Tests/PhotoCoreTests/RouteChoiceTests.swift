@@ -2,7 +2,7 @@ import Testing
 
 @testable import PhotoCore
 
-/// The renderer's route choice (`RenderRoute.choose`) over tables of what the chain's kernels and
+/// The renderer's route choice (`RouteChoice.choose`) over tables of what the chain's kernels and
 /// the two formats can do: no file, no pixel.
 @Suite struct RouteChoiceTests {
   static let size = ImageSize(64, 48)
@@ -46,7 +46,7 @@ import Testing
   @Test(
     arguments: [
       // Moves then local changes: spliced, the moves counted.
-      ([local], RenderRoute.lossless(transforms: 0)),
+      ([local], RouteChoice.lossless(transforms: 0)),
       ([turn], .lossless(transforms: 1)),
       ([turn, mirror, local, local], .lossless(transforms: 2)),
       ([], .lossless(transforms: 0)),
@@ -58,52 +58,52 @@ import Testing
       ([local, whole, turn], .bands(holds: [1])),
       ([whole, whole], .bands(holds: [0, 1])),
     ])
-  func aJPEGWrittenAsAJPEG(chain: [Kernel], route: RenderRoute) {
-    #expect(RenderRoute.choose(Self.jpegToJPEG(chain)) == route)
+  func aJPEGWrittenAsAJPEG(chain: [Kernel], route: RouteChoice) {
+    #expect(RouteChoice.choose(Self.jpegToJPEG(chain)) == route)
   }
 
   @Test func aPinnedReencodeOrARefusedSpliceTakesTheBands() {
     var facts = Self.jpegToJPEG([Self.turn, Self.local])
     facts.reencodePinned = true
-    #expect(RenderRoute.choose(facts) == .bands(holds: []))
+    #expect(RouteChoice.choose(facts) == .bands(holds: []))
     facts = Self.jpegToJPEG([Self.turn, Self.local])
     facts.spliceRefused = true
-    #expect(RenderRoute.choose(facts) == .bands(holds: []))
+    #expect(RouteChoice.choose(facts) == .bands(holds: []))
   }
 
   @Test func anotherFormatIsNeverSpliced() {
     var facts = Self.jpegToJPEG([Self.local])
     facts.spliceable = false  // a PNG original written as a JPEG, or a JPEG as a PNG
-    #expect(RenderRoute.choose(facts) == .bands(holds: []))
+    #expect(RouteChoice.choose(facts) == .bands(holds: []))
   }
 
   @Test func anOutputWrittenWholeOrASourceWithoutBandsIsRenderedWhole() {
     var facts = Self.jpegToJPEG([Self.pointwise])
     facts.targetBands = false  // WebP, HEIC, TIFF
-    #expect(RenderRoute.choose(facts) == .whole)
+    #expect(RouteChoice.choose(facts) == .whole)
     facts = Self.jpegToJPEG([Self.pointwise])
     facts.sourceBands = false  // an interlaced PNG
-    #expect(RenderRoute.choose(facts) == .whole)
+    #expect(RouteChoice.choose(facts) == .whole)
     // The splice needs no bands.
     facts = Self.jpegToJPEG([Self.local])
     facts.targetBands = false
-    #expect(RenderRoute.choose(facts) == .lossless(transforms: 0))
+    #expect(RouteChoice.choose(facts) == .lossless(transforms: 0))
   }
 
   /// A PNG is written RGB or RGBA as its pixels say: when the kernels cannot say before the first
   /// row, the output is held to be looked at.
   @Test func aPNGWhoseTransparencyIsUnknownIsLookedAt() {
     let n = 2
-    #expect(RenderRoute.choose(Self.pngToPNG([Self.pointwise, Self.local])) == .bands(holds: [n]))
+    #expect(RouteChoice.choose(Self.pngToPNG([Self.pointwise, Self.local])) == .bands(holds: [n]))
     // An opaque original keeps the output opaque; a circular crop makes it transparent: known.
     var facts = Self.pngToPNG([Self.pointwise, Self.local])
     facts.sourceOpacity = .opaque
-    #expect(RenderRoute.choose(facts) == .bands(holds: []))
-    #expect(RenderRoute.choose(Self.pngToPNG([Self.local, Self.circle])) == .bands(holds: []))
+    #expect(RouteChoice.choose(facts) == .bands(holds: []))
+    #expect(RouteChoice.choose(Self.pngToPNG([Self.local, Self.circle])) == .bands(holds: []))
     // A JPEG output has no transparency to know.
     facts = Self.pngToPNG([Self.pointwise])
     facts.targetAlpha = false
-    #expect(RenderRoute.choose(facts) == .bands(holds: []))
+    #expect(RouteChoice.choose(facts) == .bands(holds: []))
   }
 
   /// The image the resolve phase held (faceblur's detection) is where bands start: whole-image
@@ -111,12 +111,12 @@ import Testing
   @Test func bandsStartFromTheImageTheResolvePhaseHeld() {
     var facts = Self.pngToPNG([Self.whole, Self.local, Self.pointwise, Self.whole])
     facts.held = (at: 2, opacity: .opaque)
-    #expect(RenderRoute.choose(facts) == .bands(holds: [3]))
+    #expect(RouteChoice.choose(facts) == .bands(holds: [3]))
     facts.held = (at: 2, opacity: .transparent)
-    #expect(RenderRoute.choose(facts) == .bands(holds: [3, 4]))
+    #expect(RouteChoice.choose(facts) == .bands(holds: [3, 4]))
     // Holding changes nothing the splice needs: faceblur on a JPEG is still spliced.
     facts = Self.jpegToJPEG([Self.turn, Self.local])
     facts.held = (at: 1, opacity: .opaque)
-    #expect(RenderRoute.choose(facts) == .lossless(transforms: 1))
+    #expect(RouteChoice.choose(facts) == .lossless(transforms: 1))
   }
 }

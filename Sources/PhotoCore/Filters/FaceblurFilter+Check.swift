@@ -101,7 +101,7 @@ extension FaceblurFilter {
       // Each face's region is rendered by the faces near it alone, not by every face's.
       let index = (kernel as? LocalKernel).map { LocalOpIndex($0) }
       let regions = faces.indices.map { circle(for: faces[$0], p, level: levels[$0], in: size).0 }
-      func crop(_ i: Int) -> (rect: PixelRect, grid: Int) {
+      func crop(_ i: Int) -> PixelRect {
         Self.crop(face: i, boxes: boxes, region: regions[i], size: size, checker: checker)
       }
       // The kernel's operations are the hidden faces', in order.
@@ -116,21 +116,21 @@ extension FaceblurFilter {
       // strengthens none.
       if pending.isEmpty {
         pending = hidden.filter { i in
-          passedIn[i] <= changedIn && (passedWith[i] == nil || sources(crop(i).rect) != passedWith[i])
+          passedIn[i] <= changedIn && (passedWith[i] == nil || sources(crop(i)) != passedWith[i])
         }
       }
       if pending.isEmpty { break }
       defer { round += 1 }
       let work = pending
       let crops = work.map(crop)
-      let made = crops.map { sources($0.rect) }
+      let made = crops.map(sources)
       var results = [Result<CheckFinding?, DetectionError>](repeating: .success(nil), count: work.count)
       results.withUnsafeMutableBufferPointer { out in
         let out = UncheckedSendable(out)
         Parallel.forEach(work.count) { k in
           out.value[k] = Result { () throws(DetectionError) in
             try check(
-              face: work[k], crop: crops[k].rect, boxes: boxes, regions: regions, kernel: kernel,
+              face: work[k], crop: crops[k], boxes: boxes, regions: regions, kernel: kernel,
               index: index,
               image: image, checker: checker)
           }
@@ -165,10 +165,10 @@ extension FaceblurFilter {
 
   /// The region the check renders and searches for face `i` hidden in `region` (its crop: the
   /// circle and box grown by the margin the checker needs, at least ``contextMargin`` and the
-  /// box's size, inside the image, its corner on the checker's grid), and that grid.
+  /// box's size, inside the image, its corner on the checker's grid).
   static func crop(
     face i: Int, boxes: [PixelBox], region: PixelRegion, size: ImageSize, checker: any FaceDetector
-  ) -> (rect: PixelRect, grid: Int) {
+  ) -> PixelRect {
     let box = boxes[i]
     let context = checker.cropContext(
       faceSide: max(box.width, box.height), imageSize: size, options: checkOptions)
@@ -178,8 +178,7 @@ extension FaceblurFilter {
     let crop = around.grown(dx: margin, dy: margin).intersection(PixelRect(size))
     // The corner on the detector's grid: its strides and a coarser scale's resampling cut the
     // crop as they cut the whole image.
-    let grid = max(1, context.grid)
-    return (onGrid(crop, grid), grid)
+    return onGrid(crop, max(1, context.grid))
   }
 
   /// `rect` with its corner moved left and up onto a multiple of `grid` (its far edges kept).

@@ -1,7 +1,7 @@
 /// How a render goes from the stored pixels to the output's bytes: the renderer's second phase,
-/// chosen by `RenderRoute.choose` from what the chain's kernels and the two formats can do, with
+/// chosen by `RouteChoice.choose` from what the chain's kernels and the two formats can do, with
 /// no file and no pixel (docs/architecture.md, "Modules and render routes").
-public enum RenderRoute: Sendable, Equatable {
+public enum RouteChoice: Sendable, Equatable {
   /// The original's compressed blocks are moved (the chain's first `transforms` kernels, as one
   /// move) and only the blocks the local steps after them change are decoded and compressed again
   /// (a JPEG written as a JPEG): every other pixel keeps its bytes.
@@ -18,7 +18,7 @@ public enum RenderRoute: Sendable, Equatable {
   /// The route for `facts`: the splice when the formats allow one, nothing pins a re-encode and
   /// the chain only moves blocks and then changes some in place; else bands when the source and
   /// the output have them; else the whole image.
-  public static func choose(_ facts: RouteFacts) -> RenderRoute {
+  public static func choose(_ facts: RouteFacts) -> RouteChoice {
     if let transforms = spliceableTransforms(facts) { return .lossless(transforms: transforms) }
     guard facts.sourceBands && facts.targetBands else { return .whole }
     let start = facts.held?.at ?? 0
@@ -43,11 +43,16 @@ public enum RenderRoute: Sendable, Equatable {
   /// at again).
   static func outputOpacity(_ facts: RouteFacts) -> Opacity {
     let (start, entering) = facts.held.map { ($0.at, $0.opacity) } ?? (0, facts.sourceOpacity)
-    return facts.chain[start...].reduce(entering) { $1.opacity(given: $0) }
+    return opacity(after: facts.chain[start...], entering: entering)
+  }
+
+  /// Whether an image that is `entering` has transparency after `kernels`, as they say.
+  public static func opacity(after kernels: ArraySlice<any StepKernel>, entering: Opacity) -> Opacity {
+    kernels.reduce(entering) { $1.opacity(given: $0) }
   }
 }
 
-/// What the route choice looks at (`RenderRoute.choose`).
+/// What the route choice looks at (`RouteChoice.choose`).
 public struct RouteFacts: Sendable {
   /// The kernels from the stored pixels to the output, in order: the EXIF orientation's turn
   /// first (when the photo has one), then every step's.
