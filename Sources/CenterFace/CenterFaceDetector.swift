@@ -76,13 +76,55 @@ public struct CenterFaceDetector: FaceDetector {
   }
 
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+    try search(image, options: options) { _ in nil }
+  }
+
+  /// At each scale, only `focus` grown by the scale's tile margin (``cropContext``'s margin, in
+  /// pixels of `image`) and at least `margin`, its corner on the scale's grid (32 pixels of the
+  /// scale's input): the context each of the scale's own tiles reads around the cells it owns.
+  /// The scales are those of the whole image, and at the coarsest the region is usually all of
+  /// it; at full size, a face's circle and its tiles' margin are a fraction of a crop grown by a
+  /// coarser scale's margin.
+  public func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+    throws(DetectionError) -> [Face]
+  {
+    let all = PixelRect(ImageSize(image.width, image.height))
+    return try search(image, options: options) { scale in
+      let grown = max(margin, Int((Double(base.tileMargin) / scale).rounded(.up)))
+      let grid = max(32, Int((32 / scale).rounded()))
+      let near = focus.grown(dx: grown, dy: grown).intersection(all)
+      guard !near.isEmpty else { return .empty }
+      return PixelRect(columns: (near.x / grid * grid)..<near.maxX, rows: (near.y / grid * grid)..<near.maxY)
+    }
+  }
+
+  /// The pyramid's search of `image`, each scale over `region(scale)` of it (nil: all of it;
+  /// empty: nothing).
+  private func search(_ image: Image, options: DetectionOptions, region: (Double) -> PixelRect?)
+    throws(DetectionError) -> [Face]
+  {
     var found: [CenterFaceDetection] = []
     for (k, scale) in scales(width: image.width, height: image.height, options: options).enumerated() {
       var o = base
       o.threshold = Float(options.threshold)
       o.inputScale = scale
-      let here: [CenterFaceDetection]
-      do { here = try model.faces(in: image, options: o) } catch { throw error.naming(model: path) }
+      let part = region(scale) ?? PixelRect(ImageSize(image.width, image.height))
+      guard !part.isEmpty else { continue }
+      var here: [CenterFaceDetection]
+      do {
+        here = try model.faces(
+          in: image.cropped(x: part.x, y: part.y, width: part.width, height: part.height), options: o)
+      } catch { throw error.naming(model: path) }
+      if part.x != 0 || part.y != 0 {
+        here = here.map { d in
+          var d = d
+          (d.x, d.y) = (d.x + Double(part.x), d.y + Double(part.y))
+          d.landmarks = d.landmarks.map {
+            CenterFacePoint(x: $0.x + Double(part.x), y: $0.y + Double(part.y))
+          }
+          return d
+        }
+      }
       // A coarser scale keeps only faces the network can see there: a smaller one is at least
       // `scaleStep` × `smallestSeen` pixels of the finer scale's input, where it is seen well.
       found += k == 0 ? here : here.filter { max($0.width, $0.height) * scale >= Self.smallestSeen }

@@ -184,8 +184,20 @@ struct TimedDetector: FaceDetector {
   }
 
   func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+    try timed { () throws(DetectionError) in try base.faces(in: image, options: options) }
+  }
+
+  func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+    throws(DetectionError) -> [Face]
+  {
+    try timed { () throws(DetectionError) in
+      try base.faces(in: image, options: options, near: focus, margin: margin)
+    }
+  }
+
+  private func timed(_ search: () throws(DetectionError) -> [Face]) throws(DetectionError) -> [Face] {
     let start = ContinuousClock.now
-    let faces = try base.faces(in: image, options: options)
+    let faces = try search()
     record(stage, StoreSettings.seconds(start.duration(to: .now)))
     return faces
   }

@@ -53,6 +53,38 @@ import Testing
     #expect(checker.asked.withLock { $0 } == times + 1)
   }
 
+  /// A checker that records what each focused search is asked: the region's size, the focus
+  /// and the margin.
+  final class RecordsFocus: FaceDetector, @unchecked Sendable {
+    let asked = Mutex<[(ImageSize, PixelRect, Int)]>([])
+    var identity: DetectorIdentity { DetectorIdentity(name: "records-focus", version: 1) }
+    func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
+      Issue.record("the check searched a whole region, not around the face")
+      return []
+    }
+    func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+      throws(DetectionError) -> [Face]
+    {
+      asked.withLock { $0.append((ImageSize(image.width, image.height), focus, margin)) }
+      return []
+    }
+  }
+
+  /// The checker is asked to search around the face's circle and box, at least the box's size
+  /// around it: its scales need not search all of the crop.
+  @Test func theCheckerSearchesAroundTheCircleAndBox() throws {
+    let checker = RecordsFocus()
+    _ = try Self.make(checker: checker)
+    let asked = checker.asked.withLock { $0 }
+    try #require(asked.count == 1)
+    let (size, focus, margin) = asked[0]
+    // The circle: centre (200, 150), radius 1.3 × half the 40x40 box's diagonal (36.8), so
+    // columns and rows 163 to 236; the crop: that grown by 128 (x 35 to 364, y 0 to 299).
+    #expect(size == ImageSize(330, 300))
+    #expect(focus == PixelRect(x: 163 - 35, y: 113, width: 74, height: 74))
+    #expect(margin == 40)
+  }
+
   @Test func theLevelsGrowStrongerUpToTheLast() {
     var p = FaceblurFilter.Parameters()
     var last = FaceblurFilter.strength(p, level: 0)

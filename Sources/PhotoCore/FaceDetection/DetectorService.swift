@@ -25,12 +25,24 @@ public protocol FaceDetector: Sendable {
   func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
     margin: Int, grid: Int
   )
+
+  /// The faces ``faces(in:options:)`` finds in `image` that can belong to something in `focus`
+  /// (pixels of `image`): a detector that searches at several scales may search at each only
+  /// `focus` grown by the context that scale reads around a face (its tiles' margin), and by at
+  /// least `margin` pixels, its corner on that scale's grid. faceblur's check asks, `focus` being
+  /// a hidden face's circle and box. The default searches the whole image.
+  func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+    throws(DetectionError) -> [Face]
 }
 
 extension FaceDetector {
   public func cropContext(faceSide side: Double, imageSize: ImageSize, options: DetectionOptions) -> (
     margin: Int, grid: Int
   ) { (0, 1) }
+
+  public func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+    throws(DetectionError) -> [Face]
+  { try faces(in: image, options: options) }
 
   public func facesInMirror(of image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     try faces(in: image.flipped(horizontally: true), options: options)

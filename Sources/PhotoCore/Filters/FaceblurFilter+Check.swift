@@ -11,7 +11,9 @@
 /// 2. searched by the checker (photoedit's CenterFace, whatever detector found the faces) at
 ///    ``checkThreshold``: no face may be found over the hidden face (IoU with its box at least
 ///    ``checkOverlap``), nor centred in its circle (a face-like pattern the hiding made), unless
-///    that face belongs to another face of the step.
+///    that face belongs to another face of the step. Each scale of the checker's pyramid searches
+///    the part of the crop its own tiles would read around the circle and box
+///    (`FaceDetector.faces(in:options:near:margin:)`).
 ///
 /// Each face's crop is searched on its own, never as part of a larger region: a region with more
 /// context around a face can score it lower than its own crop does (measured on the 24 MP crowd,
@@ -173,12 +175,16 @@ extension FaceblurFilter {
     let context = checker.cropContext(
       faceSide: max(box.width, box.height), imageSize: size, options: checkOptions)
     let margin = max(contextMargin, context.margin, Int(max(box.width, box.height).rounded(.up)))
-    var around = box.rect
-    if let b = region.bounds { around = around.union(PixelRect(bounds: b)) }
-    let crop = around.grown(dx: margin, dy: margin).intersection(PixelRect(size))
+    let crop = focus(box, region).grown(dx: margin, dy: margin).intersection(PixelRect(size))
     // The corner on the detector's grid: its strides and a coarser scale's resampling cut the
     // crop as they cut the whole image.
     return onGrid(crop, max(1, context.grid))
+  }
+
+  /// What the check looks around: a face's box and the region hiding it.
+  static func focus(_ box: PixelBox, _ region: PixelRegion) -> PixelRect {
+    guard let b = region.bounds else { return box.rect }
+    return box.rect.union(PixelRect(bounds: b))
   }
 
   /// `rect` with its corner moved left and up onto a multiple of `grid` (its far edges kept).
@@ -203,7 +209,15 @@ extension FaceblurFilter {
     // 1. Changed: the central half of the box, inside the crop.
     if let unchanged = unchanged(boxes[i], crop: crop, before: image, after: buffer) { return unchanged }
     // 2. Not found again.
-    for f in try checker.faces(in: buffer.image(crop), options: checkOptions) {
+    // Each of the checker's scales searches the part of the crop it reads around the face (its
+    // tiles' margin, at least the box's size); the crop is grown by its coarsest scale's margin,
+    // four times full size's for a face of 80 pixels or more.
+    let box = boxes[i]
+    let found = try checker.faces(
+      in: buffer.image(crop), options: checkOptions,
+      near: focus(box, regions[i]).offset(dx: -crop.x, dy: -crop.y),
+      margin: Int(max(box.width, box.height).rounded(.up)))
+    for f in found {
       let d = PixelBox(x: f.x + Double(crop.x), y: f.y + Double(crop.y), width: f.width, height: f.height)
       if belongs(d, to: i, boxes: boxes, region: regions[i]) { return .found(score: f.score ?? 1) }
     }
