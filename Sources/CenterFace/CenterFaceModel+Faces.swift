@@ -23,7 +23,7 @@ extension CenterFaceModel {
   ///   there), and `.overlapRemovalTooLong` when removing their overlaps passes its bound
   ///   (`OverlapRemoval.workLimit`): a model whose weights say "face" everywhere, not a usable one.
   /// - Complexity: O(width × height × inputScale² × `macsPerInputPixel`), on all cores; memory
-  ///   about 35 bytes × `maxTilePixels` beside the image.
+  ///   about 22 bytes × `maxTilePixels` beside the image (`NetworkPlan.runFloats`).
   public func faces(in image: Image, options: CenterFaceOptions) throws(DetectionError)
     -> [CenterFaceDetection]
   {
@@ -79,15 +79,14 @@ extension CenterFaceModel {
   }
 
   /// The memory a search of a `width` × `height` resampled image holds at most, drawn from the
-  /// process's budget before it starts: the network's buffers for its largest tile (the input
-  /// and `floatsPerInputPixel` floats a pixel) and `limit` candidates.
+  /// process's budget before it starts: the network's buffers for its largest tile (its
+  /// tensors' buffer, about `floatsPerInputPixel` floats a pixel, and a block's scratch) and
+  /// `limit` candidates.
   func memoryEstimate(width: Int, height: Int, margin: Int, maxTilePixels: Int, limit: Int) -> Int {
     let grid = Self.grid(width: width, height: height, margin: margin, maxTilePixels: maxTilePixels)
-    let tilePixels = grid.tiles.map { $0.width * $0.height }.max() ?? 0
-    let floats = (plan.floatsPerInputPixel + 4).rounded(.up)
+    let floats = grid.tiles.map { plan.runFloats(width: $0.width, height: $0.height) }.max() ?? 0
     let candidate = MemoryLayout<Candidate>.stride + 32 + 10 * MemoryLayout<Double>.stride
-    return Int(Double(tilePixels) * floats) * MemoryLayout<Float>.stride + min(limit, width * height)
-      * candidate
+    return floats * MemoryLayout<Float>.stride + min(limit, width * height) * candidate
   }
 
   /// The tiles of a `width` × `height` resampled image, padded to the network's alignment.
@@ -101,11 +100,11 @@ extension CenterFaceModel {
   /// Every cell over the threshold, in pixels of the resampled image, tile by tile; nil as soon
   /// as there are more than `limit`.
   func candidates(
-    sampler: InputSampler, threshold: Float, margin: Int, maxTilePixels: Int, limit: Int = .max
+    sampler: InputSampler, threshold: Float, margin: Int, maxTilePixels: Int, limit: Int = .max,
+    arena: BufferArena = BufferArena()
   ) -> [Candidate]? {
     let (sw, sh) = (sampler.scaledWidth, sampler.scaledHeight)
     let grid = Self.grid(width: sw, height: sh, margin: margin, maxTilePixels: maxTilePixels)
-    let arena = BufferArena()
     var found: [Candidate] = []
     // Largest tiles first, so that the smaller ones reuse their buffers (the order of the
     // candidates does not matter: they are sorted by score and cell).
@@ -115,12 +114,12 @@ extension CenterFaceModel {
       )
     }
     for tile in order.map({ grid.tiles[$0] }) {
-      let input = arena.take(tile.width * tile.height * 4)
-      sampler.fill(input.pointer, x: tile.x, y: tile.y, width: tile.width, height: tile.height)
-      let within = plan.run(
-        input: input.pointer, width: tile.width, height: tile.height, kernel: kernel, arena: arena,
-        inputCapacity: input.capacity
-      ) {
+      // The tile's input, made as the network reads it.
+      let rows = InputRows(width: tile.width, height: tile.height) { out, y, columns in
+        sampler.fillRow(
+          out, y: tile.y + y, columns: (tile.x + columns.lowerBound)..<(tile.x + columns.upperBound))
+      }
+      let within = plan.run(rows: rows, kernel: kernel, arena: arena) {
         outputs in
         collect(
           outputs, tile: tile, scaledWidth: sw, scaledHeight: sh, threshold: threshold, limit: limit,
@@ -223,20 +222,18 @@ struct OutputMaps {
 extension CenterFaceModel {
   /// Runs the network once over the whole image resampled to `scaledWidth × scaledHeight`
   /// and padded to a multiple of 32 (blocks cut into strips of `stripBytes`, see
-  /// `NetworkPlan.run`).
+  /// `NetworkPlan.run`), the input made as the network reads it (as a search makes it), or
+  /// whole first with `wholeInput`.
   func outputMaps(
-    for image: Image, scaledWidth: Int, scaledHeight: Int, stripBytes: Int = NetworkPlan.stripBytes
+    for image: Image, scaledWidth: Int, scaledHeight: Int, stripBytes: Int = NetworkPlan.stripBytes,
+    wholeInput: Bool = false
   ) -> OutputMaps {
     let sampler = InputSampler(image, scaledWidth: scaledWidth, scaledHeight: scaledHeight)
     let align = NetworkPlan.alignment
     let pw = (scaledWidth + align - 1) / align * align
     let ph = (scaledHeight + align - 1) / align * align
     let arena = BufferArena()
-    let input = arena.take(pw * ph * 4)
-    sampler.fill(input.pointer, x: 0, y: 0, width: pw, height: ph)
-    return plan.run(
-      input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena, stripBytes: stripBytes
-    ) { o in
+    let maps = { (o: NetworkOutputs) -> OutputMaps in
       var channels: [[Float]] = []
       for (t, count) in [(o.heatmap, 1), (o.scale, 2), (o.offset, 2), (o.landmarks, 10)] {
         for c in 0..<count {
@@ -245,5 +242,16 @@ extension CenterFaceModel {
       }
       return OutputMaps(width: o.heatmap.width, height: o.heatmap.height, channels: channels)
     }
+    guard wholeInput else {
+      let rows = InputRows(width: pw, height: ph) { out, y, columns in
+        sampler.fillRow(out, y: y, columns: columns)
+      }
+      return plan.run(rows: rows, kernel: kernel, arena: arena, stripBytes: stripBytes, maps)
+    }
+    let input = arena.take(pw * ph * 4)
+    defer { arena.give(input) }
+    sampler.fill(input.pointer, x: 0, y: 0, width: pw, height: ph)
+    return plan.run(
+      input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena, stripBytes: stripBytes, maps)
   }
 }

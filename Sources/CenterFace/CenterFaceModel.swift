@@ -83,9 +83,9 @@ public struct CenterFaceOptions: Sendable, Equatable {
   /// (0 < nmsIoU ≤ 1).
   public var nmsIoU: Float
   /// Tiles hold at most this many pixels of the resampled image (with their margins), which
-  /// bounds memory at about 35 bytes per tile pixel whatever the photo's size. Larger tiles
-  /// recompute less of their margins (a 24 MP photo at full size: 1.11 × its pixels at the
-  /// default, 1.23 × at 4,000,000).
+  /// bounds memory at about 22 bytes per tile pixel whatever the photo's size. Larger tiles
+  /// recompute less of their margins (a 24 MP photo at full size: 1.15 × its pixels at the
+  /// default, 1.11 × at 8,000,000, 1.23 × at 4,000,000).
   public var maxTilePixels: Int
   /// Context each tile reads around the cells it owns, in resampled pixels (a multiple of 32).
   /// A face up to twice this size is seen whole by the tile that owns its centre.
@@ -93,7 +93,7 @@ public struct CenterFaceOptions: Sendable, Equatable {
 
   public init(
     threshold: Float = 0.45, inputScale: Double = 1, nmsIoU: Float = 0.3,
-    maxTilePixels: Int = 8_000_000, tileMargin: Int = 128
+    maxTilePixels: Int = 6_000_000, tileMargin: Int = 128
   ) {
     self.threshold = threshold
     self.inputScale = inputScale

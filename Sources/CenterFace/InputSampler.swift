@@ -31,54 +31,54 @@ struct InputSampler {
   /// - Complexity: O(source pixels under the rectangle), split by rows over all cores.
   func fill(_ out: UnsafeMutablePointer<Float>, x: Int, y: Int, width: Int, height: Int) {
     let shared = UnsafeSendable(out)
-    image.bytes.withUnsafeBufferPointer { src in
-      let source = UnsafeSendable(src.baseAddress!)
-      Parallel.forEachRowRange(height, minimumRows: 8) { range in
-        var line = [Float](repeating: 0, count: width * 4)
-        for r in range {
-          fillRow(source.value, line: &line, y: y + r, x: x, width: width)
-          let o = shared.value + r * width * 4
-          line.withUnsafeBufferPointer { o.update(from: $0.baseAddress!, count: width * 4) }
-        }
-      }
+    Parallel.forEachRowRange(height, minimumRows: 8) { range in
+      for r in range { fillRow(shared.value + r * width * 4, y: y + r, columns: x..<(x + width)) }
     }
   }
 
-  private func fillRow(_ src: UnsafePointer<UInt8>, line: inout [Float], y: Int, x: Int, width: Int) {
-    for i in 0..<line.count { line[i] = 0 }
+  /// Writes `columns` of row `y` of the padded resampled image at `out` (the first column's
+  /// pixel), 4 floats per pixel, on the calling thread.
+  ///
+  /// - Complexity: O(source pixels under the row's columns).
+  func fillRow(_ out: UnsafeMutablePointer<Float>, y: Int, columns: Range<Int>) {
+    let (x, width) = (columns.lowerBound, columns.count)
+    out.initialize(repeating: 0, count: width * 4)
     guard y < scaledHeight else { return }
     let x1 = min(x + width, scaledWidth)
     guard x < x1 else { return }
     let rowBytes = image.width * 4
-    if columns.isIdentity && rows.isIdentity {
-      let row = src + y * rowBytes
-      for sx in x..<x1 {
-        let p = row + sx * 4
-        let o = (sx - x) * 4
-        line[o] = Float(p[0])
-        line[o + 1] = Float(p[1])
-        line[o + 2] = Float(p[2])
-      }
-      return
-    }
-    for j in rows.range(y) {
-      let wy = rows.weight(y, j)
-      let row = src + j * rowBytes
-      for sx in x..<x1 {
-        var r: Float = 0
-        var g: Float = 0
-        var b: Float = 0
-        for i in columns.range(sx) {
-          let wx = columns.weight(sx, i)
-          let p = row + i * 4
-          r += Float(p[0]) * wx
-          g += Float(p[1]) * wx
-          b += Float(p[2]) * wx
+    image.bytes.withUnsafeBufferPointer { bytes in
+      let src = bytes.baseAddress!
+      if self.columns.isIdentity && rows.isIdentity {
+        let row = src + y * rowBytes
+        for sx in x..<x1 {
+          let p = row + sx * 4
+          let o = (sx - x) * 4
+          out[o] = Float(p[0])
+          out[o + 1] = Float(p[1])
+          out[o + 2] = Float(p[2])
         }
-        let o = (sx - x) * 4
-        line[o] += r * wy
-        line[o + 1] += g * wy
-        line[o + 2] += b * wy
+        return
+      }
+      for j in rows.range(y) {
+        let wy = rows.weight(y, j)
+        let row = src + j * rowBytes
+        for sx in x..<x1 {
+          var r: Float = 0
+          var g: Float = 0
+          var b: Float = 0
+          for i in self.columns.range(sx) {
+            let wx = self.columns.weight(sx, i)
+            let p = row + i * 4
+            r += Float(p[0]) * wx
+            g += Float(p[1]) * wx
+            b += Float(p[2]) * wx
+          }
+          let o = (sx - x) * 4
+          out[o] += r * wy
+          out[o + 1] += g * wy
+          out[o + 2] += b * wy
+        }
       }
     }
   }

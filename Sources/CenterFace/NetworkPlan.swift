@@ -126,6 +126,11 @@ struct NetworkPlan: Sendable {
   var macsPerInputPixel: Double
   /// The most floats per input pixel that a run keeps at once (see `peakFloats`).
   var floatsPerInputPixel: Double
+  /// Whether the input is made a few rows at a time as the first step reads it, never whole:
+  /// the first step is a block with a convolution before its depthwise one, and nothing else
+  /// reads the input (CenterFace: a 3×3, stride-2 convolution of the RGB input). It is then
+  /// never held, which is most of a run's memory at its first step (4 of 8 floats a pixel).
+  var streamsInput: Bool
 
   /// Input width and height must be multiples of this.
   static let alignment = 32
@@ -139,8 +144,9 @@ struct NetworkPlan: Sendable {
   /// a file within every other bound (a chain of thousands of convolutions sharing one
   /// initializer) would keep the detector busy for days on one photo.
   static let maxMACs = 100_000.0
-  /// Floats per input pixel a run keeps at once, at most: 4 times CenterFace's (8), so 1 GB for a
-  /// tile of `CenterFaceOptions.maxTilePixels` by default. Past it a tile's memory would have no
+  /// Floats per input pixel a run keeps at once, at most: 4 times CenterFace's when it holds its
+  /// input (8; 5.5 as it runs, streaming it), so 768 MB for a tile of
+  /// `CenterFaceOptions.maxTilePixels` by default. Past it a tile's memory would have no
   /// bound: wide tensors at full size, or thousands of tensors that nothing reads, each kept
   /// until the run ends.
   static let maxFloats = 32.0
@@ -218,7 +224,12 @@ extension NetworkPlan {
     for id in heads.map({ [$0] }) ?? ids { last[id] = Int.max }
     lastUse = last
     macsPerInputPixel = builder.macs
-    floatsPerInputPixel = Self.peakFloats(steps, values: values, lastUse: last)
+    if case .block(let b) = steps.first, b.input == self.input, b.expand != nil, last[self.input] == 0 {
+      streamsInput = true
+    } else {
+      streamsInput = false
+    }
+    floatsPerInputPixel = Self.peakFloats(steps, values: values, lastUse: last, holdsInput: !streamsInput)
     guard macsPerInputPixel <= Self.maxMACs else {
       throw .tooLarge(
         "\(Int(macsPerInputPixel)) multiply-adds per input pixel (at most \(Int(Self.maxMACs)))")
@@ -262,16 +273,17 @@ extension NetworkPlan {
   /// step, the tensors computed and not yet read for the last time, as `run` takes and gives
   /// back their buffers (a tensor that nothing reads is kept to the end). The blocks' strips
   /// are not counted.
-  private static func peakFloats(_ steps: [Step], values: [Value], lastUse: [Int]) -> Double {
+  private static func peakFloats(_ steps: [Step], values: [Value], lastUse: [Int], holdsInput: Bool) -> Double
+  {
     func floats(_ v: Int) -> Double {
       Double(values[v].pixelStride) / Double(1 << (-2 * values[v].exponent))
     }
-    var live = floats(0)
+    var live = holdsInput ? floats(0) : 0
     var peak = live
     for (i, step) in steps.enumerated() {
       live += floats(step.output)
       peak = max(peak, live)
-      for v in Set(step.inputs) where lastUse[v] == i { live -= floats(v) }
+      for v in Set(step.inputs) where lastUse[v] == i && (v != 0 || holdsInput) { live -= floats(v) }
     }
     return peak
   }

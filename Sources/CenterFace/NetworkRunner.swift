@@ -2,7 +2,8 @@ import CenterFaceKernels
 import CenterFaceKernelsAVX2
 import PhotoCore
 
-/// Float buffers reused from step to step and tile to tile; freed when the arena goes.
+/// Float buffers reused from tile to tile (a run's tensors, in one buffer) and from block to
+/// block (their scratch); freed when the arena goes.
 ///
 /// Every kernel writes every float of its output (padding channels included), so a buffer taken
 /// from the arena is never cleared first.
@@ -62,6 +63,76 @@ struct NetworkOutputs {
   var landmarks: Tensor
 }
 
+/// The network's input made on demand: `fill(out, y, columns)` writes those columns of input
+/// row `y` at `out` (the first column's pixel), 4 floats a pixel (R, G, B 0–255 and a zero), on
+/// the calling thread; it is called from several threads at once.
+struct InputRows {
+  var width: Int
+  var height: Int
+  var fill: (_ out: UnsafeMutablePointer<Float>, _ y: Int, _ columns: Range<Int>) -> Void
+}
+
+/// The scratch floats a block's run takes: each of `chunks` pieces of its output rows (run on
+/// their own thread) has a ring of three pieces of expanded rows a strip wide and one of zeros
+/// (`slot` floats each), a row of the depthwise convolution, and for a streamed input the input
+/// rows one expanded row reads (`InputWindow`).
+struct BlockScratch {
+  let stripWidth: Int, slot: Int, perChunk: Int, chunks: Int
+  var floats: Int { chunks * perChunk }
+
+  init(
+    _ b: NetworkPlan.Block, values: [NetworkPlan.Value], inputWidth: Int, output: (width: Int, height: Int),
+    streamed: Bool, stripBytes: Int
+  ) {
+    let dc = values[b.depthwise.input].pixelStride
+    let s = b.depthwise.stride
+    stripWidth = NetworkPlan.stripWidth(outputWidth: output.width, channels: dc, stride: s, bytes: stripBytes)
+    // A ring slot holds the expanded columns x0 × s − 1 ... (x1 − 1) × s + 1 of a strip x0..<x1.
+    slot = ((stripWidth - 1) * s + 3) * dc
+    let window = streamed ? InputWindow(b.expand!).rows * inputWidth * 4 : 0
+    perChunk = 4 * slot + stripWidth * dc + window
+    chunks = min(Parallel.workerCount * 2, max(1, output.height / 4))
+  }
+}
+
+/// The input rows one expanded row of a streamed first block reads, laid out so that the
+/// block's convolution computes that row as grid row `gridRow` of a `rows`-row input: grid row g
+/// reads input rows g × stride − padding ..< that + kernelSize, so window row `first + k` holds
+/// input row iy × stride − padding + k (zeros outside the input), for k below kernelSize.
+struct InputWindow {
+  let kernelSize: Int, stride: Int, padding: Int
+  /// The smallest grid row whose first input row is not above the window.
+  let gridRow: Int
+  let first: Int
+  var rows: Int { first + kernelSize }
+
+  init(_ c: NetworkPlan.Convolution) {
+    (kernelSize, stride, padding) = (c.kernelSize, c.stride, c.padding)
+    gridRow = (c.padding + c.stride - 1) / c.stride
+    first = gridRow * c.stride - c.padding
+  }
+
+  /// Writes the input rows expanded row `iy` reads, over the input columns expanded columns
+  /// `columns` read, into `out` (`rows` rows of `width` pixels).
+  func fill(
+    _ out: UnsafeMutablePointer<Float>, width: Int, height: Int, row iy: Int, columns: Range<Int>,
+    from source: InputRows
+  ) {
+    let x0 = max(0, columns.lowerBound * stride - padding)
+    let x1 = min(width, (columns.upperBound - 1) * stride - padding + kernelSize)
+    guard x0 < x1 else { return }
+    for k in 0..<kernelSize {
+      let y = iy * stride - padding + k
+      let at = out + ((first + k) * width + x0) * 4
+      if y >= 0 && y < height {
+        source.fill(at, y, x0..<x1)
+      } else {
+        at.initialize(repeating: 0, count: (x1 - x0) * 4)
+      }
+    }
+  }
+}
+
 extension NetworkPlan {
   /// Runs the network on one input and calls `body` with its outputs, which are valid only
   /// inside `body`.
@@ -69,43 +140,102 @@ extension NetworkPlan {
   /// - Parameters:
   ///   - input: `width × height × 4` floats: R, G, B (0–255) and a zero, row by row.
   ///   - width, height: Multiples of `NetworkPlan.alignment`.
-  ///   - inputCapacity: When set, `input` was taken from `arena` (with this capacity) and is
-  ///     given back to it once the network has read it, for later steps to reuse.
   ///   - stripBytes: The bytes of expanded rows a block's strip keeps (see `stripWidth`); the
   ///     results do not depend on it (tests make it small to cut rows into many strips).
   /// - Complexity: O(width × height × `macsPerInputPixel`), on all cores.
   func run<R>(
     input: UnsafeMutablePointer<Float>, width: Int, height: Int, kernel: CenterFaceKernel,
-    arena: BufferArena, inputCapacity: Int? = nil, stripBytes: Int = NetworkPlan.stripBytes,
+    arena: BufferArena, stripBytes: Int = NetworkPlan.stripBytes,
     observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
   ) -> R {
+    run(
+      input: Tensor(
+        pointer: input, capacity: width * height * 4, width: width, height: height, pixelStride: 4),
+      rows: nil, width: width, height: height, kernel: kernel, arena: arena, stripBytes: stripBytes,
+      observer: observer, body)
+  }
+
+  /// Runs the network on the input `rows` makes, and calls `body` with its outputs, which are
+  /// valid only inside `body`. When the plan ``streamsInput``, the first block asks `rows` for
+  /// the few input rows each expanded row it computes reads, and the input is never held whole;
+  /// otherwise it is made whole first, in the run's buffer. The outputs are the same floats
+  /// either way.
+  func run<R>(
+    rows: InputRows, kernel: CenterFaceKernel, arena: BufferArena, stripBytes: Int = NetworkPlan.stripBytes,
+    observer: ((Int, Duration) -> Void)? = nil, _ body: (NetworkOutputs) -> R
+  ) -> R {
+    run(
+      input: nil, rows: rows, width: rows.width, height: rows.height, kernel: kernel, arena: arena,
+      stripBytes: stripBytes, observer: observer, body)
+  }
+
+  /// The floats a run on a `width` × `height` input takes at most: its tensors' buffer and the
+  /// largest block scratch (which depends on the core count).
+  func runFloats(width: Int, height: Int, stripBytes: Int = NetworkPlan.stripBytes) -> Int {
+    let layout = TensorLayout(self, width: width, height: height, placesInput: !streamsInput)
+    var scratch = 0
+    for (i, step) in steps.enumerated() {
+      guard case .block(let b) = step else { continue }
+      let streamed = i == 0 && streamsInput
+      let x = size(of: b.input, width: width, height: height)
+      let out = size(of: b.project.output, width: width, height: height)
+      scratch = max(
+        scratch,
+        BlockScratch(
+          b, values: values, inputWidth: x.width, output: out, streamed: streamed, stripBytes: stripBytes
+        )
+        .floats)
+    }
+    return layout.floats + scratch
+  }
+
+  /// The size of value `v` in a run on a `width` × `height` input.
+  func size(of v: Int, width: Int, height: Int) -> (width: Int, height: Int) {
+    let e = values[v].exponent
+    return e >= 0 ? (width << e, height << e) : (width >> -e, height >> -e)
+  }
+
+  /// The tensors live in one buffer from `arena`, at the offsets of a `TensorLayout`; a block's
+  /// scratch comes from `arena` too.
+  private func run<R>(
+    input given: Tensor?, rows: InputRows?, width: Int, height: Int, kernel: CenterFaceKernel,
+    arena: BufferArena, stripBytes: Int, observer: ((Int, Duration) -> Void)?, _ body: (NetworkOutputs) -> R
+  ) -> R {
     precondition(width % Self.alignment == 0 && height % Self.alignment == 0 && width > 0 && height > 0)
+    let streamed = given == nil && streamsInput
+    let layout = TensorLayout(self, width: width, height: height, placesInput: given == nil && !streamsInput)
+    let slab = arena.take(max(1, layout.floats))
+    defer { arena.give(slab) }
+    func tensor(_ v: Int) -> Tensor {
+      let (w, h) = size(of: v, width: width, height: height)
+      let stride = values[v].pixelStride
+      return Tensor(
+        pointer: slab.pointer + layout.offsets[v]!, capacity: w * h * stride, width: w, height: h,
+        pixelStride: stride)
+    }
     var live = [Tensor?](repeating: nil, count: values.count)
-    live[self.input] = Tensor(
-      pointer: input, capacity: width * height * 4, width: width, height: height, pixelStride: 4)
+    if let given {
+      live[input] = given
+    } else if let rows, !streamed {
+      let t = tensor(input)
+      let shared = UnsafeSendable(t.pointer)
+      Parallel.forEachRowRange(height, minimumRows: 8) { range in
+        for y in range { rows.fill(shared.value + y * width * 4, y, 0..<width) }
+      }
+      live[input] = t
+    }
     // What taps outside the input read: a window row of the widest pixels (`rowTaps`).
     let zeros = [Float](repeating: 0, count: 3 * (values.map(\.pixelStride).max() ?? 0))
     zeros.withUnsafeBufferPointer { zeros in
       for (index, step) in steps.enumerated() {
-        let out = step.output
-        let v = values[out]
-        let w = v.exponent >= 0 ? width << v.exponent : width >> -v.exponent
-        let h = v.exponent >= 0 ? height << v.exponent : height >> -v.exponent
-        let buffer = arena.take(w * h * v.pixelStride)
-        let t = Tensor(
-          pointer: buffer.pointer, capacity: buffer.capacity, width: w, height: h, pixelStride: v.pixelStride)
+        let t = tensor(step.output)
         let start = observer == nil ? nil : ContinuousClock.now
         execute(
-          step, output: t, live: live, kernel: kernel, zeros: zeros.baseAddress!, arena: arena,
-          stripBytes: stripBytes)
+          step, output: t, live: live, rows: streamed ? rows : nil, kernel: kernel, zeros: zeros.baseAddress!,
+          arena: arena, stripBytes: stripBytes)
         if let start, let observer { observer(index, ContinuousClock.now - start) }
-        live[out] = t
-        for i in step.inputs where lastUse[i] == index && (i != self.input || inputCapacity != nil) {
-          if let dead = live[i] {
-            arena.give((dead.pointer, i == self.input ? inputCapacity! : dead.capacity))
-          }
-          live[i] = nil
-        }
+        live[step.output] = t
+        for i in step.inputs where lastUse[i] == index { live[i] = nil }
       }
     }
     let maps: NetworkOutputs
@@ -129,21 +259,18 @@ extension NetworkPlan {
         heatmap: live[outputs.heatmap]!, scale: live[outputs.scale]!, offset: live[outputs.offset]!,
         landmarks: live[outputs.landmarks]!)
     }
-    let result = body(maps)
-    for (i, t) in live.enumerated() where i != self.input || inputCapacity != nil {
-      if let t { arena.give((t.pointer, i == self.input ? inputCapacity! : t.capacity)) }
-    }
-    return result
+    return body(maps)
   }
 
   private func execute(
-    _ step: Step, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
-    arena: BufferArena, stripBytes: Int
+    _ step: Step, output: Tensor, live: [Tensor?], rows: InputRows?, kernel: CenterFaceKernel,
+    zeros: UnsafePointer<Float>, arena: BufferArena, stripBytes: Int
   ) {
     switch step {
     case .block(let b):
       executeBlock(
-        b, output: output, live: live, kernel: kernel, zeros: zeros, arena: arena, stripBytes: stripBytes)
+        b, output: output, live: live, rows: live[b.input] == nil ? rows : nil, kernel: kernel, zeros: zeros,
+        arena: arena, stripBytes: stripBytes)
     case .convolution(let c):
       let x = live[c.input]!
       let r = c.residual.map { live[$0]! }
@@ -223,10 +350,15 @@ extension NetworkPlan {
   /// its neighbours compute too, identically) into a ring of three row pieces, then one row of
   /// the depthwise convolution, then that row of the projection.
   private func executeBlock(
-    _ b: Block, output: Tensor, live: [Tensor?], kernel: CenterFaceKernel, zeros: UnsafePointer<Float>,
-    arena: BufferArena, stripBytes: Int
+    _ b: Block, output: Tensor, live: [Tensor?], rows source: InputRows?, kernel: CenterFaceKernel,
+    zeros: UnsafePointer<Float>, arena: BufferArena, stripBytes: Int
   ) {
-    let x = live[b.input]!
+    // The block's input, or (when `source` makes it a few rows at a time) its size alone.
+    let x =
+      live[b.input]
+      ?? Tensor(
+        pointer: UnsafeMutablePointer(mutating: zeros), capacity: 0, width: source!.width,
+        height: source!.height, pixelStride: 4)
     let residual = b.project.residual.map { live[$0]! }
     let d = b.depthwise
     let inner = values[d.input]
@@ -239,13 +371,12 @@ extension NetworkPlan {
     let dc = inner.pixelStride
     let s = d.stride
     let (outW, outH) = (output.width, output.height)
-    let stripWidth = Self.stripWidth(outputWidth: outW, channels: dc, stride: s, bytes: stripBytes)
-    // A ring slot holds the expanded columns x0 × s − 1 ... (x1 − 1) × s + 1 of a strip x0..<x1.
-    let slotPixels = (stripWidth - 1) * s + 3
-    let slot = slotPixels * dc
-    let perChunk = 4 * slot + stripWidth * dc
-    let chunks = min(Parallel.workerCount * 2, max(1, outH / 4))
-    let scratch = arena.take(chunks * perChunk)
+    let sizes = BlockScratch(
+      b, values: values, inputWidth: x.width, output: (outW, outH), streamed: source != nil,
+      stripBytes: stripBytes)
+    let (stripWidth, slot, perChunk, chunks) = (sizes.stripWidth, sizes.slot, sizes.perChunk, sizes.chunks)
+    let window = source.map { _ in InputWindow(b.expand!) }
+    let scratch = arena.take(sizes.floats)
     defer { arena.give(scratch) }
     let shared = UnsafeSendable(scratch.pointer)
     let p = b.project
@@ -287,7 +418,24 @@ extension NetworkPlan {
                         let row = base + k * slot
                         let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
                         if have != iy {
-                          if let e = b.expand {
+                          if let e = b.expand, let window, let source {
+                            // The input rows expanded row `iy` reads, made now, at window rows
+                            // `window.first...`; computed as grid row `window.gridRow` of them.
+                            let input = base + 4 * slot + stripWidth * dc
+                            window.fill(
+                              input, width: x.width, height: x.height, row: iy, columns: c0..<c1, from: source
+                            )
+                            let job = ConvolutionJob(
+                              input: input, inputWidth: x.width, inputHeight: window.rows,
+                              inputPixelStride: 4, inputChannels: e.inputChannels,
+                              kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: c1,
+                              gridHeight: window.gridRow + 1, output: row, outputWidth: used,
+                              outputPixelStride: dc, outputStep: 1, outputOffsetX: 0, outputOffsetY: 0,
+                              outputChannels: dc, weights: ew8!, bias: eb!, relu: true, residual: nil,
+                              residualPixelStride: 0, zeros: zeros, outputRowBase: window.gridRow,
+                              firstColumn: c0, outputColumnBase: left, rowTaps: e.rowTaps)
+                            kernel.convolve(job, rows: window.gridRow..<(window.gridRow + 1))
+                          } else if let e = b.expand {
                             let job = ConvolutionJob(
                               input: x.pointer, inputWidth: x.width, inputHeight: x.height,
                               inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
