@@ -84,3 +84,55 @@ import Testing
     #expect(tile < 120 << 20, "\(tile) bytes")
   }
 }
+
+/// A first block of each shape a model may have (its convolution 1×1 or 3×3, stride 1 or 2),
+/// with its input streamed: the same bits as a whole input, and the reference computation's
+/// values, for rows cut into strips of 8 columns and whole.
+@Suite struct StreamedFirstBlockTests {
+  /// input → convolution (k, stride) with ReLU → depthwise 3×3 with ReLU → 1×1 projection (the
+  /// first block), then 3×3 stride-2 convolutions down to a quarter, then the four heads.
+  static func network(k: Int, stride: Int) -> (GraphBuilder, [String]) {
+    var input = RefTensor(c: 3, h: 64, w: 96)
+    var rng: UInt64 = 3
+    for i in input.v.indices {
+      rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      input.v[i] = Double(rng >> 56)
+    }
+    var g = GraphBuilder(seed: 9, input: input)
+    var x = g.relu(g.conv("input", 8, k: k, stride: stride))
+    x = g.relu(g.conv(x, 8, k: 3, depthwise: true))
+    x = g.conv(x, 16, k: 1)
+    for _ in 0..<(stride == 1 ? 2 : 1) { x = g.relu(g.conv(x, 16, k: 3, stride: 2)) }
+    let heat = g.sigmoid(g.conv(x, 1, k: 1))
+    let outputs = [heat, g.conv(x, 2, k: 1), g.conv(x, 2, k: 1), g.conv(x, 10, k: 1)]
+    return (g, outputs)
+  }
+
+  @Test(arguments: [(1, 1), (1, 2), (3, 1), (3, 2)])
+  func aStreamedFirstBlockGivesTheReferenceValues(k: Int, stride: Int) throws {
+    let (g, outputs) = Self.network(k: k, stride: stride)
+    let m = try CenterFaceModel(onnx: g.model(outputs: outputs), kernel: .best)
+    #expect(m.plan.streamsInput)
+    let input = g.values["input"]!
+    let image = SyntheticGraphTests.image(of: input)
+    for strip in [NetworkPlan.stripBytes, 1] {
+      let streamed = m.outputMaps(for: image, scaledWidth: 96, scaledHeight: 64, stripBytes: strip)
+      let whole = m.outputMaps(
+        for: image, scaledWidth: 96, scaledHeight: 64, stripBytes: strip, wholeInput: true)
+      #expect(streamed.channels == whole.channels, "strips of \(strip) bytes")
+      var (channel, worst) = (0, 0.0)
+      for name in outputs {
+        let r = g.values[name]!
+        for c in 0..<r.c {
+          for i in 0..<(r.w * r.h) {
+            let expected = r.v[c * r.w * r.h + i]
+            worst = max(worst, abs(Double(streamed.channels[channel][i]) - expected) / max(1, abs(expected)))
+          }
+          channel += 1
+        }
+      }
+      #expect(channel == 15)
+      #expect(worst < 1e-5, "worst relative difference \(worst)")
+    }
+  }
+}
