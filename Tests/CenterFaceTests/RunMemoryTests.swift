@@ -108,6 +108,29 @@ import Testing
     return (g, outputs)
   }
 
+  /// A network whose first step is no block (two full 3×3 convolutions, then the heads) cannot
+  /// stream its input: it is made whole in the run's buffer, with the same values.
+  @Test func aNetworkThatCannotStreamHoldsItsInput() throws {
+    var input = RefTensor(c: 3, h: 64, w: 96)
+    for i in input.v.indices { input.v[i] = Double((i * 37) % 256) }
+    var g = GraphBuilder(seed: 4, input: input)
+    var x = g.relu(g.conv("input", 8, k: 3, stride: 2))
+    x = g.relu(g.conv(x, 16, k: 3, stride: 2))
+    let heat = g.sigmoid(g.conv(x, 1, k: 1))
+    let outputs = [heat, g.conv(x, 2, k: 1), g.conv(x, 2, k: 1), g.conv(x, 10, k: 1)]
+    let m = try CenterFaceModel(onnx: g.model(outputs: outputs), kernel: .best)
+    #expect(!m.plan.streamsInput)
+    let layout = TensorLayout(m.plan, width: 96, height: 64, placesInput: true)
+    #expect(layout.offsets[m.plan.input] != nil)
+    let image = SyntheticGraphTests.image(of: input)
+    let rows = m.outputMaps(for: image, scaledWidth: 96, scaledHeight: 64)
+    let whole = m.outputMaps(for: image, scaledWidth: 96, scaledHeight: 64, wholeInput: true)
+    #expect(rows.channels == whole.channels)
+    let heatmap = g.values[heat]!
+    let worst = zip(rows.channels[0], heatmap.v).map { abs(Double($0) - $1) }.max() ?? 1
+    #expect(worst < 1e-5, "worst difference \(worst)")
+  }
+
   @Test(arguments: [(1, 1), (1, 2), (3, 1), (3, 2)])
   func aStreamedFirstBlockGivesTheReferenceValues(k: Int, stride: Int) throws {
     let (g, outputs) = Self.network(k: k, stride: stride)
