@@ -72,7 +72,13 @@ public struct CenterFaceDetector: FaceDetector {
     let all = scales(width: imageSize.width, height: imageSize.height, options: options)
     var coarsest = all[0]
     for s in all.dropFirst() where side * s >= Self.smallestSeen { coarsest = min(coarsest, s) }
-    return (Int((Double(base.tileMargin) / coarsest).rounded(.up)), max(32, Int((32 / coarsest).rounded())))
+    return context(atScale: coarsest)
+  }
+
+  /// What a tile at input scale `scale` reads around the cells it owns (`base.tileMargin`), and
+  /// the network's stride (32 pixels of its input), in pixels of the image.
+  func context(atScale scale: Double) -> (margin: Int, grid: Int) {
+    (Int((Double(base.tileMargin) / scale).rounded(.up)), max(32, Int((32 / scale).rounded())))
   }
 
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
@@ -90,11 +96,9 @@ public struct CenterFaceDetector: FaceDetector {
   {
     let all = PixelRect(ImageSize(image.width, image.height))
     return try search(image, options: options) { scale in
-      let grown = max(margin, Int((Double(base.tileMargin) / scale).rounded(.up)))
-      let grid = max(32, Int((32 / scale).rounded()))
-      let near = focus.grown(dx: grown, dy: grown).intersection(all)
-      guard !near.isEmpty else { return .empty }
-      return PixelRect(columns: (near.x / grid * grid)..<near.maxX, rows: (near.y / grid * grid)..<near.maxY)
+      let tile = context(atScale: scale)
+      let grown = max(margin, tile.margin)
+      return focus.grown(dx: grown, dy: grown).intersection(all).cornerOnGrid(tile.grid)
     }
   }
 

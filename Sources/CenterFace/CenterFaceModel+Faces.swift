@@ -115,10 +115,7 @@ extension CenterFaceModel {
     }
     for tile in order.map({ grid.tiles[$0] }) {
       // The tile's input, made as the network reads it.
-      let rows = InputRows(width: tile.width, height: tile.height) { out, y, columns in
-        sampler.fillRow(
-          out, y: tile.y + y, columns: (tile.x + columns.lowerBound)..<(tile.x + columns.upperBound))
-      }
+      let rows = sampler.rows(x: tile.x, y: tile.y, width: tile.width, height: tile.height)
       let within = plan.run(rows: rows, kernel: kernel, arena: arena) {
         outputs in
         collect(
@@ -242,15 +239,13 @@ extension CenterFaceModel {
       }
       return OutputMaps(width: o.heatmap.width, height: o.heatmap.height, channels: channels)
     }
+    let rows = sampler.rows(x: 0, y: 0, width: pw, height: ph)
     guard wholeInput else {
-      let rows = InputRows(width: pw, height: ph) { out, y, columns in
-        sampler.fillRow(out, y: y, columns: columns)
-      }
       return plan.run(rows: rows, kernel: kernel, arena: arena, stripBytes: stripBytes, maps)
     }
     let input = arena.take(pw * ph * 4)
     defer { arena.give(input) }
-    sampler.fill(input.pointer, x: 0, y: 0, width: pw, height: ph)
+    rows.fill(into: input.pointer)
     return plan.run(
       input: input.pointer, width: pw, height: ph, kernel: kernel, arena: arena, stripBytes: stripBytes, maps)
   }

@@ -30,9 +30,14 @@ struct InputSampler {
   ///
   /// - Complexity: O(source pixels under the rectangle), split by rows over all cores.
   func fill(_ out: UnsafeMutablePointer<Float>, x: Int, y: Int, width: Int, height: Int) {
-    let shared = UnsafeSendable(out)
-    Parallel.forEachRowRange(height, minimumRows: 8) { range in
-      for r in range { fillRow(shared.value + r * width * 4, y: y + r, columns: x..<(x + width)) }
+    rows(x: x, y: y, width: width, height: height).fill(into: out)
+  }
+
+  /// The `width × height` rectangle at (x, y) of the padded resampled image, made row by row as
+  /// it is asked for.
+  func rows(x: Int, y: Int, width: Int, height: Int) -> InputRows {
+    InputRows(width: width, height: height) { out, row, columns in
+      fillRow(out, y: y + row, columns: (x + columns.lowerBound)..<(x + columns.upperBound))
     }
   }
 

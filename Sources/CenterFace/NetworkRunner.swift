@@ -70,6 +70,14 @@ struct InputRows {
   var width: Int
   var height: Int
   var fill: (_ out: UnsafeMutablePointer<Float>, _ y: Int, _ columns: Range<Int>) -> Void
+
+  /// Writes every row into `out` (`width × height × 4` floats), split by rows over all cores.
+  func fill(into out: UnsafeMutablePointer<Float>) {
+    let shared = UnsafeSendable(out)
+    Parallel.forEachRowRange(height, minimumRows: 8) { range in
+      for y in range { fill(shared.value + y * width * 4, y, 0..<width) }
+    }
+  }
 }
 
 /// The scratch floats a block's run takes: each of `chunks` pieces of its output rows (run on
@@ -78,6 +86,8 @@ struct InputRows {
 /// rows one expanded row reads (`InputWindow`).
 struct BlockScratch {
   let stripWidth: Int, slot: Int, perChunk: Int, chunks: Int
+  /// Where a streamed input's rows go, after the ring and the depthwise row (nil: not streamed).
+  let window: InputWindow?
   var floats: Int { chunks * perChunk }
 
   init(
@@ -89,8 +99,8 @@ struct BlockScratch {
     stripWidth = NetworkPlan.stripWidth(outputWidth: output.width, channels: dc, stride: s, bytes: stripBytes)
     // A ring slot holds the expanded columns x0 × s − 1 ... (x1 − 1) × s + 1 of a strip x0..<x1.
     slot = ((stripWidth - 1) * s + 3) * dc
-    let window = streamed ? InputWindow(b.expand!).rows * inputWidth * 4 : 0
-    perChunk = 4 * slot + stripWidth * dc + window
+    window = streamed ? InputWindow(b.expand!) : nil
+    perChunk = 4 * slot + stripWidth * dc + (window.map { $0.rows * inputWidth * 4 } ?? 0)
     chunks = min(Parallel.workerCount * 2, max(1, output.height / 4))
   }
 }
@@ -218,10 +228,7 @@ extension NetworkPlan {
       live[input] = given
     } else if let rows, !streamed {
       let t = tensor(input)
-      let shared = UnsafeSendable(t.pointer)
-      Parallel.forEachRowRange(height, minimumRows: 8) { range in
-        for y in range { rows.fill(shared.value + y * width * 4, y, 0..<width) }
-      }
+      rows.fill(into: t.pointer)
       live[input] = t
     }
     // What taps outside the input read: a window row of the widest pixels (`rowTaps`).
@@ -231,7 +238,7 @@ extension NetworkPlan {
         let t = tensor(step.output)
         let start = observer == nil ? nil : ContinuousClock.now
         execute(
-          step, output: t, live: live, rows: streamed ? rows : nil, kernel: kernel, zeros: zeros.baseAddress!,
+          step, output: t, live: live, rows: rows, kernel: kernel, zeros: zeros.baseAddress!,
           arena: arena, stripBytes: stripBytes)
         if let start, let observer { observer(index, ContinuousClock.now - start) }
         live[step.output] = t
@@ -375,7 +382,6 @@ extension NetworkPlan {
       b, values: values, inputWidth: x.width, output: (outW, outH), streamed: source != nil,
       stripBytes: stripBytes)
     let (stripWidth, slot, perChunk, chunks) = (sizes.stripWidth, sizes.slot, sizes.perChunk, sizes.chunks)
-    let window = source.map { _ in InputWindow(b.expand!) }
     let scratch = arena.take(sizes.floats)
     defer { arena.give(scratch) }
     let shared = UnsafeSendable(scratch.pointer)
@@ -418,34 +424,30 @@ extension NetworkPlan {
                         let row = base + k * slot
                         let have = k == 0 ? held.0 : (k == 1 ? held.1 : held.2)
                         if have != iy {
-                          if let e = b.expand, let window, let source {
-                            // The input rows expanded row `iy` reads, made now, at window rows
-                            // `window.first...`; computed as grid row `window.gridRow` of them.
-                            let input = base + 4 * slot + stripWidth * dc
-                            window.fill(
-                              input, width: x.width, height: x.height, row: iy, columns: c0..<c1, from: source
-                            )
+                          if let e = b.expand {
+                            // A streamed input: the rows expanded row `iy` reads, made now at
+                            // window rows `window.first...` and computed as grid row
+                            // `window.gridRow` of them; else the input tensor's own rows.
+                            var (input, inputHeight, gridRow) = (UnsafePointer(x.pointer), x.height, iy)
+                            if let window = sizes.window, let source {
+                              let rows = base + 4 * slot + stripWidth * dc
+                              window.fill(
+                                rows, width: x.width, height: x.height, row: iy, columns: c0..<c1,
+                                from: source)
+                              (input, inputHeight, gridRow) = (
+                                UnsafePointer(rows), window.rows, window.gridRow
+                              )
+                            }
                             let job = ConvolutionJob(
-                              input: input, inputWidth: x.width, inputHeight: window.rows,
-                              inputPixelStride: 4, inputChannels: e.inputChannels,
-                              kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: c1,
-                              gridHeight: window.gridRow + 1, output: row, outputWidth: used,
-                              outputPixelStride: dc, outputStep: 1, outputOffsetX: 0, outputOffsetY: 0,
-                              outputChannels: dc, weights: ew8!, bias: eb!, relu: true, residual: nil,
-                              residualPixelStride: 0, zeros: zeros, outputRowBase: window.gridRow,
-                              firstColumn: c0, outputColumnBase: left, rowTaps: e.rowTaps)
-                            kernel.convolve(job, rows: window.gridRow..<(window.gridRow + 1))
-                          } else if let e = b.expand {
-                            let job = ConvolutionJob(
-                              input: x.pointer, inputWidth: x.width, inputHeight: x.height,
+                              input: input, inputWidth: x.width, inputHeight: inputHeight,
                               inputPixelStride: x.pixelStride, inputChannels: e.inputChannels,
                               kernelSize: e.kernelSize, stride: e.stride, padding: e.padding, gridWidth: c1,
-                              gridHeight: eh, output: row, outputWidth: used, outputPixelStride: dc,
-                              outputStep: 1, outputOffsetX: 0, outputOffsetY: 0, outputChannels: dc,
-                              weights: ew8!, bias: eb!, relu: true, residual: nil, residualPixelStride: 0,
-                              zeros: zeros, outputRowBase: iy, firstColumn: c0, outputColumnBase: left,
-                              rowTaps: e.rowTaps)
-                            kernel.convolve(job, rows: iy..<(iy + 1))
+                              gridHeight: source == nil ? eh : gridRow + 1, output: row, outputWidth: used,
+                              outputPixelStride: dc, outputStep: 1, outputOffsetX: 0, outputOffsetY: 0,
+                              outputChannels: dc, weights: ew8!, bias: eb!, relu: true, residual: nil,
+                              residualPixelStride: 0, zeros: zeros, outputRowBase: gridRow, firstColumn: c0,
+                              outputColumnBase: left, rowTaps: e.rowTaps)
+                            kernel.convolve(job, rows: gridRow..<(gridRow + 1))
                           } else {
                             (row + (c0 - left) * dc).update(
                               from: x.pointer + (iy * x.width + c0) * x.pixelStride, count: (c1 - c0) * dc)

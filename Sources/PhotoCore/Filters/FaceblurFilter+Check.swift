@@ -178,19 +178,13 @@ extension FaceblurFilter {
     let crop = focus(box, region).grown(dx: margin, dy: margin).intersection(PixelRect(size))
     // The corner on the detector's grid: its strides and a coarser scale's resampling cut the
     // crop as they cut the whole image.
-    return onGrid(crop, max(1, context.grid))
+    return crop.cornerOnGrid(max(1, context.grid))
   }
 
   /// What the check looks around: a face's box and the region hiding it.
   static func focus(_ box: PixelBox, _ region: PixelRegion) -> PixelRect {
     guard let b = region.bounds else { return box.rect }
     return box.rect.union(PixelRect(bounds: b))
-  }
-
-  /// `rect` with its corner moved left and up onto a multiple of `grid` (its far edges kept).
-  static func onGrid(_ rect: PixelRect, _ grid: Int) -> PixelRect {
-    guard !rect.isEmpty else { return rect }
-    return PixelRect(columns: (rect.x / grid * grid)..<rect.maxX, rows: (rect.y / grid * grid)..<rect.maxY)
   }
 
   /// Checks face `i` hidden as `kernel` (the whole step) hides it, rendering and searching its

@@ -72,6 +72,13 @@ public struct PixelRect: Sendable, Hashable, CustomStringConvertible {
     return PixelRect(x: x - dx, y: y - dy, width: width + 2 * dx, height: height + 2 * dy)
   }
 
+  /// The rectangle with its corner moved left and up onto a multiple of `grid` (its far edges
+  /// kept; an empty one as it is).
+  public func cornerOnGrid(_ grid: Int) -> PixelRect {
+    guard !isEmpty else { return self }
+    return PixelRect(columns: (x / grid * grid)..<maxX, rows: (y / grid * grid)..<maxY)
+  }
+
   /// The rectangle moved by (dx, dy).
   public func offset(dx: Int, dy: Int) -> PixelRect {
     PixelRect(x: x + dx, y: y + dy, width: width, height: height)
