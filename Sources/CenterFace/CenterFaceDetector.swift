@@ -82,7 +82,7 @@ public struct CenterFaceDetector: FaceDetector {
   }
 
   public func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
-    try search(image, options: options) { _ in nil }
+    try search(PatchedImage(image), options: options) { _ in nil }
   }
 
   /// At each scale, only `focus` grown by the scale's tile margin (``cropContext``'s margin, in
@@ -91,33 +91,41 @@ public struct CenterFaceDetector: FaceDetector {
   /// The scales are those of the whole image, and at the coarsest the region is usually all of
   /// it; at full size, a face's circle and its tiles' margin are a fraction of a crop grown by a
   /// coarser scale's margin.
-  public func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+  /// `image` is read as each scale resamples it, never copied.
+  public func faces(in image: PatchedImage, options: DetectionOptions, near focus: PixelRect, margin: Int)
     throws(DetectionError) -> [Face]
   {
     let all = PixelRect(ImageSize(image.width, image.height))
-    return try search(image, options: options) { scale in
+    return try search(image, options: options, maxTilePixels: Self.focusedTilePixels) { scale in
       let tile = context(atScale: scale)
       let grown = max(margin, tile.margin)
       return focus.grown(dx: grown, dy: grown).intersection(all).cornerOnGrid(tile.grid)
     }
   }
 
+  /// The largest tile of a focused search, in pixels of its scale's input: smaller than a whole
+  /// photo's (`CenterFaceOptions.maxTilePixels`), so that a large face's check, whose region at
+  /// full size can pass 4,000,000 pixels, holds no more than a photo's detection did (about
+  /// 22 bytes a pixel of a tile).
+  static let focusedTilePixels = 3_000_000
+
   /// The pyramid's search of `image`, each scale over `region(scale)` of it (nil: all of it;
-  /// empty: nothing).
-  private func search(_ image: Image, options: DetectionOptions, region: (Double) -> PixelRect?)
-    throws(DetectionError) -> [Face]
-  {
+  /// empty: nothing), in tiles of at most `maxTilePixels` (nil: the model's options').
+  private func search(
+    _ image: PatchedImage, options: DetectionOptions, maxTilePixels: Int? = nil,
+    region: (Double) -> PixelRect?
+  ) throws(DetectionError) -> [Face] {
     var found: [CenterFaceDetection] = []
     for (k, scale) in scales(width: image.width, height: image.height, options: options).enumerated() {
       var o = base
       o.threshold = Float(options.threshold)
       o.inputScale = scale
+      if let maxTilePixels { o.maxTilePixels = min(o.maxTilePixels, maxTilePixels) }
       let part = region(scale) ?? PixelRect(ImageSize(image.width, image.height))
       guard !part.isEmpty else { continue }
       var here: [CenterFaceDetection]
       do {
-        here = try model.faces(
-          in: image.cropped(x: part.x, y: part.y, width: part.width, height: part.height), options: o)
+        here = try model.faces(in: image.window(part), options: o)
       } catch { throw error.naming(model: path) }
       if part.x != 0 || part.y != 0 {
         here = here.map { d in

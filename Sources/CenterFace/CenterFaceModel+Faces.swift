@@ -27,6 +27,14 @@ extension CenterFaceModel {
   public func faces(in image: Image, options: CenterFaceOptions) throws(DetectionError)
     -> [CenterFaceDetection]
   {
+    try faces(in: PatchedImage(image), options: options)
+  }
+
+  /// The faces in `image` (a window of an image with a patch over it, read as it is resampled:
+  /// never copied), as ``faces(in:options:)-(Image,_)`` finds them in the same pixels.
+  public func faces(in image: PatchedImage, options: CenterFaceOptions) throws(DetectionError)
+    -> [CenterFaceDetection]
+  {
     precondition(options.threshold > 0 && options.threshold < 1, "threshold must be in (0, 1)")
     precondition(options.inputScale > 0 && options.inputScale <= 1, "inputScale must be in (0, 1]")
     precondition(options.nmsIoU > 0 && options.nmsIoU <= 1, "nmsIoU must be in (0, 1]")

@@ -9,13 +9,17 @@ import PhotoCore
 /// (the caller has flattened or ignored transparency). Pixels past the resampled image's right
 /// and bottom edges are zeros (the padding to a multiple of 32).
 struct InputSampler {
-  let image: Image
+  let image: PatchedImage
   let scaledWidth: Int
   let scaledHeight: Int
   private let columns: AreaWeights
   private let rows: AreaWeights
 
   init(_ image: Image, scaledWidth: Int, scaledHeight: Int) {
+    self.init(PatchedImage(image), scaledWidth: scaledWidth, scaledHeight: scaledHeight)
+  }
+
+  init(_ image: PatchedImage, scaledWidth: Int, scaledHeight: Int) {
     precondition(scaledWidth >= 1 && scaledWidth <= image.width)
     precondition(scaledHeight >= 1 && scaledHeight <= image.height)
     self.image = image
@@ -51,30 +55,30 @@ struct InputSampler {
     guard y < scaledHeight else { return }
     let x1 = min(x + width, scaledWidth)
     guard x < x1 else { return }
-    let rowBytes = image.width * 4
-    image.bytes.withUnsafeBufferPointer { bytes in
-      let src = bytes.baseAddress!
-      if self.columns.isIdentity && rows.isIdentity {
-        let row = src + y * rowBytes
+    if self.columns.isIdentity && rows.isIdentity {
+      image.withRow(y, columns: x..<x1) { row in
         for sx in x..<x1 {
-          let p = row + sx * 4
+          let p = row + (sx - x) * 4
           let o = (sx - x) * 4
           out[o] = Float(p[0])
           out[o + 1] = Float(p[1])
           out[o + 2] = Float(p[2])
         }
-        return
       }
-      for j in rows.range(y) {
-        let wy = rows.weight(y, j)
-        let row = src + j * rowBytes
+      return
+    }
+    // The source columns the row's pixels average.
+    let read = self.columns.range(x).lowerBound..<self.columns.range(x1 - 1).upperBound
+    for j in rows.range(y) {
+      let wy = rows.weight(y, j)
+      image.withRow(j, columns: read) { row in
         for sx in x..<x1 {
           var r: Float = 0
           var g: Float = 0
           var b: Float = 0
           for i in self.columns.range(sx) {
             let wx = self.columns.weight(sx, i)
-            let p = row + i * 4
+            let p = row + (i - read.lowerBound) * 4
             r += Float(p[0]) * wx
             g += Float(p[1]) * wx
             b += Float(p[2]) * wx

@@ -187,7 +187,7 @@ struct TimedDetector: FaceDetector {
     try timed { () throws(DetectionError) in try base.faces(in: image, options: options) }
   }
 
-  func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+  func faces(in image: PatchedImage, options: DetectionOptions, near focus: PixelRect, margin: Int)
     throws(DetectionError) -> [Face]
   {
     try timed { () throws(DetectionError) in

@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 
@@ -53,36 +54,80 @@ import Testing
     #expect(checker.asked.withLock { $0 } == times + 1)
   }
 
-  /// A checker that records what each focused search is asked: the region's size, the focus
+  /// A checker that records what each focused search is asked: the region searched, the focus
   /// and the margin.
   final class RecordsFocus: FaceDetector, @unchecked Sendable {
-    let asked = Mutex<[(ImageSize, PixelRect, Int)]>([])
+    let asked = Mutex<[(PatchedImage, PixelRect, Int)]>([])
     var identity: DetectorIdentity { DetectorIdentity(name: "records-focus", version: 1) }
     func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
       Issue.record("the check searched a whole region, not around the face")
       return []
     }
-    func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+    func faces(in image: PatchedImage, options: DetectionOptions, near focus: PixelRect, margin: Int)
       throws(DetectionError) -> [Face]
     {
-      asked.withLock { $0.append((ImageSize(image.width, image.height), focus, margin)) }
+      asked.withLock { $0.append((image, focus, margin)) }
       return []
     }
   }
 
   /// The checker is asked to search around the face's circle and box, at least the box's size
-  /// around it: its scales need not search all of the crop.
+  /// around it: its scales need not search all of the crop. The crop it searches holds the
+  /// rendered photo's pixels, though only the circle's were rendered: the rest are the photo's
+  /// own, read in place.
   @Test func theCheckerSearchesAroundTheCircleAndBox() throws {
     let checker = RecordsFocus()
-    _ = try Self.make(checker: checker)
+    let step = try Self.make(checker: checker)
     let asked = checker.asked.withLock { $0 }
     try #require(asked.count == 1)
-    let (size, focus, margin) = asked[0]
+    let (crop, focus, margin) = asked[0]
     // The circle: centre (200, 150), radius 1.3 × half the 40x40 box's diagonal (36.8), so
     // columns and rows 163 to 236; the crop: that grown by 128 (x 35 to 364, y 0 to 299).
-    #expect(size == ImageSize(330, 300))
+    #expect(crop.rect == PixelRect(x: 35, y: 0, width: 330, height: 300))
     #expect(focus == PixelRect(x: 163 - 35, y: 113, width: 74, height: 74))
     #expect(margin == 40)
+    // Rendered: the circle's footprint alone, not the crop.
+    let patch = try #require(crop.patch)
+    #expect(patch.rect.area < crop.rect.area / 10, "\(patch.rect)")
+    #expect(patch.rect.contains(PixelRect(x: 164, y: 114, width: 72, height: 72)), "\(patch.rect)")
+    // What it searched is the rendered photo's crop, byte for byte.
+    var out = Self.image
+    try step.render(on: &out)
+    #expect(crop.image() == out.cropped(x: 35, y: 0, width: 330, height: 300))
+    #expect(crop.image() != Self.image.cropped(x: 35, y: 0, width: 330, height: 300))
+  }
+
+  /// A checker that counts the searches in flight at once, each taking a while.
+  final class CountsInFlight: FaceDetector, @unchecked Sendable {
+    let counts = Mutex((now: 0, most: 0, searches: 0))
+    var identity: DetectorIdentity { DetectorIdentity(name: "counts-in-flight", version: 1) }
+    func faces(in image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] { [] }
+    func faces(in image: PatchedImage, options: DetectionOptions, near focus: PixelRect, margin: Int)
+      throws(DetectionError) -> [Face]
+    {
+      counts.withLock { c in
+        c.now += 1
+        c.most = max(c.most, c.now)
+        c.searches += 1
+      }
+      usleep(100_000)
+      counts.withLock { $0.now -= 1 }
+      return []
+    }
+  }
+
+  /// Large faces' searches never run side by side (each would hold its buffers at once).
+  @Test func largeSearchesRunAlone() throws {
+    let image = noiseImage(width: 3000, height: 1600, seed: 9)
+    // Boxes of 400: circle and box grown by 400 are about 1536x1536 pixels, over
+    // `searchedAlone`.
+    let faces = [0, 1, 2].map { Face(x: Double(300 + $0 * 900), y: 400, width: 400, height: 400) }
+    let checker = CountsInFlight()
+    _ = try Filters.request("faceblur", values: [:]).resolve(
+      in: ResolveContext(image: image, detector: Recording(faces: faces), checker: checker))
+    let counts = checker.counts.withLock { $0 }
+    #expect(counts.searches == 3)
+    #expect(counts.most == 1, "\(counts)")
   }
 
   @Test func theLevelsGrowStrongerUpToTheLast() {

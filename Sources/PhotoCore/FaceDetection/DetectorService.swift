@@ -30,8 +30,9 @@ public protocol FaceDetector: Sendable {
   /// (pixels of `image`): a detector that searches at several scales may search at each only
   /// `focus` grown by the context that scale reads around a face (its tiles' margin), and by at
   /// least `margin` pixels, its corner on that scale's grid. faceblur's check asks, `focus` being
-  /// a hidden face's circle and box. The default searches the whole image.
-  func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+  /// a hidden face's circle and box, `image` the face's crop of the photo with its rendered
+  /// pixels over it. The default makes the image and searches all of it.
+  func faces(in image: PatchedImage, options: DetectionOptions, near focus: PixelRect, margin: Int)
     throws(DetectionError) -> [Face]
 }
 
@@ -40,9 +41,9 @@ extension FaceDetector {
     margin: Int, grid: Int
   ) { (0, 1) }
 
-  public func faces(in image: Image, options: DetectionOptions, near focus: PixelRect, margin: Int)
+  public func faces(in image: PatchedImage, options: DetectionOptions, near focus: PixelRect, margin: Int)
     throws(DetectionError) -> [Face]
-  { try faces(in: image, options: options) }
+  { try faces(in: image.image(), options: options) }
 
   public func facesInMirror(of image: Image, options: DetectionOptions) throws(DetectionError) -> [Face] {
     try faces(in: image.flipped(horizontally: true), options: options)
