@@ -101,6 +101,13 @@ public struct UTCTime: Equatable, Comparable, Sendable {
       + "\(Self.digits(h, 2)):\(Self.digits(mi, 2)):\(Self.digits(s, 2))Z"
   }
 
+  /// `2026-12-06 18:40:12 UTC`: how messages show a file's time.
+  public var displayToTheSecond: String {
+    let (y, mo, d, h, mi, s) = parts
+    return
+      "\(Self.digits(y, 4))-\(Self.digits(mo, 2))-\(Self.digits(d, 2)) \(Self.digits(h, 2)):\(Self.digits(mi, 2)):\(Self.digits(s, 2)) UTC"
+  }
+
   /// `2026-12-06 18:40 UTC`: how `status` shows it.
   public var display: String {
     let (y, mo, d, h, mi, _) = parts

@@ -21,6 +21,9 @@ public enum PhotoFolder {
   /// The path with every link and `.`/`..` resolved (realpath(3)), or nil when it cannot be.
   public static func realPath(_ path: String) -> String? { FileSystem.realPath(path) }
 
+  /// The process's working folder.
+  public static func currentDirectory() -> String { FileSystem.currentDirectory() }
+
   /// What a path is.
   public enum Kind: Sendable { case missing, regular, directory, other }
 

@@ -174,6 +174,12 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: f.path("review.html")))
     #expect(runCLI(["review", f.photos, "-o", f.folder.path("review.txt")]).status == 64)
     #expect(runCLI(["review", f.photos]).status == 64)
+    // Through a link to the reviewed folder, into a folder that does not exist yet.
+    try FileManager.default.createSymbolicLink(atPath: f.folder.path("elsewhere"), withDestinationPath: f.photos)
+    let linked = runCLI(["review", f.photos, "-o", f.folder.path("elsewhere/new/review.html")])
+    #expect(linked.status == 64, "\(linked.err)")
+    #expect(linked.err.contains("write the page elsewhere"))
+    #expect(!FileManager.default.fileExists(atPath: f.photos + "/new"))
   }
 
   @Test func whatNeedsALookComesFirst() throws {

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import PhotoCore
 import Recipe
 import Store
@@ -479,7 +478,7 @@ final class Progress: Sendable {
     let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
     let rate = seconds > 0 ? Double(done) / seconds : 0
     let left = rate > 0 ? Int((Double(total - done) / rate).rounded()) : 0
-    let eta = String(format: "%d:%02d", left / 60, left % 60)
-    return "[\(bar)] \(done)/\(total)  \(String(format: "%.1f", rate))/s  ETA \(eta)"
+    let eta = cFormat("%d:%02d", left / 60, left % 60)
+    return "[\(bar)] \(done)/\(total)  \(cFormat("%.1f", rate))/s  ETA \(eta)"
   }
 }

@@ -38,8 +38,8 @@ enum FileList {
         for name in console.readInput().split(separator: separator, omittingEmptySubsequences: true) {
           if name.contains(0) {
             // `find -print0` without -0: never cut the name at the NUL (that names another file).
-            let shown = PathName.display(PathName.string(Array(name))).replacingOccurrences(
-              of: "\0", with: "\\x00")
+            let shown = PathName.display(PathName.string(Array(name))).replacing(
+              "\0", with: "\\x00")
             entries.append(PhotoFolder.Entry(path: shown, problem: .nameHoldsNUL))
             continue
           }

@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 
 /// Times named stages and, with `--timings`, prints `timing: STAGE 1.234s (FILE)` on standard error.
 struct StageClock: Sendable {
@@ -16,6 +15,6 @@ struct StageClock: Sendable {
 
   func record(_ stage: String, _ seconds: Double) {
     guard enabled else { return }
-    console.printError("timing: \(stage) \(String(format: "%.3f", seconds))s (\(file))")
+    console.printError("timing: \(stage) \(cFormat("%.3f", seconds))s (\(file))")
   }
 }

@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#endif
 import PhotoCore
 import Recipe
 import Store
@@ -75,7 +77,7 @@ enum ApplyCorrections {
       case .failure(let error): skipped.append((result.entry.photo, error))
       }
     }
-    let now = UTCTime(seconds: Int64(Date().timeIntervalSince1970.rounded(.down))) ?? UTCTime(seconds: 0)!
+    let now = UTCTime(seconds: Int64(time(nil))) ?? UTCTime(seconds: 0)!
     for result in checkedFile.reviews {
       switch result.outcome {
       case .success(let c):

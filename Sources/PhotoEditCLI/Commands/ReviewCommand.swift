@@ -1,6 +1,5 @@
 import Codecs
 import Dispatch
-import Foundation
 import PhotoCore
 import Recipe
 import Store
@@ -103,7 +102,7 @@ enum ReviewCommand {
       }
       let html = ReviewPage(
         items: sorted(items), previewsURL: output.folderURL,
-        previewsName: output.folder.lastPathComponent + "/",
+        previewsName: output.folderName + "/",
         folder: selection.folder, originals: originals,
         title: "photoedit review of "
           + (args.operands.count == 1
@@ -117,7 +116,7 @@ enum ReviewCommand {
         let faces = items.reduce(0) { $0 + $1.faces.count }
         let look = items.filter(\.isFirst).count
         console.print(
-          "\(page): \(FileResult.count(items.count, "photo")), \(FileResult.count(faces, "face")), \(look) to look at first; previews in \(output.folder.lastPathComponent)/"
+          "\(page): \(FileResult.count(items.count, "photo")), \(FileResult.count(faces, "face")), \(look) to look at first; previews in \(output.folderName)/"
             + (originals ? " (unredacted: keep them private)" : ""))
       }
       if failed.isEmpty { return ExitStatus.success }
@@ -223,7 +222,8 @@ enum ReviewCommand {
     else { return }
     for (w, detail) in zip(wanted, cut) {
       guard let detail else { continue }
-      let stem = item.views[w.view].file.replacingOccurrences(of: ".jpg", with: "")
+      let name = item.views[w.view].file
+      let stem = name.hasSuffix(".jpg") ? String(name.dropLast(4)) : name
       let file: String
       switch w.key {
       case .face(let k): file = "\(stem)-face\(k).jpg"
@@ -240,17 +240,15 @@ enum ReviewCommand {
   /// photo: its unredacted previews would be published with the photos, and walks of the folder
   /// (`apply -r`) would take them for photos.
   static func refuseInside(_ output: ReviewOutput, operands: [String]) throws(UsageError) {
-    let pageFolder = output.page.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath()
-      .path
+    let pageFolder = PagePath.resolved(output.parentPath)
     for operand in operands {
-      let url = URL(fileURLWithPath: operand)
+      let path = PagePath.absolute(operand)
       let isFolder = PhotoFolder.kind(of: operand) == .directory
-      let folder = isFolder ? url : url.deletingLastPathComponent()
-      let reviewed = folder.standardizedFileURL.resolvingSymlinksInPath().path
+      let reviewed = PagePath.resolved(isFolder ? path : PagePath.parent(path))
       if pageFolder == reviewed || pageFolder.hasPrefix(reviewed == "/" ? "/" : reviewed + "/") {
         let place =
           isFolder
-          ? "inside '\(operand == url.path ? reviewed : operand)', which is reviewed"
+          ? "inside '\(operand == path ? reviewed : operand)', which is reviewed"
           : "inside '\(reviewed)', the folder of the reviewed photo '\(operand)'"
         throw UsageError(
           "the page's previews would be \(place); write the page elsewhere (-o ../review.html)",

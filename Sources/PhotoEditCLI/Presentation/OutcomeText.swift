@@ -1,5 +1,4 @@
 import Codecs
-import Foundation
 import PhotoCore
 import Recipe
 import Store
@@ -388,14 +387,13 @@ extension FileResult {
   /// A pixel coordinate to a tenth (`56.3`; whole numbers as `56`), for text: JSON has them all.
   static func tenth(_ v: Double) -> String { ValueText.number((v * 10).rounded() / 10) }
 
-  /// A time as `2026-12-01 09:48:51 UTC`.
+  /// A time as `2026-12-01 09:48:51 UTC` (a file's time outside the years 0 to 9999, which
+  /// anyone can set, as the seconds it is from 1970).
   static func date(_ seconds: Int) -> String {
-    let date = Date(timeIntervalSince1970: TimeInterval(seconds))
-    let format = DateFormatter()
-    format.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
-    format.timeZone = TimeZone(identifier: "UTC")
-    format.locale = Locale(identifier: "en_US_POSIX")
-    return format.string(from: date)
+    guard let time = UTCTime(seconds: Int64(seconds)) else {
+      return "\(seconds) s from 1970-01-01 00:00:00 UTC"
+    }
+    return time.displayToTheSecond
   }
 
   static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }

@@ -1,4 +1,3 @@
-import Foundation
 import PhotoCore
 
 /// How the command line writes parameter values, kinds and ranges: the one place that knows the
@@ -43,7 +42,7 @@ enum ValueText {
   /// the command line reads `N%` (0.033 is `3.3`, not `3.3000000000000003`).
   static func percent(_ f: Double) -> String {
     for digits in 1...17 {
-      guard let rounded = Double(String(format: "%.\(digits)g", f * 100)) else { break }
+      guard let rounded = Double(cFormat("%.\(digits)g", f * 100)) else { break }
       let text = number(rounded)
       if Length.fraction(percent: Substring(text)) == f { return text }
     }

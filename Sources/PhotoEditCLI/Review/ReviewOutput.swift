@@ -1,6 +1,9 @@
-import Foundation
 import Recipe
 import Store
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Where a review page goes: the HTML file and its previews folder beside it, named after it
 /// (`review.html` and `review_files/`), made anew on every run.
@@ -17,8 +20,9 @@ struct ReviewOutput: Sendable {
   /// The marker file in every previews folder photoedit made.
   static let marker = ".photoedit-review"
 
-  let page: URL
-  let folder: URL
+  /// The page's and the previews folder's absolute paths, as written (no link resolved).
+  let page: String
+  let folder: String
   /// The names, in the page's folder, of the page, the previews folder and the staging folder.
   let pageName: String, folderName: String, stagingName: String
   /// The page's folder and the staging folder, held open once `begin` made them.
@@ -38,10 +42,10 @@ struct ReviewOutput: Sendable {
 
   /// - Parameter page: the page's path; it must end in `.html` or `.htm`.
   init(page path: String) {
-    page = URL(fileURLWithPath: path)
-    let stem = page.deletingPathExtension().lastPathComponent
-    folder = page.deletingLastPathComponent().appendingPathComponent(stem + "_files", isDirectory: true)
-    pageName = page.lastPathComponent
+    page = PagePath.absolute(path)
+    let stem = PagePath.stem(PagePath.lastName(page))
+    folder = PagePath.appending(PagePath.parent(page), stem + "_files")
+    pageName = PagePath.lastName(page)
     folderName = stem + "_files"
     stagingName = ".\(folderName).photoedit-tmp-\(UInt64.random(in: 0...UInt64.max))"
     // (The old folder is moved aside as `.\(folderName).photoedit-old-N` while the new one takes
@@ -50,15 +54,14 @@ struct ReviewOutput: Sendable {
 
   /// The previews folder as the page links it: its name, percent-encoded.
   var folderURL: String {
-    folder.lastPathComponent.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
-      ?? folder.lastPathComponent
+    PagePath.percentEncoded(folderName)
   }
 
-  private var parentPath: String { page.deletingLastPathComponent().path }
+  var parentPath: String { PagePath.parent(page) }
 
   /// The path of an entry of the page's folder (or of one of its folders), for messages.
   private func inParent(_ names: String...) -> String {
-    names.reduce(page.deletingLastPathComponent()) { $0.appendingPathComponent($1) }.path
+    names.reduce(parentPath) { PagePath.appending($0, $1) }
   }
 
   /// Opens the page's folder (making it when missing), refuses what must not be replaced, and
@@ -76,15 +79,15 @@ struct ReviewOutput: Sendable {
     }
     self.parent = parent
     if let found = try? parent.entry(pageName) {
-      if found.isDirectory { throw .notAPage(page.path) }
-      if !found.isRegular && !found.isLink { throw .notRegular(page.path) }
-      if !force && !Self.isReviewPage(pageName, in: parent) { throw .notAPage(page.path) }
+      if found.isDirectory { throw .notAPage(page) }
+      if !found.isRegular && !found.isLink { throw .notRegular(page) }
+      if !force && !Self.isReviewPage(pageName, in: parent) { throw .notAPage(page) }
     }
     if (try? parent.entry(folderName)) != nil, Self.previewsFolder(folderName, in: parent) == nil {
-      throw .notAPreviewsFolder(folder.path)
+      throw .notAPreviewsFolder(folder)
     }
     let prefix = ".\(folderName).photoedit-"
-    let anHourAgo = Int(Date().timeIntervalSince1970) - 3600
+    let anHourAgo = Int(time(nil)) - 3600
     for name in (try? parent.names()) ?? [] where name.hasPrefix(prefix) {
       if let entry = try? parent.entry(name), entry.modified < anHourAgo,
         let leftover = Self.previewsFolder(name, in: parent)
@@ -117,11 +120,11 @@ struct ReviewOutput: Sendable {
     var old: (name: String, folder: FileSystem.Folder)? = nil
     if (try? parent.entry(folderName)) != nil {
       guard let held = Self.previewsFolder(folderName, in: parent) else {
-        throw .notAPreviewsFolder(folder.path)
+        throw .notAPreviewsFolder(folder)
       }
       let aside = ".\(folderName).photoedit-old-\(UInt64.random(in: 0...UInt64.max))"
       do { try parent.rename(folderName, to: aside, in: parent) } catch {
-        throw .cannotWrite(folder.path, error.reason)
+        throw .cannotWrite(folder, error.reason)
       }
       old = (aside, held)
     }
@@ -138,7 +141,7 @@ struct ReviewOutput: Sendable {
     } catch let failure as Failure {
       throw failure
     } catch {
-      throw .cannotWrite(page.path, (error as? FileSystem.FileError)?.reason ?? "\(error)")
+      throw .cannotWrite(page, (error as? FileSystem.FileError)?.reason ?? "\(error)")
     }
     if let old { parent.removeFolder(old.name, holding: old.folder) }
   }
@@ -159,7 +162,9 @@ struct ReviewOutput: Sendable {
   /// The folder `name` in `parent`, held, when it is a previews folder photoedit made: a real
   /// folder (not a link) holding the marker file.
   static func previewsFolder(_ name: String, in parent: FileSystem.Folder) -> FileSystem.Folder? {
-    guard let held = try? parent.folder(name), (try? held.entry(marker))?.isRegular == true else { return nil }
+    guard let held = try? parent.folder(name), (try? held.entry(marker))?.isRegular == true else {
+      return nil
+    }
     return held
   }
 }

@@ -366,7 +366,7 @@ struct ReviewPage {
   }
 
   /// JSON inside a `<script>` element: `<` written as `\u003c`, so no `</script>` ends it early.
-  static func scriptSafe(_ json: String) -> String { json.replacingOccurrences(of: "<", with: "\\u003c") }
+  static func scriptSafe(_ json: String) -> String { json.replacing("<", with: "\\u003c") }
 
   /// A word for a POSIX shell: single-quoted unless it is plain.
   static func shellQuoted(_ word: String) -> String {
@@ -375,7 +375,7 @@ struct ReviewPage {
         && (s.properties.isAlphabetic || ("0"..."9").contains(s) || "/._-+,:@%".unicodeScalars.contains(s))
     }
     if plain && !word.isEmpty && !word.hasPrefix("-") { return word }
-    return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    return "'" + word.replacing("'", with: "'\\''") + "'"
   }
 
   static func number(_ v: Double) -> String { ValueText.number(v) }
