@@ -29,14 +29,6 @@ struct InputSampler {
     rows = AreaWeights(from: image.height, to: scaledHeight)
   }
 
-  /// Writes the `width × height` rectangle at (x, y) of the padded resampled image into `out`,
-  /// 4 floats per pixel, row by row.
-  ///
-  /// - Complexity: O(source pixels under the rectangle), split by rows over all cores.
-  func fill(_ out: UnsafeMutablePointer<Float>, x: Int, y: Int, width: Int, height: Int) {
-    rows(x: x, y: y, width: width, height: height).fill(into: out)
-  }
-
   /// The `width × height` rectangle at (x, y) of the padded resampled image, made row by row as
   /// it is asked for.
   func rows(x: Int, y: Int, width: Int, height: Int) -> InputRows {

@@ -70,25 +70,25 @@ struct PhotoPaths: Sendable {
 }
 
 /// Path arithmetic on strings (no file system access besides the working folder).
-enum Path {
-  static func join(_ a: String, _ b: String) -> String {
+package enum Path {
+  package static func join(_ a: String, _ b: String) -> String {
     if b.hasPrefix("/") { return b }
     return a.hasSuffix("/") ? a + b : a + "/" + b
   }
 
   /// `path` made absolute against the working folder, with "." and ".." and double slashes removed.
-  static func absolute(_ path: String) -> String {
+  package static func absolute(_ path: String) -> String {
     normalized(path.hasPrefix("/") ? path : join(FileSystem.currentDirectory(), path))
   }
 
   /// The parts between "/" bytes, none empty. File names are bytes: a split on Characters would
   /// miss a slash followed by a combining mark, and `==` on Strings would take a name in NFC and
   /// the same name in NFD for one file (so parts are compared by their UTF-8).
-  static func components(_ path: String) -> [Substring] {
+  package static func components(_ path: String) -> [Substring] {
     path.unicodeScalars.split(separator: "/").map { Substring($0) }
   }
 
-  static func normalized(_ path: String) -> String {
+  package static func normalized(_ path: String) -> String {
     var parts: [Substring] = []
     for part in components(path) {
       if part == "." { continue }
@@ -99,6 +99,26 @@ enum Path {
       parts.append(part)
     }
     return "/" + parts.joined(separator: "/")
+  }
+
+  /// `path` made absolute against the working folder as written: single slashes, no trailing
+  /// one, "." and ".." kept (a link followed by ".." is the kernel's to resolve).
+  package static func anchored(_ path: String) -> String {
+    "/"
+      + components(path.hasPrefix("/") ? path : join(FileSystem.currentDirectory(), path)).joined(
+        separator: "/")
+  }
+
+  /// The folder an absolute path is in (`/` for `/` and its entries), split at the last "/" byte.
+  package static func parent(_ path: String) -> String {
+    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.startIndex else { return "/" }
+    return String(path[..<slash])
+  }
+
+  /// The last name of a path, after its last "/" byte.
+  package static func lastName(_ path: String) -> String {
+    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+    return String(path[path.index(after: slash)...])
   }
 
   /// The path of `target` relative to the folder `directory` (both made absolute first).

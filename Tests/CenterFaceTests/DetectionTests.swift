@@ -128,7 +128,8 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
       #expect(try m.faces(in: try decodedFixture(name), options: CenterFaceOptions()).isEmpty, "\(name)")
     }
     #expect(try m.faces(in: Image(width: 1, height: 1), options: CenterFaceOptions()).isEmpty)
-    #expect(try m.faces(in: Image(width: 3000, height: 7), options: CenterFaceOptions(inputScale: 0.01)).isEmpty)
+    #expect(
+      try m.faces(in: Image(width: 3000, height: 7), options: CenterFaceOptions(inputScale: 0.01)).isEmpty)
   }
 
   @Test(arguments: CenterFaceKernel.allCases.filter(\.isAvailable))
@@ -196,7 +197,9 @@ func pasting(_ patch: Image, into image: Image, x: Int, y: Int) -> Image {
     }
     let sampler = InputSampler(Image(width: 4, height: 4, bytes: bytes), scaledWidth: 2, scaledHeight: 2)
     var out = [Float](repeating: -1, count: 3 * 2 * 4)
-    out.withUnsafeMutableBufferPointer { sampler.fill($0.baseAddress!, x: 0, y: 0, width: 3, height: 2) }
+    out.withUnsafeMutableBufferPointer {
+      sampler.rows(x: 0, y: 0, width: 3, height: 2).fill(into: $0.baseAddress!)
+    }
     // Pixel (0, 0) averages source pixels 0, 1, 4, 5; (1, 0) averages 2, 3, 6, 7; column 2 is padding.
     #expect(Array(out[0..<4]) == [25, 2.5, 7, 0])
     #expect(Array(out[4..<8]) == [45, 4.5, 7, 0])

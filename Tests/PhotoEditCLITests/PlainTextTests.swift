@@ -1,4 +1,5 @@
 import Foundation
+import Store
 import Testing
 
 @testable import PhotoEditCLI
@@ -29,14 +30,15 @@ import Testing
     let real = folder.path("real")
     try FileManager.default.createDirectory(atPath: real + "/inner", withIntermediateDirectories: true)
     try FileManager.default.createSymbolicLink(atPath: folder.path("link"), withDestinationPath: real)
-    #expect(PagePath.absolute("a//b/") == FileManager.default.currentDirectoryPath + "/a/b")
-    #expect(PagePath.absolute("/x//y/") == "/x/y")
-    #expect(PagePath.parent("/x/y.html") == "/x" && PagePath.parent("/y.html") == "/")
-    #expect(PagePath.lastName("/x/y.html") == "y.html")
+    #expect(Path.anchored("a//b/") == FileManager.default.currentDirectoryPath + "/a/b")
+    #expect(Path.anchored("/x//y/") == "/x/y")
+    #expect(Path.parent("/x/y.html") == "/x" && Path.parent("/y.html") == "/")
+    #expect(Path.lastName("/x/y.html") == "y.html")
     #expect(PagePath.stem("review.v2.html") == "review.v2" && PagePath.stem(".html") == ".html")
-    for path in [folder.path("link/inner"), folder.path("link/inner/../inner/./"), folder.path("real/inner")] {
+    for path in [folder.path("link/inner"), folder.path("link/inner/../inner/./"), folder.path("real/inner")]
+    {
       let foundation = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
-      #expect(PagePath.resolved(PagePath.absolute(path)) == foundation, "\(path)")
+      #expect(PagePath.resolved(Path.anchored(path)) == foundation, "\(path)")
     }
     #expect(PagePath.resolved(folder.path("link/inner")) == PagePath.resolved(real + "/inner"))
     // Where the path goes on past what exists, the links in what exists are resolved still

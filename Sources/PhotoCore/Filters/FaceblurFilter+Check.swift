@@ -131,12 +131,9 @@ extension FaceblurFilter {
       // over the cores), so that two large ones never hold their buffers at once.
       let fullSize = checker.cropContext(faceSide: 0, imageSize: size, options: checkOptions).margin
       let large = work.indices.filter { k in
-        let side = Int(max(boxes[work[k]].width, boxes[work[k]].height).rounded(.up))
-        let grown = max(fullSize, side)
-        return focus(boxes[work[k]], regions[work[k]]).grown(dx: grown, dy: grown).intersection(
-          PixelRect(size)
-        ).area
-          >= searchedAlone
+        let grown = max(fullSize, side(boxes[work[k]]))
+        let searched = focus(boxes[work[k]], regions[work[k]]).grown(dx: grown, dy: grown)
+        return searched.intersection(PixelRect(size)).area >= searchedAlone
       }
       let alone = Set(large)
       let small = work.indices.filter { !alone.contains($0) }
@@ -195,12 +192,15 @@ extension FaceblurFilter {
     let box = boxes[i]
     let context = checker.cropContext(
       faceSide: max(box.width, box.height), imageSize: size, options: checkOptions)
-    let margin = max(contextMargin, context.margin, Int(max(box.width, box.height).rounded(.up)))
+    let margin = max(contextMargin, context.margin, side(box))
     let crop = focus(box, region).grown(dx: margin, dy: margin).intersection(PixelRect(size))
     // The corner on the detector's grid: its strides and a coarser scale's resampling cut the
     // crop as they cut the whole image.
     return crop.cornerOnGrid(max(1, context.grid))
   }
+
+  /// A box's longer side in whole pixels: the least context the check searches around it.
+  static func side(_ box: PixelBox) -> Int { Int(max(box.width, box.height).rounded(.up)) }
 
   /// What the check looks around: a face's box and the region hiding it.
   static func focus(_ box: PixelBox, _ region: PixelRegion) -> PixelRect {
@@ -237,7 +237,7 @@ extension FaceblurFilter {
     let found = try checker.faces(
       in: PatchedImage(image, rect: crop, patch: buffer.view(patch)), options: checkOptions,
       near: focus(box, regions[i]).offset(dx: -crop.x, dy: -crop.y),
-      margin: Int(max(box.width, box.height).rounded(.up)))
+      margin: side(box))
     for f in found {
       let d = PixelBox(x: f.x + Double(crop.x), y: f.y + Double(crop.y), width: f.width, height: f.height)
       if belongs(d, to: i, boxes: boxes, region: regions[i]) { return .found(score: f.score ?? 1) }

@@ -27,45 +27,10 @@ public final class Console: Sendable {
 
   /// The process's own standard streams.
   public static let standard = Console(
-    out: { s in writeAll(s, to: 1) },
-    err: { s in writeAll(s, to: 2) },
-    readInput: { readAll(from: 0) },
+    out: { s in try? FileSystem.writeAll(Array(s.utf8), to: 1) },
+    err: { s in try? FileSystem.writeAll(Array(s.utf8), to: 2) },
+    readInput: { (try? FileSystem.readToEnd(0)) ?? [] },
     errorIsTerminal: isatty(2) == 1)
-
-  /// Writes all of `text`'s bytes to descriptor `fd`, again after an interruption; stops at any
-  /// other error (a closed pipe ends the process with SIGPIPE before that).
-  private static func writeAll(_ text: String, to fd: Int32) {
-    var text = text
-    text.withUTF8 { bytes in
-      var done = 0
-      while done < bytes.count {
-        let n = write(fd, bytes.baseAddress! + done, bytes.count - done)
-        if n > 0 {
-          done += n
-        } else if n < 0 && errno == EINTR {
-          continue
-        } else {
-          return
-        }
-      }
-    }
-  }
-
-  /// Every byte descriptor `fd` gives until its end (or an error).
-  private static func readAll(from fd: Int32) -> [UInt8] {
-    var all: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
-      if n > 0 {
-        all += chunk[0..<n]
-      } else if n < 0 && errno == EINTR {
-        continue
-      } else {
-        return all
-      }
-    }
-  }
 
   // Every text goes out through `PathName.terminalSafe`, so a file name's bytes that are not
   // UTF-8 show as \xHH in messages and JSON alike, and no control character (a terminal's

@@ -242,9 +242,9 @@ enum ReviewCommand {
   static func refuseInside(_ output: ReviewOutput, operands: [String]) throws(UsageError) {
     let pageFolder = PagePath.resolved(output.parentPath)
     for operand in operands {
-      let path = PagePath.absolute(operand)
+      let path = Path.anchored(operand)
       let isFolder = PhotoFolder.kind(of: operand) == .directory
-      let reviewed = PagePath.resolved(isFolder ? path : PagePath.parent(path))
+      let reviewed = PagePath.resolved(isFolder ? path : Path.parent(path))
       if pageFolder == reviewed || pageFolder.hasPrefix(reviewed == "/" ? "/" : reviewed + "/") {
         let place =
           isFolder

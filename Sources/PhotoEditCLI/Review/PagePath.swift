@@ -1,55 +1,22 @@
 import Store
 
-/// Paths as the review command names them in messages and compares them: absolute against the
-/// working folder, written with single slashes and no trailing one.
+/// What the review command does with paths beyond the store's path arithmetic (`Path`): the
+/// page's stem, its folder with links resolved, a name as the page links it.
 enum PagePath {
-  /// `path` made absolute against the working folder (no link or `..` resolved).
-  static func absolute(_ path: String) -> String {
-    let joined = path.hasPrefix("/") ? path : PhotoFolder.currentDirectory() + "/" + path
-    let parts = joined.split(separator: "/", omittingEmptySubsequences: true)
-    return "/" + parts.joined(separator: "/")
-  }
-
-  /// The folder an absolute path is in (`/` for `/` and its entries).
-  static func parent(_ path: String) -> String {
-    guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return "/" }
-    return String(path[..<slash])
-  }
-
-  /// The last name of an absolute path (empty for `/`).
-  static func lastName(_ path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return path }
-    return String(path[path.index(after: slash)...])
-  }
-
   /// `name` without its extension: `review.html` is `review`, `.html` stays `.html`.
   static func stem(_ name: String) -> String {
     guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
     return String(name[..<dot])
   }
 
-  /// `name` inside the folder `path`.
-  static func appending(_ path: String, _ name: String) -> String {
-    path == "/" ? "/" + name : path + "/" + name
-  }
-
   /// An absolute path with `.` and `..` taken out as written, then every link resolved in the
   /// part of it that exists (what is past that is kept as written).
   static func resolved(_ path: String) -> String {
-    var names: [Substring] = []
-    for name in path.split(separator: "/", omittingEmptySubsequences: true) {
-      if name == "." { continue }
-      if name == ".." {
-        _ = names.popLast()
-      } else {
-        names.append(name)
-      }
-    }
+    let names = Path.components(Path.normalized(path))
     // The longest part that exists, resolved; the rest appended.
     for kept in stride(from: names.count, through: 0, by: -1) {
-      let head = "/" + names[..<kept].joined(separator: "/")
-      guard let real = PhotoFolder.realPath(head) else { continue }
-      return names[kept...].reduce(real) { appending($0, String($1)) }
+      guard let real = PhotoFolder.realPath("/" + names[..<kept].joined(separator: "/")) else { continue }
+      return names[kept...].reduce(real) { Path.join($0, String($1)) }
     }
     return "/" + names.joined(separator: "/")
   }

@@ -42,10 +42,10 @@ struct ReviewOutput: Sendable {
 
   /// - Parameter page: the page's path; it must end in `.html` or `.htm`.
   init(page path: String) {
-    page = PagePath.absolute(path)
-    let stem = PagePath.stem(PagePath.lastName(page))
-    folder = PagePath.appending(PagePath.parent(page), stem + "_files")
-    pageName = PagePath.lastName(page)
+    page = Path.anchored(path)
+    let stem = PagePath.stem(Path.lastName(page))
+    folder = Path.join(Path.parent(page), stem + "_files")
+    pageName = Path.lastName(page)
     folderName = stem + "_files"
     stagingName = ".\(folderName).photoedit-tmp-\(UInt64.random(in: 0...UInt64.max))"
     // (The old folder is moved aside as `.\(folderName).photoedit-old-N` while the new one takes
@@ -57,11 +57,11 @@ struct ReviewOutput: Sendable {
     PagePath.percentEncoded(folderName)
   }
 
-  var parentPath: String { PagePath.parent(page) }
+  var parentPath: String { Path.parent(page) }
 
   /// The path of an entry of the page's folder (or of one of its folders), for messages.
   private func inParent(_ names: String...) -> String {
-    names.reduce(parentPath) { PagePath.appending($0, $1) }
+    names.reduce(parentPath) { Path.join($0, $1) }
   }
 
   /// Opens the page's folder (making it when missing), refuses what must not be replaced, and

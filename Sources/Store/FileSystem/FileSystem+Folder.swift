@@ -80,15 +80,7 @@ extension FileSystem {
         if !ok { removeFile(name) }
       }
       if fchmod(file, 0o600) != 0 { throw failure("fchmod") }
-      var at = 0
-      while at < bytes.count {
-        let n = bytes.withUnsafeBytes { write(file, $0.baseAddress! + at, bytes.count - at) }
-        if n < 0 {
-          if errno == EINTR { continue }
-          throw failure("write")
-        }
-        at += n
-      }
+      try FileSystem.writeAll(bytes, to: file)
       ok = true
     }
 

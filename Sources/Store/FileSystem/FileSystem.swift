@@ -252,6 +252,22 @@ public enum FileSystem {
     if close(fd) != 0 { throw failure("close") }
   }
 
+  /// Writes all of `bytes` to the open descriptor `fd` (the process's standard output, say).
+  public static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(FileError) {
+    try writeAll(fd, bytes, 0..<bytes.count)
+  }
+
+  /// Every byte the open descriptor `fd` (the process's standard input, say) gives until its end.
+  public static func readToEnd(_ fd: Int32) throws(FileError) -> [UInt8] {
+    let piece = 65536
+    var all: [UInt8] = []
+    while true {
+      let got = try readAll(fd, size: piece, upTo: true)
+      all += got
+      if got.count < piece { return all }
+    }
+  }
+
   private static func writeAll(_ fd: Int32, _ bytes: [UInt8], _ range: Range<Int>) throws(FileError) {
     var at = range.lowerBound
     while at < range.upperBound {
